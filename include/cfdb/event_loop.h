@@ -1,0 +1,127 @@
+/* Event loop: one thread waits on file descriptors, timers and posted tasks.
+ *
+ * In the spirit of Redis's `ae`: level-triggered epoll, callbacks, nothing
+ * hidden. The client's network thread and the dev server each run one.
+ *
+ * Threading: everything here must be called on the loop thread (the one in
+ * cfdb_loop_run / cfdb_loop_run_once), except cfdb_loop_post, cfdb_loop_stop
+ * and cfdb_monotonic_ns, which any thread may call at any time. */
+#ifndef CFDB_EVENT_LOOP_H
+#define CFDB_EVENT_LOOP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cfdb_loop cfdb_loop;
+
+/* ---- lifetime ---------------------------------------------------------- */
+
+/* Returns NULL when out of memory or file descriptors (errno says which). */
+cfdb_loop *cfdb_loop_create(void);
+/* Tasks still queued are dropped without running: drain with
+ * cfdb_loop_run_once(loop, 0) first if they own resources. Registered fds are
+ * not closed (the loop never owns them). */
+void cfdb_loop_destroy(cfdb_loop *loop);
+
+/* ---- file descriptors -------------------------------------------------- */
+
+enum {
+    CFDB_EV_READ = 1u << 0,
+    CFDB_EV_WRITE = 1u << 1,
+    /* Reported, never requested: error or hang-up. Comes with the READ/WRITE
+     * bits you asked for so the next read/write tells you why. */
+    CFDB_EV_ERROR = 1u << 2,
+};
+
+/* `events` is the subset of CFDB_EV_* that is ready. Readiness may be
+ * spurious (non-blocking I/O then returns -EAGAIN); callbacks may
+ * register, modify or unregister any fd, including their own. */
+typedef void (*cfdb_fd_fn)(cfdb_loop *loop, int fd, unsigned events, void *arg);
+
+/* Level-triggered interest in `events` (0 is allowed: registered but idle).
+ * Returns 0, -EEXIST if fd is already registered, or another -errno. */
+int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg);
+/* Changes the interest set; returns 0 or -errno (-ENOENT if not registered). */
+int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events);
+/* Call before close(fd). Pending events for fd are discarded, even if the
+ * number is reused by a new registration in the same iteration. */
+int cfdb_loop_remove_fd(cfdb_loop *loop, int fd);
+
+/* ---- timers ------------------------------------------------------------ */
+
+/* Monotonic clock (CLOCK_MONOTONIC) in nanoseconds. */
+uint64_t cfdb_monotonic_ns(void);
+/* The clock as read after the last wait: cheap, good enough for deadlines
+ * computed inside callbacks. */
+uint64_t cfdb_loop_now_ns(const cfdb_loop *loop);
+
+typedef struct cfdb_timer cfdb_timer;
+typedef void (*cfdb_timer_fn)(cfdb_loop *loop, cfdb_timer *timer, void *arg);
+
+/* One-shot timer, embedded in and owned by the caller: arming never
+ * allocates except to grow the loop's heap array (amortised, doubling).
+ * Fields are private; use the functions below. */
+struct cfdb_timer {
+    uint64_t deadline_ns;
+    uint64_t seq;          /* tie-break: equal deadlines fire in arming order */
+    size_t heap_index;     /* CFDB_TIMER_IDLE when not armed */
+    cfdb_timer_fn fn;
+    void *arg;
+};
+
+#define CFDB_TIMER_IDLE SIZE_MAX
+
+void cfdb_timer_init(cfdb_timer *timer, cfdb_timer_fn fn, void *arg);
+static inline bool cfdb_timer_is_armed(const cfdb_timer *timer)
+{
+    return timer->heap_index != CFDB_TIMER_IDLE;
+}
+/* Arms (or re-arms, moving it) for an absolute cfdb_monotonic_ns() time.
+ * The callback runs once, after which the timer is idle and may be re-armed
+ * or freed. Returns 0 or -ENOMEM. O(log n). */
+int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns);
+/* Same, `delay_ns` from now. */
+int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns);
+/* Returns true if the timer was armed (it will now not fire). O(log n). */
+bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer);
+
+/* ---- cross-thread tasks ------------------------------------------------ */
+
+typedef void (*cfdb_task_fn)(void *arg);
+
+/* Any thread: queue fn(arg) to run on the loop thread, in posting order per
+ * posting thread. Wakes the loop only if it is (about to be) blocked, so a
+ * post to a busy loop makes no system call. Returns 0 or -ENOMEM. */
+int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg);
+
+/* ---- running ----------------------------------------------------------- */
+
+#define CFDB_LOOP_WAIT_FOREVER UINT64_MAX
+
+/* One iteration: wait up to max_wait_ns (0 = poll, CFDB_LOOP_WAIT_FOREVER =
+ * until something happens) for fds, timers, posted tasks or a stop request,
+ * then run ready fd callbacks, due timers and queued tasks, in that order.
+ * Returns the number of callbacks run, or -errno if waiting failed. */
+int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns);
+/* Iterates until cfdb_loop_stop. A stop requested before run is not lost:
+ * run returns at once and the request is consumed. Returns 0 or -errno. */
+int cfdb_loop_run(cfdb_loop *loop);
+/* Any thread, including loop callbacks (then it takes effect when the
+ * current iteration ends). */
+void cfdb_loop_stop(cfdb_loop *loop);
+/* True while called from inside cfdb_loop_run / run_once on this loop. */
+bool cfdb_loop_on_loop_thread(const cfdb_loop *loop);
+
+/* Counters for tests and benchmarks (approximate when read off-thread). */
+typedef struct cfdb_loop_stats {
+    uint64_t iterations;
+    uint64_t waits;          /* times the loop announced it may block: each
+                              * allows at most one wakeup write */
+    uint64_t wakeup_writes;  /* eventfd writes by cfdb_loop_post / stop */
+    uint64_t tasks_run;
+} cfdb_loop_stats;
+
+void cfdb_loop_get_stats(const cfdb_loop *loop, cfdb_loop_stats *out);
+
+#endif

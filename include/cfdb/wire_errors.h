@@ -1,0 +1,13 @@
+/* The FoundationDB error codes the wire layer itself produces (flow/error_definitions.h).
+ * Functions return 0 on success and a negative code (-1044 ...) on failure. */
+#ifndef CFDB_WIRE_ERRORS_H
+#define CFDB_WIRE_ERRORS_H
+
+#define CFDB_WIRE_CONNECTION_FAILED        1026
+#define CFDB_WIRE_SERIALIZATION_FAILED     1044 /* malformed or truncated message */
+#define CFDB_WIRE_PLATFORM_ERROR           1500 /* FDB's answer to an impossible frame length */
+#define CFDB_WIRE_CHECKSUM_FAILED          1520
+#define CFDB_WIRE_INCOMPATIBLE_PROTOCOL    2100
+#define CFDB_WIRE_OUT_OF_MEMORY            1500 /* no out_of_memory code in 7.3: platform_error */
+
+#endif

@@ -1,0 +1,533 @@
+/* Event loop: epoll for fds, a binary heap for timers, an eventfd plus a
+ * mutex-protected double buffer for tasks posted from other threads.
+ * See include/cfdb/event_loop.h for the contract. */
+#include "cfdb/event_loop.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EVENT_BATCH 256
+#define WAKE_TOKEN UINT64_MAX   /* epoll data of the eventfd; no fd slot has it */
+
+typedef struct fd_slot {
+    cfdb_fd_fn fn;             /* NULL when the slot is free */
+    void *arg;
+    unsigned events;           /* CFDB_EV_READ / CFDB_EV_WRITE interest */
+    uint32_t generation;       /* bumped on remove so stale epoll events are dropped */
+} fd_slot;
+
+typedef struct task {
+    cfdb_task_fn fn;
+    void *arg;
+} task;
+
+typedef struct task_vec {
+    task *items;
+    size_t len, cap;
+} task_vec;
+
+/* Counters written by the loop thread only: relaxed load+store, no lock prefix. */
+#define BUMP(counter, n) \
+    atomic_store_explicit(&(counter), atomic_load_explicit(&(counter), memory_order_relaxed) + (n), \
+                          memory_order_relaxed)
+
+struct cfdb_loop {
+    int epoll_fd;
+    int wake_fd;               /* eventfd, edge-triggered: written, never read */
+
+    fd_slot *slots;            /* indexed by fd */
+    size_t slot_count;
+
+    cfdb_timer **heap;         /* min-heap on (deadline_ns, seq) */
+    size_t heap_len, heap_cap;
+    uint64_t next_timer_seq;
+    uint64_t now_ns;
+
+    /* Producers append to `pending` under the lock; the loop swaps it with
+     * `running` and runs that without the lock, so nobody waits on a task. */
+    pthread_mutex_t queue_lock;
+    task_vec pending;
+    task_vec running;
+
+    /* True only while the loop is about to block or blocked in epoll. A
+     * producer that flips it to false owns the (single) eventfd write; a busy
+     * loop leaves it false so posts cost no system call. */
+    atomic_bool polling;
+    atomic_bool stop_requested;
+    bool have_epoll_pwait2;
+
+    struct epoll_event ready[EVENT_BATCH];
+    int ready_count;
+
+    _Atomic uint64_t stat_iterations, stat_waits, stat_wakeup_writes, stat_tasks_run;
+};
+
+static _Thread_local const cfdb_loop *current_loop;
+
+uint64_t cfdb_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cfdb_loop_now_ns(const cfdb_loop *loop)
+{
+    return loop->now_ns;
+}
+
+/* ---- lifetime ---------------------------------------------------------- */
+
+cfdb_loop *cfdb_loop_create(void)
+{
+    cfdb_loop *loop = calloc(1, sizeof *loop);
+    if (!loop)
+        return NULL;
+    loop->epoll_fd = -1;
+    loop->wake_fd = -1;
+    if (pthread_mutex_init(&loop->queue_lock, NULL) != 0) {
+        free(loop);
+        errno = ENOMEM;
+        return NULL;
+    }
+    loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop->epoll_fd < 0)
+        goto fail;
+    loop->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (loop->wake_fd < 0)
+        goto fail;
+    /* Edge-triggered: every write queues a fresh event, so the loop never
+     * needs a read() to re-arm it. The counter cannot overflow in practice. */
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.u64 = WAKE_TOKEN };
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, loop->wake_fd, &ev) < 0)
+        goto fail;
+    loop->have_epoll_pwait2 = true;
+    loop->now_ns = cfdb_monotonic_ns();
+    return loop;
+fail:;
+    int saved = errno;
+    cfdb_loop_destroy(loop);
+    errno = saved;
+    return NULL;
+}
+
+void cfdb_loop_destroy(cfdb_loop *loop)
+{
+    if (!loop)
+        return;
+    if (loop->wake_fd >= 0)
+        close(loop->wake_fd);
+    if (loop->epoll_fd >= 0)
+        close(loop->epoll_fd);
+    /* Armed timers belong to their owners; just mark them idle. */
+    for (size_t i = 0; i < loop->heap_len; i++)
+        loop->heap[i]->heap_index = CFDB_TIMER_IDLE;
+    free(loop->heap);
+    free(loop->slots);
+    free(loop->pending.items);
+    free(loop->running.items);
+    pthread_mutex_destroy(&loop->queue_lock);
+    free(loop);
+}
+
+/* ---- file descriptors -------------------------------------------------- */
+
+static uint32_t to_epoll_events(unsigned events)
+{
+    return ((events & CFDB_EV_READ) ? EPOLLIN : 0u) | ((events & CFDB_EV_WRITE) ? EPOLLOUT : 0u);
+}
+
+static fd_slot *registered_slot(cfdb_loop *loop, int fd)
+{
+    if (fd < 0 || (size_t)fd >= loop->slot_count || !loop->slots[fd].fn)
+        return NULL;
+    return &loop->slots[fd];
+}
+
+static int grow_slots(cfdb_loop *loop, int fd)
+{
+    size_t want = (size_t)fd + 1;
+    if (want <= loop->slot_count)
+        return 0;
+    size_t count = loop->slot_count ? loop->slot_count : 64;
+    while (count < want)
+        count *= 2;
+    fd_slot *slots = realloc(loop->slots, count * sizeof *slots);
+    if (!slots)
+        return -ENOMEM;
+    memset(slots + loop->slot_count, 0, (count - loop->slot_count) * sizeof *slots);
+    loop->slots = slots;
+    loop->slot_count = count;
+    return 0;
+}
+
+int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
+{
+    if (fd < 0 || !fn || (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE)))
+        return -EINVAL;
+    int rc = grow_slots(loop, fd);
+    if (rc)
+        return rc;
+    fd_slot *slot = &loop->slots[fd];
+    if (slot->fn)
+        return -EEXIST;
+    struct epoll_event ev = {
+        .events = to_epoll_events(events),
+        .data.u64 = (uint64_t)slot->generation << 32 | (uint32_t)fd,
+    };
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+        return -errno;
+    slot->fn = fn;
+    slot->arg = arg;
+    slot->events = events;
+    return 0;
+}
+
+int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
+{
+    if (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE))
+        return -EINVAL;
+    fd_slot *slot = registered_slot(loop, fd);
+    if (!slot)
+        return -ENOENT;
+    if (slot->events == events)
+        return 0;   /* common when a writer re-asks for WRITE: skip the syscall */
+    struct epoll_event ev = {
+        .events = to_epoll_events(events),
+        .data.u64 = (uint64_t)slot->generation << 32 | (uint32_t)fd,
+    };
+    if (epoll_ctl(loop->epoll_fd, EPOLL_CTL_MOD, fd, &ev) < 0)
+        return -errno;
+    slot->events = events;
+    return 0;
+}
+
+int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
+{
+    fd_slot *slot = registered_slot(loop, fd);
+    if (!slot)
+        return -ENOENT;
+    /* Forget the slot even if epoll already dropped a closed fd. */
+    int rc = epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, fd, NULL) < 0 ? -errno : 0;
+    slot->fn = NULL;
+    slot->arg = NULL;
+    slot->events = 0;
+    slot->generation++;
+    return rc == -EBADF || rc == -ENOENT ? 0 : rc;
+}
+
+static int dispatch_fd_events(cfdb_loop *loop)
+{
+    int ran = 0;
+    for (int i = 0; i < loop->ready_count; i++) {
+        uint64_t token = loop->ready[i].data.u64;
+        if (token == WAKE_TOKEN)
+            continue;   /* its only job was to end the wait */
+        int fd = (int)(uint32_t)token;
+        fd_slot *slot = registered_slot(loop, fd);
+        if (!slot || slot->generation != (uint32_t)(token >> 32))
+            continue;   /* removed (maybe re-added) by an earlier callback */
+        uint32_t ep = loop->ready[i].events;
+        unsigned fired = ((ep & EPOLLIN) ? CFDB_EV_READ : 0u) | ((ep & EPOLLOUT) ? CFDB_EV_WRITE : 0u);
+        fired &= slot->events;
+        if (ep & (EPOLLERR | EPOLLHUP))
+            fired |= CFDB_EV_ERROR | slot->events;
+        if (!fired)
+            continue;
+        slot->fn(loop, fd, fired, slot->arg);
+        ran++;
+    }
+    loop->ready_count = 0;
+    return ran;
+}
+
+/* ---- timers: a binary min-heap of caller-owned timers ------------------ */
+
+void cfdb_timer_init(cfdb_timer *timer, cfdb_timer_fn fn, void *arg)
+{
+    *timer = (cfdb_timer){ .heap_index = CFDB_TIMER_IDLE, .fn = fn, .arg = arg };
+}
+
+static bool timer_before(const cfdb_timer *a, const cfdb_timer *b)
+{
+    return a->deadline_ns != b->deadline_ns ? a->deadline_ns < b->deadline_ns : a->seq < b->seq;
+}
+
+static void heap_place(cfdb_loop *loop, size_t i, cfdb_timer *t)
+{
+    loop->heap[i] = t;
+    t->heap_index = i;
+}
+
+static void heap_sift_up(cfdb_loop *loop, size_t i)
+{
+    cfdb_timer *t = loop->heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!timer_before(t, loop->heap[parent]))
+            break;
+        heap_place(loop, i, loop->heap[parent]);
+        i = parent;
+    }
+    heap_place(loop, i, t);
+}
+
+static void heap_sift_down(cfdb_loop *loop, size_t i)
+{
+    cfdb_timer *t = loop->heap[i];
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= loop->heap_len)
+            break;
+        if (child + 1 < loop->heap_len && timer_before(loop->heap[child + 1], loop->heap[child]))
+            child++;
+        if (!timer_before(loop->heap[child], t))
+            break;
+        heap_place(loop, i, loop->heap[child]);
+        i = child;
+    }
+    heap_place(loop, i, t);
+}
+
+static void heap_remove(cfdb_loop *loop, cfdb_timer *t)
+{
+    size_t i = t->heap_index;
+    cfdb_timer *last = loop->heap[--loop->heap_len];
+    t->heap_index = CFDB_TIMER_IDLE;
+    if (last == t)
+        return;
+    heap_place(loop, i, last);
+    /* The moved timer may belong above or below its new spot. */
+    if (i > 0 && timer_before(last, loop->heap[(i - 1) / 2]))
+        heap_sift_up(loop, i);
+    else
+        heap_sift_down(loop, i);
+}
+
+int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns)
+{
+    if (cfdb_timer_is_armed(timer))
+        heap_remove(loop, timer);
+    if (loop->heap_len == loop->heap_cap) {
+        size_t cap = loop->heap_cap ? loop->heap_cap * 2 : 64;
+        cfdb_timer **heap = realloc(loop->heap, cap * sizeof *heap);
+        if (!heap)
+            return -ENOMEM;
+        loop->heap = heap;
+        loop->heap_cap = cap;
+    }
+    timer->deadline_ns = deadline_ns;
+    timer->seq = loop->next_timer_seq++;
+    loop->heap[loop->heap_len] = timer;
+    heap_sift_up(loop, loop->heap_len++);
+    return 0;
+}
+
+int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns)
+{
+    uint64_t now = cfdb_monotonic_ns();
+    uint64_t deadline = delay_ns > UINT64_MAX - now ? UINT64_MAX : now + delay_ns;
+    return cfdb_loop_timer_add_at(loop, timer, deadline);
+}
+
+bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer)
+{
+    if (!cfdb_timer_is_armed(timer))
+        return false;
+    heap_remove(loop, timer);
+    return true;
+}
+
+static int fire_due_timers(cfdb_loop *loop)
+{
+    /* Timers armed by these callbacks wait for the next iteration, so a timer
+     * that re-arms itself for "now" cannot starve fds and tasks. */
+    uint64_t seq_limit = loop->next_timer_seq;
+    int ran = 0;
+    while (loop->heap_len) {
+        cfdb_timer *t = loop->heap[0];
+        if (t->deadline_ns > loop->now_ns || t->seq >= seq_limit)
+            break;
+        heap_remove(loop, t);
+        t->fn(loop, t, t->arg);
+        ran++;
+    }
+    return ran;
+}
+
+/* ---- cross-thread tasks ------------------------------------------------ */
+
+static void write_wakeup(cfdb_loop *loop)
+{
+    uint64_t one = 1;
+    /* Cannot fail short of counter overflow (~2^64 writes): ignore result. */
+    ssize_t n = write(loop->wake_fd, &one, sizeof one);
+    (void)n;
+    atomic_fetch_add_explicit(&loop->stat_wakeup_writes, 1, memory_order_relaxed);
+}
+
+int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg)
+{
+    if (!fn)
+        return -EINVAL;
+    pthread_mutex_lock(&loop->queue_lock);
+    task_vec *q = &loop->pending;
+    if (q->len == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 256;
+        task *items = realloc(q->items, cap * sizeof *items);
+        if (!items) {
+            pthread_mutex_unlock(&loop->queue_lock);
+            return -ENOMEM;
+        }
+        q->items = items;
+        q->cap = cap;
+    }
+    q->items[q->len++] = (task){ fn, arg };
+    pthread_mutex_unlock(&loop->queue_lock);
+
+    /* No lost wakeup: the loop sets `polling` before it checks the queue
+     * under this same lock, so either it saw our task or we see `polling`.
+     * Only the thread that flips it pays for the write. */
+    if (atomic_load_explicit(&loop->polling, memory_order_relaxed) &&
+        atomic_exchange_explicit(&loop->polling, false, memory_order_acq_rel))
+        write_wakeup(loop);
+    return 0;
+}
+
+static bool tasks_pending(cfdb_loop *loop)
+{
+    pthread_mutex_lock(&loop->queue_lock);
+    bool any = loop->pending.len != 0;
+    pthread_mutex_unlock(&loop->queue_lock);
+    return any;
+}
+
+static size_t run_posted_tasks(cfdb_loop *loop)
+{
+    pthread_mutex_lock(&loop->queue_lock);
+    task_vec batch = loop->pending;
+    loop->pending = loop->running;   /* empty, keeps its capacity */
+    pthread_mutex_unlock(&loop->queue_lock);
+
+    /* Tasks posted while these run land in the other buffer: next iteration. */
+    for (size_t i = 0; i < batch.len; i++)
+        batch.items[i].fn(batch.items[i].arg);
+    size_t ran = batch.len;
+    batch.len = 0;
+    loop->running = batch;
+    return ran;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static int wait_for_events(cfdb_loop *loop, uint64_t wait_ns)
+{
+    int n;
+    if (loop->have_epoll_pwait2) {
+        struct timespec ts = { .tv_sec = (time_t)(wait_ns / 1000000000u),
+                               .tv_nsec = (long)(wait_ns % 1000000000u) };
+        n = epoll_pwait2(loop->epoll_fd, loop->ready, EVENT_BATCH,
+                         wait_ns == CFDB_LOOP_WAIT_FOREVER ? NULL : &ts, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n < 0 ? -errno : n;
+        loop->have_epoll_pwait2 = false;   /* kernel < 5.11 */
+    }
+    /* Milliseconds, rounded up: waking early would just spin. */
+    int ms;
+    if (wait_ns == CFDB_LOOP_WAIT_FOREVER)
+        ms = -1;
+    else if (wait_ns / 1000000u >= INT_MAX)
+        ms = INT_MAX;
+    else
+        ms = (int)((wait_ns + 999999u) / 1000000u);
+    n = epoll_wait(loop->epoll_fd, loop->ready, EVENT_BATCH, ms);
+    return n < 0 ? -errno : n;
+}
+
+int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
+{
+    const cfdb_loop *outer = current_loop;
+    current_loop = loop;
+    BUMP(loop->stat_iterations, 1);
+
+    uint64_t wait_ns = max_wait_ns;
+    if (atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
+        wait_ns = 0;
+    if (wait_ns && loop->heap_len) {
+        uint64_t now = cfdb_monotonic_ns(), due = loop->heap[0]->deadline_ns;
+        wait_ns = due <= now ? 0 : (due - now < wait_ns ? due - now : wait_ns);
+    }
+    if (wait_ns) {
+        /* Announce the nap, then re-check the queue (see cfdb_loop_post). */
+        atomic_store_explicit(&loop->polling, true, memory_order_seq_cst);
+        BUMP(loop->stat_waits, 1);
+        if (tasks_pending(loop)) {
+            atomic_store_explicit(&loop->polling, false, memory_order_relaxed);
+            wait_ns = 0;
+        }
+    }
+
+    int n = wait_for_events(loop, wait_ns);
+    if (wait_ns)   /* awake again: posts need not write any more */
+        atomic_store_explicit(&loop->polling, false, memory_order_relaxed);
+    if (n < 0 && n != -EINTR) {
+        current_loop = outer;
+        return n;
+    }
+    loop->ready_count = n > 0 ? n : 0;
+    loop->now_ns = cfdb_monotonic_ns();
+
+    int ran = dispatch_fd_events(loop);
+    ran += fire_due_timers(loop);
+    size_t tasks = run_posted_tasks(loop);
+    BUMP(loop->stat_tasks_run, tasks);
+    ran += tasks > (size_t)(INT_MAX - ran) ? INT_MAX - ran : (int)tasks;
+    current_loop = outer;
+    return ran;
+}
+
+int cfdb_loop_run(cfdb_loop *loop)
+{
+    int rc = 0;
+    while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire)) {
+        int n = cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER);
+        if (n < 0) {
+            rc = n;
+            break;
+        }
+    }
+    atomic_store_explicit(&loop->stop_requested, false, memory_order_relaxed);
+    return rc;
+}
+
+void cfdb_loop_stop(cfdb_loop *loop)
+{
+    atomic_store_explicit(&loop->stop_requested, true, memory_order_release);
+    /* Stop is rare: always wake from other threads rather than reason about
+     * a second flag. From a callback the loop is awake already. */
+    if (current_loop != loop)
+        write_wakeup(loop);
+}
+
+bool cfdb_loop_on_loop_thread(const cfdb_loop *loop)
+{
+    return current_loop == loop;
+}
+
+void cfdb_loop_get_stats(const cfdb_loop *loop, cfdb_loop_stats *out)
+{
+    /* The loop is const to callers; the atomics are only read. */
+    cfdb_loop *l = (cfdb_loop *)loop;
+    out->iterations = atomic_load_explicit(&l->stat_iterations, memory_order_relaxed);
+    out->waits = atomic_load_explicit(&l->stat_waits, memory_order_relaxed);
+    out->wakeup_writes = atomic_load_explicit(&l->stat_wakeup_writes, memory_order_relaxed);
+    out->tasks_run = atomic_load_explicit(&l->stat_tasks_run, memory_order_relaxed);
+}

@@ -1,0 +1,521 @@
+/* Event loop: timers, fd readiness, cross-thread posting and stopping. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cfdb/event_loop.h"
+
+#define MS 1000000ull
+
+/* Runs iterations until *done is true; fails instead of hanging. */
+static void run_until(cfdb_loop *loop, const atomic_bool *done)
+{
+    uint64_t give_up = cfdb_monotonic_ns() + 3000 * MS;
+    while (!atomic_load(done)) {
+        assert_true(cfdb_loop_run_once(loop, 100 * MS) >= 0);
+        assert_true(cfdb_monotonic_ns() < give_up);
+    }
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+typedef struct fired_log {
+    int order[2048];
+    int count;
+} fired_log;
+
+typedef struct test_timer {
+    cfdb_timer timer;
+    int id;
+    fired_log *log;
+} test_timer;
+
+static void record_fire(cfdb_loop *loop, cfdb_timer *timer, void *arg)
+{
+    test_timer *t = arg;
+    assert_ptr_equal(&t->timer, timer);
+    assert_false(cfdb_timer_is_armed(timer));
+    t->log->order[t->log->count++] = t->id;
+}
+
+/* Deadlines armed out of order, some equal, some a few ms ahead. */
+static void test_timers_fire_in_deadline_then_arming_order(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    assert_non_null(loop);
+    fired_log log = { 0 };
+    uint64_t base = cfdb_monotonic_ns();
+    /* id -> deadline offset; equal offsets must keep arming order. */
+    static const struct { int id; uint64_t offset; } plan[] = {
+        { 5, 3 * MS }, { 2, 1 }, { 0, 0 }, { 3, 1 }, { 4, 2 * MS }, { 1, 0 }, { 6, 3 * MS },
+    };
+    test_timer timers[7];
+    for (int i = 0; i < 7; i++) {
+        timers[i] = (test_timer){ .id = plan[i].id, .log = &log };
+        cfdb_timer_init(&timers[i].timer, record_fire, &timers[i]);
+        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, base + plan[i].offset), 0);
+        assert_true(cfdb_timer_is_armed(&timers[i].timer));
+    }
+    uint64_t give_up = base + 2000 * MS;
+    while (log.count < 7 && cfdb_monotonic_ns() < give_up)
+        assert_true(cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER) >= 0);
+    assert_int_equal(log.count, 7);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(log.order[i], i);
+    /* Nothing fires early: the last timer waited its 3 ms. */
+    assert_true(cfdb_monotonic_ns() >= base + 3 * MS);
+    cfdb_loop_destroy(loop);
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Heap stress: 1000 timers, re-arm some, cancel some, check exact order. */
+static void test_timer_heap_order_with_cancel_and_rearm(void **state)
+{
+    enum { N = 1000 };
+    cfdb_loop *loop = cfdb_loop_create();
+    fired_log *log = calloc(1, sizeof *log);
+    test_timer *timers = calloc(N, sizeof *timers);
+    uint64_t deadline[N];
+    bool cancelled[N] = { false };
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    uint64_t base = cfdb_monotonic_ns() - 10000000;   /* all already due */
+    for (int i = 0; i < N; i++) {
+        timers[i] = (test_timer){ .id = i, .log = log };
+        cfdb_timer_init(&timers[i].timer, record_fire, &timers[i]);
+        deadline[i] = base + next_random(&rng) % 5000;
+        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]), 0);
+    }
+    for (int i = 0; i < N; i += 7) {   /* re-arm: moves within the heap */
+        deadline[i] = base + next_random(&rng) % 5000;
+        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]), 0);
+    }
+    int live = N;
+    for (int i = 0; i < N; i += 3) {
+        assert_true(cfdb_loop_timer_cancel(loop, &timers[i].timer));
+        assert_false(cfdb_loop_timer_cancel(loop, &timers[i].timer));
+        assert_false(cfdb_timer_is_armed(&timers[i].timer));
+        cancelled[i] = true;
+        live--;
+    }
+    assert_int_equal(cfdb_loop_run_once(loop, 0), live);
+    assert_int_equal(log->count, live);
+    for (int k = 0; k < log->count; k++)
+        assert_false(cancelled[log->order[k]]);
+    for (int k = 1; k < log->count; k++) {
+        int a = log->order[k - 1], b = log->order[k];
+        assert_true(deadline[a] < deadline[b] ||
+                    (deadline[a] == deadline[b] && timers[a].timer.seq < timers[b].timer.seq));
+    }
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
+    cfdb_loop_destroy(loop);
+    free(timers);
+    free(log);
+}
+
+static cfdb_timer *victim;
+static int victim_fired;
+
+static void cancel_victim(cfdb_loop *loop, cfdb_timer *timer, void *arg)
+{
+    assert_true(cfdb_loop_timer_cancel(loop, victim));
+}
+
+static void count_victim(cfdb_loop *loop, cfdb_timer *timer, void *arg)
+{
+    victim_fired++;
+}
+
+static void test_timer_cancelled_by_earlier_timer_does_not_fire(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    cfdb_timer first, second;
+    cfdb_timer_init(&first, cancel_victim, NULL);
+    cfdb_timer_init(&second, count_victim, NULL);
+    victim = &second;
+    victim_fired = 0;
+    uint64_t now = cfdb_monotonic_ns();
+    cfdb_loop_timer_add_at(loop, &second, now);
+    cfdb_loop_timer_add_at(loop, &first, now - 1);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
+    assert_int_equal(victim_fired, 0);
+    cfdb_loop_destroy(loop);
+}
+
+/* A timer re-arming itself for "now" must not monopolise one iteration. */
+static void rearm_now(cfdb_loop *loop, cfdb_timer *timer, void *arg)
+{
+    (*(int *)arg)++;
+    cfdb_loop_timer_add_at(loop, timer, 0);
+}
+
+static void test_self_rearming_timer_runs_once_per_iteration(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    int count = 0;
+    cfdb_timer t;
+    cfdb_timer_init(&t, rearm_now, &count);
+    cfdb_loop_timer_add_in(loop, &t, 0);
+    for (int i = 1; i <= 3; i++) {
+        assert_int_equal(cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER), 1);
+        assert_int_equal(count, i);
+    }
+    assert_true(cfdb_loop_timer_cancel(loop, &t));
+    cfdb_loop_destroy(loop);
+}
+
+/* ---- file descriptors -------------------------------------------------- */
+
+typedef struct fd_probe {
+    int calls;
+    unsigned last_events;
+    int last_fd;
+} fd_probe;
+
+static void probe_fd(cfdb_loop *loop, int fd, unsigned events, void *arg)
+{
+    fd_probe *p = arg;
+    p->calls++;
+    p->last_events = events;
+    p->last_fd = fd;
+}
+
+static void test_fd_readiness_on_socketpair(void **state)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    cfdb_loop *loop = cfdb_loop_create();
+    fd_probe p = { 0 };
+
+    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), 0);
+    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), -EEXIST);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 0);   /* nothing to read yet */
+
+    assert_int_equal(write(sv[1], "x", 1), 1);
+    assert_int_equal(cfdb_loop_run_once(loop, 1000 * MS), 1);
+    assert_int_equal(p.calls, 1);
+    assert_int_equal(p.last_fd, sv[0]);
+    assert_int_equal(p.last_events, CFDB_EV_READ);
+    /* Level-triggered: still readable until drained. */
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
+    char c;
+    assert_int_equal(read(sv[0], &c, 1), 1);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
+
+    /* An idle socket is writable at once. */
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ | CFDB_EV_WRITE), 0);
+    assert_int_equal(cfdb_loop_run_once(loop, 1000 * MS), 1);
+    assert_int_equal(p.last_events, CFDB_EV_WRITE);
+
+    /* Interest 0: registered but silent. */
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], 0), 0);
+    assert_int_equal(write(sv[1], "y", 1), 1);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
+
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), 0);
+    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), 0);
+    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), -ENOENT);
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), -ENOENT);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
+    assert_int_equal(p.calls, 3);
+
+    /* Peer hang-up reads as readable (read returns 0). */
+    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), 0);
+    close(sv[1]);
+    assert_int_equal(cfdb_loop_run_once(loop, 1000 * MS), 1);
+    assert_true(p.last_events & CFDB_EV_READ);
+
+    cfdb_loop_remove_fd(loop, sv[0]);
+    close(sv[0]);
+    cfdb_loop_destroy(loop);
+}
+
+/* Two ready fds whose callbacks each remove and close the other; the freed
+ * number is reused at once for a fresh, never-ready registration. Exactly one
+ * callback may run and the stale event must not reach the newcomer. */
+typedef struct rival {
+    int fd;
+    int peer;
+    struct rival *other;
+    int calls;
+} rival;
+
+static fd_probe newcomer;
+static int reuse_pipe[2];
+
+static void remove_rival(cfdb_loop *loop, int fd, unsigned events, void *arg)
+{
+    rival *r = arg;
+    r->calls++;
+    assert_int_equal(cfdb_loop_remove_fd(loop, r->other->fd), 0);
+    close(r->other->fd);
+    int reused = dup(reuse_pipe[1]);   /* lowest free number: likely r->other->fd */
+    assert_true(reused >= 0);
+    assert_int_equal(cfdb_loop_add_fd(loop, reused, CFDB_EV_READ, probe_fd, &newcomer), 0);
+    r->other->fd = reused;
+}
+
+static void test_removing_fd_inside_callback_drops_its_pending_event(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    int a[2], b[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    assert_int_equal(pipe(reuse_pipe), 0);
+    memset(&newcomer, 0, sizeof newcomer);
+    rival ra = { .fd = a[0], .peer = a[1] }, rb = { .fd = b[0], .peer = b[1] };
+    ra.other = &rb;
+    rb.other = &ra;
+    assert_int_equal(cfdb_loop_add_fd(loop, ra.fd, CFDB_EV_READ, remove_rival, &ra), 0);
+    assert_int_equal(cfdb_loop_add_fd(loop, rb.fd, CFDB_EV_READ, remove_rival, &rb), 0);
+    assert_int_equal(write(a[1], "a", 1), 1);
+    assert_int_equal(write(b[1], "b", 1), 1);
+    /* Both are ready before the wait, so one epoll batch holds both. */
+    assert_int_equal(cfdb_loop_run_once(loop, 1000 * MS), 1);
+    assert_int_equal(ra.calls + rb.calls, 1);
+    assert_int_equal(newcomer.calls, 0);
+
+    rival *survivor = ra.calls ? &ra : &rb;
+    cfdb_loop_remove_fd(loop, survivor->fd);
+    cfdb_loop_remove_fd(loop, survivor->other->fd);
+    close(ra.fd);
+    close(rb.fd);
+    close(a[1]);
+    close(b[1]);
+    close(reuse_pipe[0]);
+    close(reuse_pipe[1]);
+    cfdb_loop_destroy(loop);
+}
+
+/* ---- posting from other threads ---------------------------------------- */
+
+enum { PRODUCERS = 4, TASKS_PER_PRODUCER = 100000 };
+
+typedef struct post_state {
+    cfdb_loop *loop;
+    uint8_t *hits;                    /* one per task: must end at exactly 1 */
+    int64_t last_seen[PRODUCERS];     /* per-producer FIFO check */
+    atomic_int done;
+    bool out_of_order;
+} post_state;
+
+static post_state posting;
+
+static void count_task(void *arg)
+{
+    uintptr_t id = (uintptr_t)arg;
+    int producer = (int)(id / TASKS_PER_PRODUCER);
+    posting.hits[id]++;
+    if ((int64_t)id <= posting.last_seen[producer])
+        posting.out_of_order = true;
+    posting.last_seen[producer] = (int64_t)id;
+    atomic_fetch_add_explicit(&posting.done, 1, memory_order_relaxed);
+}
+
+static void *produce(void *arg)
+{
+    uintptr_t first = (uintptr_t)arg * TASKS_PER_PRODUCER;
+    for (uintptr_t i = 0; i < TASKS_PER_PRODUCER; i++)
+        if (cfdb_loop_post(posting.loop, count_task, (void *)(first + i)) != 0)
+            abort();
+    return NULL;
+}
+
+static void test_posts_from_four_threads_each_run_exactly_once(void **state)
+{
+    memset(&posting, 0, sizeof posting);
+    posting.loop = cfdb_loop_create();
+    posting.hits = calloc(PRODUCERS * TASKS_PER_PRODUCER, 1);
+    for (int i = 0; i < PRODUCERS; i++)
+        posting.last_seen[i] = -1;
+    pthread_t threads[PRODUCERS];
+    for (uintptr_t i = 0; i < PRODUCERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, produce, (void *)i), 0);
+    uint64_t give_up = cfdb_monotonic_ns() + 4000 * MS;
+    while (atomic_load(&posting.done) < PRODUCERS * TASKS_PER_PRODUCER) {
+        assert_true(cfdb_loop_run_once(posting.loop, CFDB_LOOP_WAIT_FOREVER) >= 0);
+        assert_true(cfdb_monotonic_ns() < give_up);
+    }
+    for (int i = 0; i < PRODUCERS; i++)
+        pthread_join(threads[i], NULL);
+    assert_int_equal(cfdb_loop_run_once(posting.loop, 0), 0);
+    for (size_t i = 0; i < PRODUCERS * TASKS_PER_PRODUCER; i++)
+        assert_int_equal(posting.hits[i], 1);
+    assert_false(posting.out_of_order);
+    cfdb_loop_stats stats;
+    cfdb_loop_get_stats(posting.loop, &stats);
+    assert_int_equal(stats.tasks_run, PRODUCERS * TASKS_PER_PRODUCER);
+    /* At most one eventfd write per blocking wait. */
+    assert_true(stats.wakeup_writes <= stats.waits);
+    free(posting.hits);
+    cfdb_loop_destroy(posting.loop);
+}
+
+/* Ping-pong: the loop is asleep for every post, so each must wake it. */
+typedef struct ping {
+    cfdb_loop *loop;
+    atomic_int acked;
+} ping;
+
+static void ack(void *arg)
+{
+    ping *p = arg;
+    assert_true(cfdb_loop_on_loop_thread(p->loop));
+    atomic_fetch_add(&p->acked, 1);
+}
+
+static void *run_loop_thread(void *arg)
+{
+    return (void *)(intptr_t)cfdb_loop_run(arg);
+}
+
+static void test_post_wakes_a_sleeping_loop(void **state)
+{
+    enum { ROUNDS = 2000 };
+    ping p = { .loop = cfdb_loop_create() };
+    pthread_t loop_thread;
+    assert_int_equal(pthread_create(&loop_thread, NULL, run_loop_thread, p.loop), 0);
+    assert_false(cfdb_loop_on_loop_thread(p.loop));
+    uint64_t give_up = cfdb_monotonic_ns() + 3000 * MS;
+    for (int i = 0; i < ROUNDS; i++) {
+        assert_int_equal(cfdb_loop_post(p.loop, ack, &p), 0);
+        while (atomic_load(&p.acked) != i + 1)
+            assert_true(cfdb_monotonic_ns() < give_up);
+    }
+    cfdb_loop_stop(p.loop);
+    void *rc;
+    pthread_join(loop_thread, &rc);
+    assert_int_equal((intptr_t)rc, 0);
+    cfdb_loop_stats stats;
+    cfdb_loop_get_stats(p.loop, &stats);
+    assert_true(stats.wakeup_writes <= ROUNDS + 1);
+    cfdb_loop_destroy(p.loop);
+}
+
+/* Posting from the loop thread itself never touches the eventfd. */
+typedef struct chain {
+    cfdb_loop *loop;
+    int remaining;
+} chain;
+
+static void repost(void *arg)
+{
+    chain *c = arg;
+    if (--c->remaining > 0)
+        cfdb_loop_post(c->loop, repost, c);
+}
+
+static void test_post_from_loop_thread_makes_no_syscall(void **state)
+{
+    chain c = { .loop = cfdb_loop_create(), .remaining = 100 };
+    cfdb_loop_post(c.loop, repost, &c);
+    uint64_t give_up = cfdb_monotonic_ns() + 2000 * MS;
+    while (c.remaining > 0) {
+        /* Each iteration runs only what was queued before it started. */
+        assert_int_equal(cfdb_loop_run_once(c.loop, CFDB_LOOP_WAIT_FOREVER), 1);
+        assert_true(cfdb_monotonic_ns() < give_up);
+    }
+    cfdb_loop_stats stats;
+    cfdb_loop_get_stats(c.loop, &stats);
+    assert_int_equal(stats.wakeup_writes, 0);
+    assert_int_equal(stats.tasks_run, 100);
+    cfdb_loop_destroy(c.loop);
+}
+
+/* ---- stopping ---------------------------------------------------------- */
+
+static void *stop_after_delay(void *arg)
+{
+    struct timespec ts = { 0, 20 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    cfdb_loop_stop(arg);
+    return NULL;
+}
+
+static void test_stop_from_another_thread(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    pthread_t stopper;
+    uint64_t start = cfdb_monotonic_ns();
+    assert_int_equal(pthread_create(&stopper, NULL, stop_after_delay, loop), 0);
+    assert_int_equal(cfdb_loop_run(loop), 0);   /* nothing else to wake it */
+    assert_true(cfdb_monotonic_ns() - start < 2000 * MS);
+    pthread_join(stopper, NULL);
+    cfdb_loop_destroy(loop);
+}
+
+static void stop_from_timer(cfdb_loop *loop, cfdb_timer *timer, void *arg)
+{
+    cfdb_loop_stop(loop);
+}
+
+static void test_stop_before_run_and_from_callback(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    cfdb_loop_stop(loop);
+    assert_int_equal(cfdb_loop_run(loop), 0);   /* returns at once */
+
+    cfdb_timer t;
+    cfdb_timer_init(&t, stop_from_timer, NULL);
+    cfdb_loop_timer_add_in(loop, &t, 1 * MS);
+    assert_int_equal(cfdb_loop_run(loop), 0);
+    assert_false(cfdb_timer_is_armed(&t));
+
+    /* The stop was consumed: the next run waits for the timer's stop. */
+    uint64_t start = cfdb_monotonic_ns();
+    cfdb_loop_timer_add_in(loop, &t, 2 * MS);
+    assert_int_equal(cfdb_loop_run(loop), 0);
+    assert_false(cfdb_timer_is_armed(&t));
+    assert_true(cfdb_monotonic_ns() - start >= 2 * MS);
+    cfdb_loop_destroy(loop);
+}
+
+static void set_flag(void *arg)
+{
+    atomic_store((atomic_bool *)arg, true);
+}
+
+static void test_run_until_helper_with_post(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    atomic_bool done = false;
+    cfdb_loop_post(loop, set_flag, &done);
+    run_until(loop, &done);
+    cfdb_loop_destroy(loop);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timers_fire_in_deadline_then_arming_order),
+        cmocka_unit_test(test_timer_heap_order_with_cancel_and_rearm),
+        cmocka_unit_test(test_timer_cancelled_by_earlier_timer_does_not_fire),
+        cmocka_unit_test(test_self_rearming_timer_runs_once_per_iteration),
+        cmocka_unit_test(test_fd_readiness_on_socketpair),
+        cmocka_unit_test(test_removing_fd_inside_callback_drops_its_pending_event),
+        cmocka_unit_test(test_posts_from_four_threads_each_run_exactly_once),
+        cmocka_unit_test(test_post_wakes_a_sleeping_loop),
+        cmocka_unit_test(test_post_from_loop_thread_makes_no_syscall),
+        cmocka_unit_test(test_stop_from_another_thread),
+        cmocka_unit_test(test_stop_before_run_and_from_callback),
+        cmocka_unit_test(test_run_until_helper_with_post),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
