@@ -385,7 +385,11 @@ int bench_worker_main(int argc, char **argv)
         kv_put_int(f, "warmup", (int64_t)c.warmup);
         kv_put_int(f, "measured", (int64_t)c.measured);
         kv_put_int(f, "keys", (int64_t)c.keys);
-        kv_put_int(f, "seed", (int64_t)c.seed);
+        {
+            char sb[32];
+            snprintf(sb, sizeof sb, "%llu", (unsigned long long)c.seed);
+            kv_put_str(f, "seed", sb);
+        }
         kv_put_int(f, "retries", (int64_t)c.counts.retries);
         kv_put_int(f, "errors", (int64_t)c.counts.errors);
         kv_put_int(f, "retries_measured", (int64_t)c.counts_measured.retries);

@@ -215,7 +215,6 @@ typedef struct fb_writer {
         size_t pos;
     } vt_cache[16];
     unsigned vt_count;
-    size_t empty_vec_pos; /* shared 4 zero bytes for empty strings/vectors, 0 = none yet */
 } fb_writer;
 
 /* Starts a writer whose message begins after `headroom` reserved bytes (e.g. a frame header).

@@ -22,7 +22,6 @@ void fb_writer_reset(fb_writer *w, size_t headroom)
     w->len = headroom;
     w->err = 0;
     w->vt_count = 0;
-    w->empty_vec_pos = 0;
 }
 
 void fb_writer_free(fb_writer *w)
@@ -172,13 +171,12 @@ static size_t write_table(fb_writer *w, const fb_type *t, const void *obj)
 
 static size_t write_empty_vector(fb_writer *w)
 {
-    /* FoundationDB shares one zero count among all empty strings and vectors. */
-    if (w->empty_vec_pos)
-        return w->empty_vec_pos;
+    /* FoundationDB shares one zero count among all empty strings and vectors because it
+     * writes back to front; writing front to back, a shared one would sit behind later
+     * slots, and offsets must point forward. Four bytes each is cheap. */
     if (pad_to(w, 0, 4))
         return 0;
-    w->empty_vec_pos = put(w, NULL, 4);
-    return w->empty_vec_pos;
+    return put(w, NULL, 4);
 }
 
 static size_t write_bytes(fb_writer *w, cfdb_bytes b)
