@@ -153,10 +153,9 @@ void bench_quiet_gate(const bench_quiet_limits *lim, const char *stat_path, benc
             break;
     }
     if (!res->pass) {
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, "%s after %d windows of %.2fs", res->detail, res->attempts,
-                 lim->window_s);
-        memcpy(res->detail, tmp, sizeof tmp);
+        size_t off = strlen(res->detail);
+        snprintf(res->detail + off, sizeof res->detail - off, " after %d windows of %.2fs",
+                 res->attempts, lim->window_s);
     }
 }
 
@@ -192,7 +191,7 @@ void bench_health_eval(const char *status_json, size_t len, const bench_health_l
     if (have_f || have_i)
         res->moving_bytes = (have_f ? inflight : 0) + (have_i ? inqueue : 0);
 
-    char parts[2][200];
+    char parts[2][240];
     int fail_ = 0, missing = 0;
     if (!have_q) {
         missing = 1;
@@ -217,5 +216,5 @@ void bench_health_eval(const char *status_json, size_t len, const bench_health_l
                  res->moving_bytes, lim->max_moving_bytes);
     }
     res->verdict = fail_ ? BENCH_HEALTH_FAIL : missing ? BENCH_HEALTH_UNVERIFIED : BENCH_HEALTH_PASS;
-    snprintf(res->detail, sizeof res->detail, "%s; %s", parts[0], parts[1]);
+    snprintf(res->detail, sizeof res->detail, "%.240s; %.240s", parts[0], parts[1]);
 }

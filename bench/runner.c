@@ -220,7 +220,7 @@ static void append_exclusion(const char *dir, const char *wl, int workers, const
 static void health_gate(const bench_campaign *c, const char *self, const char *dir, const char *id,
                         bench_health_result *hr)
 {
-    char prefix[BENCH_PATH_MAX + 128], log[BENCH_PATH_MAX + 160], status[BENCH_PATH_MAX + 160];
+    char prefix[BENCH_PATH_MAX + 300], log[BENCH_PATH_MAX + 320], status[BENCH_PATH_MAX + 320];
     snprintf(prefix, sizeof prefix, "%s/health/%s", dir, id);
     snprintf(log, sizeof log, "%s.log", prefix);
     snprintf(status, sizeof status, "%s.status.json", prefix);
@@ -787,7 +787,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
                         }
                     }
                     if (!q.pass) {
-                        char reason[400];
+                        char reason[700];
                         snprintf(reason, sizeof reason, "before %s: %s", id, q.detail);
                         append_exclusion(dir, wname, lv->workers, reason);
                         say("        EXCLUDED %s w%d: %s\n", wname, lv->workers, reason);

@@ -173,7 +173,7 @@ static int read_status(wctx *c, const char *out_path, char *err, size_t errlen)
                     if (o && fwrite(v, 1, (size_t)vl, o) == (size_t)vl && fclose(o) == 0)
                         rc = 0;
                     else
-                        snprintf(err, errlen, "cannot write %s", out_path);
+                        snprintf(err, errlen, "cannot write %.900s", out_path);
                 }
                 c->api.future_destroy(f);
                 break;
