@@ -195,7 +195,9 @@ int bench_report_write(const bench_analysis *an, int print_summary)
                 "percentile bootstrap over whole blocks, %u resamples, seed %llu. **Bold**: the interval "
                 "excludes 1. A ratio whose interval contains 1 is inconclusive, not a win. For "
                 "throughput higher is better; for every other metric lower is better (busy cores is "
-                "descriptive).\n\n",
+                "descriptive). Throughput counts transactions (a batchset50 transaction is 50 sets); "
+                "allocations are counted over the measured window, CPU over the whole client "
+                "lifecycle (library loaded to network stopped), both per measured transaction.\n\n",
             c->bootstrap_resamples, (unsigned long long)c->bootstrap_seed);
 
     /* Exclusions. */

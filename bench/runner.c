@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "runner.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -543,7 +544,12 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
     char mlib[BENCH_PATH_MAX];
     if (ro.malloc_lib)
         snprintf(mlib, sizeof mlib, "%s", ro.malloc_lib);
-    if (ro.malloc_lib ? bench_file_exists(mlib) : bench_find_malloc_lib(mlib, sizeof mlib) == 0) {
+    if (dlsym(RTLD_DEFAULT, "__asan_init")) {
+        fprintf(stderr, "cfdb-bench: note: sanitized build; the allocation counter cannot be "
+                        "preloaded under AddressSanitizer, allocations will be reported as "
+                        "unavailable\n");
+    } else if (ro.malloc_lib ? bench_file_exists(mlib)
+                             : bench_find_malloc_lib(mlib, sizeof mlib) == 0) {
         char *r = realpath(mlib, NULL);
         snprintf(c.malloc_lib, sizeof c.malloc_lib, "%s", r ? r : mlib);
         free(r);
@@ -551,6 +557,33 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
     } else {
         fprintf(stderr, "cfdb-bench: note: allocation counter (libcfdb-bench-malloc.so) not found; "
                         "allocations will be reported as unavailable\n");
+    }
+
+    /* Target: resolved before anything is written. */
+    if (ro.cluster_file) {
+        char *r = realpath(ro.cluster_file, NULL);
+        if (!r) {
+            fprintf(stderr, "cfdb-bench: cluster file %s not found\n", ro.cluster_file);
+            return 2;
+        }
+        snprintf(c.cluster_file, sizeof c.cluster_file, "%s", r);
+        free(r);
+    } else {
+        char sbin[BENCH_PATH_MAX];
+        if (ro.server)
+            snprintf(sbin, sizeof sbin, "%s", ro.server);
+        if (ro.server ? !bench_is_executable(sbin) : bench_find_server(sbin, sizeof sbin) < 0) {
+            fprintf(stderr,
+                    "cfdb-bench: no target: cfdb-server (CMake target 'cfdb-server') was not found "
+                    "next to this binary (../src/server/cfdb-server); build it, pass --server PATH, "
+                    "or use --cluster-file PATH for an existing cluster\n");
+            return 3;
+        }
+        char *r = realpath(sbin, NULL);
+        snprintf(c.server_path, sizeof c.server_path, "%s", r ? r : sbin);
+        free(r);
+        c.server_managed = 1;
+        bench_sha256_file(c.server_path, c.server_sha256);
     }
 
     /* Output folder. */
@@ -604,28 +637,8 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         return 1;
     }
     bench_server srv = {0};
-    if (ro.cluster_file) {
-        char *r = realpath(ro.cluster_file, NULL);
-        if (!r) {
-            fprintf(stderr, "cfdb-bench: cluster file %s not found\n", ro.cluster_file);
-            return 2;
-        }
-        snprintf(c.cluster_file, sizeof c.cluster_file, "%s", r);
-        free(r);
-    } else {
-        char sbin[BENCH_PATH_MAX];
-        if (ro.server)
-            snprintf(sbin, sizeof sbin, "%s", ro.server);
-        if (ro.server ? !bench_is_executable(sbin) : bench_find_server(sbin, sizeof sbin) < 0) {
-            fprintf(stderr,
-                    "cfdb-bench: no target: cfdb-server (CMake target 'cfdb-server') was not found "
-                    "next to this binary (../src/server/cfdb-server); build it, pass --server PATH, "
-                    "or use --cluster-file PATH for an existing cluster\n");
-            return 3;
-        }
-        c.server_managed = 1;
-        snprintf(c.server_path, sizeof c.server_path, "%s", sbin);
-        bench_sha256_file(sbin, c.server_sha256);
+    if (c.server_managed) {
+        const char *sbin = c.server_path;
         say("starting %s ...\n", sbin);
         if (bench_server_start(sbin, dir, 30, &srv, err, sizeof err) < 0) {
             say("cfdb-bench: %s\n", err);

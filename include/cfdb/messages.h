@@ -8,6 +8,7 @@
 #define CFDB_MESSAGES_H
 
 #include "cfdb/fb.h"
+#include "cfdb/mutation.h"
 
 typedef CFDB_VEC(cfdb_bytes) cfdb_bytes_vec;
 typedef CFDB_VEC(int64_t) cfdb_i64_vec;
@@ -75,40 +76,7 @@ typedef struct cfdb_key_value {
 } cfdb_key_value;
 typedef CFDB_VEC(cfdb_key_value) cfdb_key_value_vec;
 
-/* MutationRef::Type (fdbclient/CommitTransaction.h) */
-enum cfdb_mutation_type {
-    CFDB_MUT_SET_VALUE = 0,
-    CFDB_MUT_CLEAR_RANGE = 1,
-    CFDB_MUT_ADD_VALUE = 2,
-    CFDB_MUT_DEBUG_KEY_RANGE = 3,
-    CFDB_MUT_DEBUG_KEY = 4,
-    CFDB_MUT_NO_OP = 5,
-    CFDB_MUT_AND = 6,
-    CFDB_MUT_OR = 7,
-    CFDB_MUT_XOR = 8,
-    CFDB_MUT_APPEND_IF_FITS = 9,
-    CFDB_MUT_AVAILABLE_FOR_REUSE = 10,
-    CFDB_MUT_RESERVED_FOR_LOG_PROTOCOL_MESSAGE = 11,
-    CFDB_MUT_MAX = 12,
-    CFDB_MUT_MIN = 13,
-    CFDB_MUT_SET_VERSIONSTAMPED_KEY = 14,
-    CFDB_MUT_SET_VERSIONSTAMPED_VALUE = 15,
-    CFDB_MUT_BYTE_MIN = 16,
-    CFDB_MUT_BYTE_MAX = 17,
-    CFDB_MUT_MIN_V2 = 18,
-    CFDB_MUT_AND_V2 = 19,
-    CFDB_MUT_COMPARE_AND_CLEAR = 20,
-    CFDB_MUT_RESERVED_FOR_SPAN_CONTEXT_MESSAGE = 21,
-    CFDB_MUT_RESERVED_FOR_OTEL_SPAN_CONTEXT_MESSAGE = 22,
-    CFDB_MUT_ENCRYPTED = 23,
-    CFDB_MUT_MAX_ATOMIC_OP = 24,
-};
-
-typedef struct cfdb_mutation {
-    uint8_t type;
-    cfdb_bytes param1;
-    cfdb_bytes param2;
-} cfdb_mutation;
+/* MutationRef: type codes and struct in cfdb/mutation.h */
 typedef CFDB_VEC(cfdb_mutation) cfdb_mutation_vec;
 
 /* TagSet: a blob of u8-length-prefixed tags. */

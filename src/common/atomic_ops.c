@@ -118,55 +118,55 @@ int cfdb_apply_atomic(int mutation_type, const cfdb_bytes *existing, cfdb_bytes 
     *out_present = true;
 
     switch (mutation_type) {
-    case CFDB_MUTATION_ADD_VALUE:
+    case CFDB_MUT_ADD_VALUE:
         return little_endian_add(e, p, a, out);
-    case CFDB_MUTATION_AND_V2:
+    case CFDB_MUT_AND_V2:
         if (!present) {
             *out = p;
             return 0;
         }
         /* fall through */
-    case CFDB_MUTATION_AND:
+    case CFDB_MUT_AND:
         if (p.len == 0) {
             *out = p;
             return 0;
         }
         return bitwise(BIT_AND, e, p, a, out);
-    case CFDB_MUTATION_OR:
-    case CFDB_MUTATION_XOR:
+    case CFDB_MUT_OR:
+    case CFDB_MUT_XOR:
         if (e.len == 0 || p.len == 0) {
             *out = p;
             return 0;
         }
-        return bitwise(mutation_type == CFDB_MUTATION_OR ? BIT_OR : BIT_XOR, e, p, a, out);
-    case CFDB_MUTATION_APPEND_IF_FITS:
+        return bitwise(mutation_type == CFDB_MUT_OR ? BIT_OR : BIT_XOR, e, p, a, out);
+    case CFDB_MUT_APPEND_IF_FITS:
         return append_if_fits(e, p, a, out);
-    case CFDB_MUTATION_MAX:
+    case CFDB_MUT_MAX:
         if (e.len == 0 || p.len == 0) {
             *out = p;
             return 0;
         }
         return integer_pick(true, e, p, a, out);
-    case CFDB_MUTATION_MIN_V2:
+    case CFDB_MUT_MIN_V2:
         if (!present) {
             *out = p;
             return 0;
         }
         /* fall through */
-    case CFDB_MUTATION_MIN:
+    case CFDB_MUT_MIN:
         /* Legacy Min compares even an absent/empty value (as zero). */
         if (p.len == 0) {
             *out = p;
             return 0;
         }
         return integer_pick(false, e, p, a, out);
-    case CFDB_MUTATION_BYTE_MIN:
+    case CFDB_MUT_BYTE_MIN:
         *out = present && cfdb_bytes_cmp(e, p) < 0 ? e : p;
         return 0;
-    case CFDB_MUTATION_BYTE_MAX:
+    case CFDB_MUT_BYTE_MAX:
         *out = present && cfdb_bytes_cmp(e, p) > 0 ? e : p;
         return 0;
-    case CFDB_MUTATION_COMPARE_AND_CLEAR:
+    case CFDB_MUT_COMPARE_AND_CLEAR:
         if (!present || cfdb_bytes_eq(e, p)) {
             *out_present = false;
             *out = cfdb_bytes_make(&empty_byte, 0);
@@ -220,9 +220,9 @@ int cfdb_transform_versionstamp_mutation(cfdb_mutation *m, int64_t version,
                                          uint16_t batch_index, cfdb_arena *a)
 {
     cfdb_bytes *param;
-    if (m->type == CFDB_MUTATION_SET_VERSIONSTAMPED_KEY)
+    if (m->type == CFDB_MUT_SET_VERSIONSTAMPED_KEY)
         param = &m->param1;
-    else if (m->type == CFDB_MUTATION_SET_VERSIONSTAMPED_VALUE)
+    else if (m->type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE)
         param = &m->param2;
     else
         return 0;
@@ -230,7 +230,7 @@ int cfdb_transform_versionstamp_mutation(cfdb_mutation *m, int64_t version,
     if (cfdb_transform_versionstamp(*param, version, batch_index, a, &stamped))
         return -1;
     *param = stamped;
-    m->type = CFDB_MUTATION_SET_VALUE;
+    m->type = CFDB_MUT_SET_VALUE;
     return 0;
 }
 

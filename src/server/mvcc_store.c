@@ -345,7 +345,7 @@ static int atomic_op(cfdb_mvcc_store *s, int64_t version, const cfdb_mutation *m
     if (rc)
         return rc;
     /* The storage server drops a CompareAndClear that does not match. */
-    if (m->type == CFDB_MUTATION_COMPARE_AND_CLEAR && present)
+    if (m->type == CFDB_MUT_COMPARE_AND_CLEAR && present)
         return 0;
     return write_key(s, version, m->param1, present, result);
 }
@@ -353,12 +353,12 @@ static int atomic_op(cfdb_mvcc_store *s, int64_t version, const cfdb_mutation *m
 static bool applicable_type(int type)
 {
     switch (type) {
-    case CFDB_MUTATION_SET_VALUE:
-    case CFDB_MUTATION_CLEAR_RANGE:
-    case CFDB_MUTATION_NO_OP:
+    case CFDB_MUT_SET_VALUE:
+    case CFDB_MUT_CLEAR_RANGE:
+    case CFDB_MUT_NO_OP:
         return true;
-    case CFDB_MUTATION_SET_VERSIONSTAMPED_KEY:
-    case CFDB_MUTATION_SET_VERSIONSTAMPED_VALUE:
+    case CFDB_MUT_SET_VERSIONSTAMPED_KEY:
+    case CFDB_MUT_SET_VERSIONSTAMPED_VALUE:
         return false;
     default:
         return cfdb_mutation_is_atomic(type);
@@ -378,13 +378,13 @@ int cfdb_mvcc_apply(cfdb_mvcc_store *s, int64_t version, const cfdb_mutation *mu
         const cfdb_mutation *m = &mutations[i];
         int rc;
         switch (m->type) {
-        case CFDB_MUTATION_SET_VALUE:
+        case CFDB_MUT_SET_VALUE:
             rc = write_key(s, version, m->param1, true, m->param2);
             break;
-        case CFDB_MUTATION_CLEAR_RANGE:
+        case CFDB_MUT_CLEAR_RANGE:
             rc = clear_range(s, version, m->param1, m->param2);
             break;
-        case CFDB_MUTATION_NO_OP:
+        case CFDB_MUT_NO_OP:
             rc = 0;
             break;
         default:

@@ -35,85 +35,85 @@ typedef struct atomic_case {
 static const atomic_case cases[] = {
     /* AddValue: absent/empty existing -> operand; empty operand -> empty; else
      * (Pad(E) + P) mod 2^(8 len P). */
-    CASE("add absent", CFDB_MUTATION_ADD_VALUE, NOE, E("\x01"), 1, E("\x01")),
-    CASE("add empty existing", CFDB_MUTATION_ADD_VALUE, E(""), E("\x05\x00"), 1, E("\x05\x00")),
-    CASE("add empty operand", CFDB_MUTATION_ADD_VALUE, E("\x07"), E(""), 1, E("")),
-    CASE("add absent empty operand", CFDB_MUTATION_ADD_VALUE, NOE, E(""), 1, E("")),
-    CASE("add carry wraps", CFDB_MUTATION_ADD_VALUE, E("\xff"), E("\x01"), 1, E("\x00")),
-    CASE("add carry", CFDB_MUTATION_ADD_VALUE, E("\xff\x00"), E("\x01\x00"), 1, E("\x00\x01")),
-    CASE("add longer existing truncated", CFDB_MUTATION_ADD_VALUE, E("\xff\xff\xff"), E("\x02"), 1, E("\x01")),
-    CASE("add shorter existing padded", CFDB_MUTATION_ADD_VALUE, E("\x01"), E("\xff\xff"), 1, E("\x00\x00")),
-    CASE("add multi-byte", CFDB_MUTATION_ADD_VALUE, E("\x10\x27\x00\x00"), E("\xf0\xd8\xff\xff"), 1, E("\x00\x00\x00\x00")),
+    CASE("add absent", CFDB_MUT_ADD_VALUE, NOE, E("\x01"), 1, E("\x01")),
+    CASE("add empty existing", CFDB_MUT_ADD_VALUE, E(""), E("\x05\x00"), 1, E("\x05\x00")),
+    CASE("add empty operand", CFDB_MUT_ADD_VALUE, E("\x07"), E(""), 1, E("")),
+    CASE("add absent empty operand", CFDB_MUT_ADD_VALUE, NOE, E(""), 1, E("")),
+    CASE("add carry wraps", CFDB_MUT_ADD_VALUE, E("\xff"), E("\x01"), 1, E("\x00")),
+    CASE("add carry", CFDB_MUT_ADD_VALUE, E("\xff\x00"), E("\x01\x00"), 1, E("\x00\x01")),
+    CASE("add longer existing truncated", CFDB_MUT_ADD_VALUE, E("\xff\xff\xff"), E("\x02"), 1, E("\x01")),
+    CASE("add shorter existing padded", CFDB_MUT_ADD_VALUE, E("\x01"), E("\xff\xff"), 1, E("\x00\x00")),
+    CASE("add multi-byte", CFDB_MUT_ADD_VALUE, E("\x10\x27\x00\x00"), E("\xf0\xd8\xff\xff"), 1, E("\x00\x00\x00\x00")),
     /* And (legacy): absent counts as zeros. */
-    CASE("and absent zeros", CFDB_MUTATION_AND, NOE, E("\xff\x0f"), 1, E("\x00\x00")),
-    CASE("and empty operand", CFDB_MUTATION_AND, E("\xff"), E(""), 1, E("")),
-    CASE("and truncates existing", CFDB_MUTATION_AND, E("\x0f\xf0"), E("\xff"), 1, E("\x0f")),
-    CASE("and pads existing with zeros", CFDB_MUTATION_AND, E("\xff"), E("\xff\xff"), 1, E("\xff\x00")),
-    CASE("and empty existing", CFDB_MUTATION_AND, E(""), E("\xff"), 1, E("\x00")),
+    CASE("and absent zeros", CFDB_MUT_AND, NOE, E("\xff\x0f"), 1, E("\x00\x00")),
+    CASE("and empty operand", CFDB_MUT_AND, E("\xff"), E(""), 1, E("")),
+    CASE("and truncates existing", CFDB_MUT_AND, E("\x0f\xf0"), E("\xff"), 1, E("\x0f")),
+    CASE("and pads existing with zeros", CFDB_MUT_AND, E("\xff"), E("\xff\xff"), 1, E("\xff\x00")),
+    CASE("and empty existing", CFDB_MUT_AND, E(""), E("\xff"), 1, E("\x00")),
     /* AndV2: absent -> operand, else And. */
-    CASE("andv2 absent", CFDB_MUTATION_AND_V2, NOE, E("\xab\xcd"), 1, E("\xab\xcd")),
-    CASE("andv2 empty existing", CFDB_MUTATION_AND_V2, E(""), E("\xff"), 1, E("\x00")),
-    CASE("andv2 pad", CFDB_MUTATION_AND_V2, E("\x0f"), E("\xff\xff"), 1, E("\x0f\x00")),
-    CASE("andv2 empty operand", CFDB_MUTATION_AND_V2, E("\x0f"), E(""), 1, E("")),
+    CASE("andv2 absent", CFDB_MUT_AND_V2, NOE, E("\xab\xcd"), 1, E("\xab\xcd")),
+    CASE("andv2 empty existing", CFDB_MUT_AND_V2, E(""), E("\xff"), 1, E("\x00")),
+    CASE("andv2 pad", CFDB_MUT_AND_V2, E("\x0f"), E("\xff\xff"), 1, E("\x0f\x00")),
+    CASE("andv2 empty operand", CFDB_MUT_AND_V2, E("\x0f"), E(""), 1, E("")),
     /* Or / Xor: absent/empty -> operand; empty operand -> empty; tail from operand. */
-    CASE("or absent", CFDB_MUTATION_OR, NOE, E("\x12"), 1, E("\x12")),
-    CASE("or empty existing", CFDB_MUTATION_OR, E(""), E("\x12"), 1, E("\x12")),
-    CASE("or empty operand", CFDB_MUTATION_OR, E("\x12"), E(""), 1, E("")),
-    CASE("or operand longer", CFDB_MUTATION_OR, E("\x01"), E("\x10\x10"), 1, E("\x11\x10")),
-    CASE("or existing longer", CFDB_MUTATION_OR, E("\x01\x02\x03"), E("\x10"), 1, E("\x11")),
-    CASE("xor absent", CFDB_MUTATION_XOR, NOE, E("\x12"), 1, E("\x12")),
-    CASE("xor operand longer", CFDB_MUTATION_XOR, E("\xff"), E("\x0f\x0f"), 1, E("\xf0\x0f")),
-    CASE("xor existing longer", CFDB_MUTATION_XOR, E("\xff\xff"), E("\xff"), 1, E("\x00")),
-    CASE("xor empty operand", CFDB_MUTATION_XOR, E("\xff"), E(""), 1, E("")),
+    CASE("or absent", CFDB_MUT_OR, NOE, E("\x12"), 1, E("\x12")),
+    CASE("or empty existing", CFDB_MUT_OR, E(""), E("\x12"), 1, E("\x12")),
+    CASE("or empty operand", CFDB_MUT_OR, E("\x12"), E(""), 1, E("")),
+    CASE("or operand longer", CFDB_MUT_OR, E("\x01"), E("\x10\x10"), 1, E("\x11\x10")),
+    CASE("or existing longer", CFDB_MUT_OR, E("\x01\x02\x03"), E("\x10"), 1, E("\x11")),
+    CASE("xor absent", CFDB_MUT_XOR, NOE, E("\x12"), 1, E("\x12")),
+    CASE("xor operand longer", CFDB_MUT_XOR, E("\xff"), E("\x0f\x0f"), 1, E("\xf0\x0f")),
+    CASE("xor existing longer", CFDB_MUT_XOR, E("\xff\xff"), E("\xff"), 1, E("\x00")),
+    CASE("xor empty operand", CFDB_MUT_XOR, E("\xff"), E(""), 1, E("")),
     /* AppendIfFits. */
-    CASE("append absent", CFDB_MUTATION_APPEND_IF_FITS, NOE, E("ab"), 1, E("ab")),
-    CASE("append empty existing", CFDB_MUTATION_APPEND_IF_FITS, E(""), E("ab"), 1, E("ab")),
-    CASE("append empty operand", CFDB_MUTATION_APPEND_IF_FITS, E("xy"), E(""), 1, E("xy")),
-    CASE("append", CFDB_MUTATION_APPEND_IF_FITS, E("xy"), E("ab"), 1, E("xyab")),
+    CASE("append absent", CFDB_MUT_APPEND_IF_FITS, NOE, E("ab"), 1, E("ab")),
+    CASE("append empty existing", CFDB_MUT_APPEND_IF_FITS, E(""), E("ab"), 1, E("ab")),
+    CASE("append empty operand", CFDB_MUT_APPEND_IF_FITS, E("xy"), E(""), 1, E("xy")),
+    CASE("append", CFDB_MUT_APPEND_IF_FITS, E("xy"), E("ab"), 1, E("xyab")),
     /* Max: absent/empty -> operand; empty operand -> empty; ties -> operand. */
-    CASE("max absent", CFDB_MUTATION_MAX, NOE, E("\x05"), 1, E("\x05")),
-    CASE("max empty existing", CFDB_MUTATION_MAX, E(""), E("\x05"), 1, E("\x05")),
-    CASE("max empty operand", CFDB_MUTATION_MAX, E("\x05"), E(""), 1, E("")),
-    CASE("max existing wins", CFDB_MUTATION_MAX, E("\x02\x00"), E("\x01\x00"), 1, E("\x02\x00")),
-    CASE("max operand wins", CFDB_MUTATION_MAX, E("\x01\x00"), E("\x02\x00"), 1, E("\x02\x00")),
-    CASE("max high byte decides", CFDB_MUTATION_MAX, E("\xff\x00"), E("\x00\x01"), 1, E("\x00\x01")),
-    CASE("max existing truncated", CFDB_MUTATION_MAX, E("\x00\x01"), E("\xff"), 1, E("\xff")),
-    CASE("max existing padded wins", CFDB_MUTATION_MAX, E("\xff"), E("\xfe\x00"), 1, E("\xff\x00")),
-    CASE("max operand tail nonzero", CFDB_MUTATION_MAX, E("\xff"), E("\x00\x01"), 1, E("\x00\x01")),
-    CASE("max truncation makes existing win", CFDB_MUTATION_MAX, E("\x09\x07"), E("\x08"), 1, E("\x09")),
+    CASE("max absent", CFDB_MUT_MAX, NOE, E("\x05"), 1, E("\x05")),
+    CASE("max empty existing", CFDB_MUT_MAX, E(""), E("\x05"), 1, E("\x05")),
+    CASE("max empty operand", CFDB_MUT_MAX, E("\x05"), E(""), 1, E("")),
+    CASE("max existing wins", CFDB_MUT_MAX, E("\x02\x00"), E("\x01\x00"), 1, E("\x02\x00")),
+    CASE("max operand wins", CFDB_MUT_MAX, E("\x01\x00"), E("\x02\x00"), 1, E("\x02\x00")),
+    CASE("max high byte decides", CFDB_MUT_MAX, E("\xff\x00"), E("\x00\x01"), 1, E("\x00\x01")),
+    CASE("max existing truncated", CFDB_MUT_MAX, E("\x00\x01"), E("\xff"), 1, E("\xff")),
+    CASE("max existing padded wins", CFDB_MUT_MAX, E("\xff"), E("\xfe\x00"), 1, E("\xff\x00")),
+    CASE("max operand tail nonzero", CFDB_MUT_MAX, E("\xff"), E("\x00\x01"), 1, E("\x00\x01")),
+    CASE("max truncation makes existing win", CFDB_MUT_MAX, E("\x09\x07"), E("\x08"), 1, E("\x09")),
     /* Min (legacy): absent counts as zero. */
-    CASE("min absent", CFDB_MUTATION_MIN, NOE, E("\x05\x01"), 1, E("\x00\x00")),
-    CASE("min absent zero operand", CFDB_MUTATION_MIN, NOE, E("\x00"), 1, E("\x00")),
-    CASE("min empty existing", CFDB_MUTATION_MIN, E(""), E("\x05"), 1, E("\x00")),
-    CASE("min empty operand", CFDB_MUTATION_MIN, E("\x05"), E(""), 1, E("")),
-    CASE("min operand wins", CFDB_MUTATION_MIN, E("\x02"), E("\x01"), 1, E("\x01")),
-    CASE("min existing wins", CFDB_MUTATION_MIN, E("\x01"), E("\x02"), 1, E("\x01")),
-    CASE("min existing truncated", CFDB_MUTATION_MIN, E("\xff\xff"), E("\x01"), 1, E("\x01")),
-    CASE("min existing padded wins", CFDB_MUTATION_MIN, E("\x01"), E("\x00\x01"), 1, E("\x01\x00")),
-    CASE("min truncation", CFDB_MUTATION_MIN, E("\x03\x09"), E("\x04"), 1, E("\x03")),
+    CASE("min absent", CFDB_MUT_MIN, NOE, E("\x05\x01"), 1, E("\x00\x00")),
+    CASE("min absent zero operand", CFDB_MUT_MIN, NOE, E("\x00"), 1, E("\x00")),
+    CASE("min empty existing", CFDB_MUT_MIN, E(""), E("\x05"), 1, E("\x00")),
+    CASE("min empty operand", CFDB_MUT_MIN, E("\x05"), E(""), 1, E("")),
+    CASE("min operand wins", CFDB_MUT_MIN, E("\x02"), E("\x01"), 1, E("\x01")),
+    CASE("min existing wins", CFDB_MUT_MIN, E("\x01"), E("\x02"), 1, E("\x01")),
+    CASE("min existing truncated", CFDB_MUT_MIN, E("\xff\xff"), E("\x01"), 1, E("\x01")),
+    CASE("min existing padded wins", CFDB_MUT_MIN, E("\x01"), E("\x00\x01"), 1, E("\x01\x00")),
+    CASE("min truncation", CFDB_MUT_MIN, E("\x03\x09"), E("\x04"), 1, E("\x03")),
     /* MinV2: absent -> operand. */
-    CASE("minv2 absent", CFDB_MUTATION_MIN_V2, NOE, E("\x05"), 1, E("\x05")),
-    CASE("minv2 empty existing", CFDB_MUTATION_MIN_V2, E(""), E("\x05"), 1, E("\x00")),
-    CASE("minv2 padded", CFDB_MUTATION_MIN_V2, E("\x01"), E("\x02\x00"), 1, E("\x01\x00")),
-    CASE("minv2 empty operand", CFDB_MUTATION_MIN_V2, E("\x01"), E(""), 1, E("")),
+    CASE("minv2 absent", CFDB_MUT_MIN_V2, NOE, E("\x05"), 1, E("\x05")),
+    CASE("minv2 empty existing", CFDB_MUT_MIN_V2, E(""), E("\x05"), 1, E("\x00")),
+    CASE("minv2 padded", CFDB_MUT_MIN_V2, E("\x01"), E("\x02\x00"), 1, E("\x01\x00")),
+    CASE("minv2 empty operand", CFDB_MUT_MIN_V2, E("\x01"), E(""), 1, E("")),
     /* ByteMin / ByteMax: lexicographic on whole strings. */
-    CASE("bytemin absent", CFDB_MUTATION_BYTE_MIN, NOE, E("b"), 1, E("b")),
-    CASE("bytemin existing", CFDB_MUTATION_BYTE_MIN, E("abc"), E("abd"), 1, E("abc")),
-    CASE("bytemin prefix", CFDB_MUTATION_BYTE_MIN, E("ab"), E("abc"), 1, E("ab")),
-    CASE("bytemin operand", CFDB_MUTATION_BYTE_MIN, E("b"), E("a"), 1, E("a")),
-    CASE("bytemin empty existing", CFDB_MUTATION_BYTE_MIN, E(""), E("a"), 1, E("")),
-    CASE("bytemin empty operand", CFDB_MUTATION_BYTE_MIN, E("a"), E(""), 1, E("")),
-    CASE("bytemax absent", CFDB_MUTATION_BYTE_MAX, NOE, E("b"), 1, E("b")),
-    CASE("bytemax existing", CFDB_MUTATION_BYTE_MAX, E("abd"), E("abc"), 1, E("abd")),
-    CASE("bytemax prefix", CFDB_MUTATION_BYTE_MAX, E("ab"), E("abc"), 1, E("abc")),
-    CASE("bytemax longer existing", CFDB_MUTATION_BYTE_MAX, E("abc"), E("ab"), 1, E("abc")),
-    CASE("bytemax empty operand", CFDB_MUTATION_BYTE_MAX, E("a"), E(""), 1, E("a")),
+    CASE("bytemin absent", CFDB_MUT_BYTE_MIN, NOE, E("b"), 1, E("b")),
+    CASE("bytemin existing", CFDB_MUT_BYTE_MIN, E("abc"), E("abd"), 1, E("abc")),
+    CASE("bytemin prefix", CFDB_MUT_BYTE_MIN, E("ab"), E("abc"), 1, E("ab")),
+    CASE("bytemin operand", CFDB_MUT_BYTE_MIN, E("b"), E("a"), 1, E("a")),
+    CASE("bytemin empty existing", CFDB_MUT_BYTE_MIN, E(""), E("a"), 1, E("")),
+    CASE("bytemin empty operand", CFDB_MUT_BYTE_MIN, E("a"), E(""), 1, E("")),
+    CASE("bytemax absent", CFDB_MUT_BYTE_MAX, NOE, E("b"), 1, E("b")),
+    CASE("bytemax existing", CFDB_MUT_BYTE_MAX, E("abd"), E("abc"), 1, E("abd")),
+    CASE("bytemax prefix", CFDB_MUT_BYTE_MAX, E("ab"), E("abc"), 1, E("abc")),
+    CASE("bytemax longer existing", CFDB_MUT_BYTE_MAX, E("abc"), E("ab"), 1, E("abc")),
+    CASE("bytemax empty operand", CFDB_MUT_BYTE_MAX, E("a"), E(""), 1, E("a")),
     /* CompareAndClear. */
-    CASE("cac absent", CFDB_MUTATION_COMPARE_AND_CLEAR, NOE, E("x"), 0, E("")),
-    CASE("cac equal", CFDB_MUTATION_COMPARE_AND_CLEAR, E("x"), E("x"), 0, E("")),
-    CASE("cac equal empty", CFDB_MUTATION_COMPARE_AND_CLEAR, E(""), E(""), 0, E("")),
-    CASE("cac different", CFDB_MUTATION_COMPARE_AND_CLEAR, E("x"), E("y"), 1, E("x")),
-    CASE("cac prefix differs", CFDB_MUTATION_COMPARE_AND_CLEAR, E("x"), E("x\x00"), 1, E("x")),
+    CASE("cac absent", CFDB_MUT_COMPARE_AND_CLEAR, NOE, E("x"), 0, E("")),
+    CASE("cac equal", CFDB_MUT_COMPARE_AND_CLEAR, E("x"), E("x"), 0, E("")),
+    CASE("cac equal empty", CFDB_MUT_COMPARE_AND_CLEAR, E(""), E(""), 0, E("")),
+    CASE("cac different", CFDB_MUT_COMPARE_AND_CLEAR, E("x"), E("y"), 1, E("x")),
+    CASE("cac prefix differs", CFDB_MUT_COMPARE_AND_CLEAR, E("x"), E("x\x00"), 1, E("x")),
 };
 
 static void hexdump(const char *label, const uint8_t *p, size_t n)
@@ -160,8 +160,8 @@ static void test_ties_return_operand(void **state)
     uint8_t ev[2] = { 5, 0 }, pv[2] = { 5, 0 };
     cfdb_bytes e = cfdb_bytes_make(ev, 2), p = cfdb_bytes_make(pv, 2), out;
     bool present;
-    const int types[] = { CFDB_MUTATION_MAX, CFDB_MUTATION_MIN, CFDB_MUTATION_MIN_V2,
-                          CFDB_MUTATION_BYTE_MIN, CFDB_MUTATION_BYTE_MAX };
+    const int types[] = { CFDB_MUT_MAX, CFDB_MUT_MIN, CFDB_MUT_MIN_V2,
+                          CFDB_MUT_BYTE_MIN, CFDB_MUT_BYTE_MAX };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         assert_int_equal(cfdb_apply_atomic(types[i], &e, p, &a, &out, &present), 0);
         assert_true(present);
@@ -181,13 +181,13 @@ static void test_append_size_limit(void **state)
     bool present;
     /* Exactly at the limit: appended. */
     cfdb_bytes e = cfdb_bytes_make(big, CFDB_VALUE_SIZE_LIMIT - 2);
-    assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_APPEND_IF_FITS, &e, CFDB_BYTES_LIT("zz"), &a,
+    assert_int_equal(cfdb_apply_atomic(CFDB_MUT_APPEND_IF_FITS, &e, CFDB_BYTES_LIT("zz"), &a,
                                        &out, &present), 0);
     assert_int_equal(out.len, CFDB_VALUE_SIZE_LIMIT);
     assert_memory_equal(out.ptr + CFDB_VALUE_SIZE_LIMIT - 2, "zz", 2);
     /* One byte over: unchanged. */
     e.len = CFDB_VALUE_SIZE_LIMIT - 1;
-    assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_APPEND_IF_FITS, &e, CFDB_BYTES_LIT("zz"), &a,
+    assert_int_equal(cfdb_apply_atomic(CFDB_MUT_APPEND_IF_FITS, &e, CFDB_BYTES_LIT("zz"), &a,
                                        &out, &present), 0);
     assert_true(present);
     assert_ptr_equal(out.ptr, big);
@@ -208,12 +208,12 @@ static void test_invalid_types(void **state)
         assert_int_equal(cfdb_apply_atomic(bad[i], NULL, CFDB_BYTES_LIT("x"), &a, &out, &present),
                          CFDB_ERR_INVALID_MUTATION_TYPE);
     }
-    assert_true(cfdb_mutation_is_atomic(CFDB_MUTATION_SET_VERSIONSTAMPED_KEY));
-    assert_true(cfdb_mutation_is_atomic(CFDB_MUTATION_COMPARE_AND_CLEAR));
-    assert_false(cfdb_mutation_is_atomic(CFDB_MUTATION_SET_VALUE));
-    assert_false(cfdb_mutation_is_atomic(CFDB_MUTATION_CLEAR_RANGE));
-    assert_false(cfdb_mutation_is_atomic(CFDB_MUTATION_MAX_ATOMIC_OP));
-    assert_true(cfdb_mutation_is_single_key(CFDB_MUTATION_SET_VALUE));
+    assert_true(cfdb_mutation_is_atomic(CFDB_MUT_SET_VERSIONSTAMPED_KEY));
+    assert_true(cfdb_mutation_is_atomic(CFDB_MUT_COMPARE_AND_CLEAR));
+    assert_false(cfdb_mutation_is_atomic(CFDB_MUT_SET_VALUE));
+    assert_false(cfdb_mutation_is_atomic(CFDB_MUT_CLEAR_RANGE));
+    assert_false(cfdb_mutation_is_atomic(CFDB_MUT_MAX_ATOMIC_OP));
+    assert_true(cfdb_mutation_is_single_key(CFDB_MUT_SET_VALUE));
     cfdb_arena_free(&a);
 }
 
@@ -258,35 +258,35 @@ static void test_random_against_definition(void **state)
         bool e_empty = absent || el == 0;
 
         cfdb_arena_reset(&a);
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_ADD_VALUE, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_ADD_VALUE, absent ? NULL : &e, p, &a, &out, &present), 0);
         uint64_t want = e_empty ? P : ((E + P) & mask);
         assert_int_equal(out.len, pl);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_MAX, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_MAX, absent ? NULL : &e, p, &a, &out, &present), 0);
         want = e_empty ? P : (E > P ? E : P);
         assert_int_equal(out.len, pl);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_MIN, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_MIN, absent ? NULL : &e, p, &a, &out, &present), 0);
         want = E < P ? E : P; /* absent and empty both count as 0 */
         assert_int_equal(out.len, pl);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_MIN_V2, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_MIN_V2, absent ? NULL : &e, p, &a, &out, &present), 0);
         want = absent ? P : (E < P ? E : P);
         assert_int_equal(out.len, pl);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_AND_V2, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_AND_V2, absent ? NULL : &e, p, &a, &out, &present), 0);
         want = absent ? P : (E & P);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_XOR, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_XOR, absent ? NULL : &e, p, &a, &out, &present), 0);
         want = e_empty ? P : (E ^ P);
         assert_true(le_value(out.ptr, out.len, pl) == want);
 
-        assert_int_equal(cfdb_apply_atomic(CFDB_MUTATION_BYTE_MAX, absent ? NULL : &e, p, &a, &out, &present), 0);
+        assert_int_equal(cfdb_apply_atomic(CFDB_MUT_BYTE_MAX, absent ? NULL : &e, p, &a, &out, &present), 0);
         cfdb_bytes bw = absent ? p : (cfdb_bytes_cmp(e, p) > 0 ? e : p);
         assert_true(cfdb_bytes_eq(out, bw));
     }
@@ -372,32 +372,32 @@ static void test_transform_mutation(void **state)
     cfdb_arena a;
     cfdb_arena_init(&a);
     const char zeros[10] = { 0 };
-    cfdb_mutation m = { CFDB_MUTATION_SET_VERSIONSTAMPED_KEY, with_offset(&a, zeros, 10, 0),
+    cfdb_mutation m = { CFDB_MUT_SET_VERSIONSTAMPED_KEY, with_offset(&a, zeros, 10, 0),
                         CFDB_BYTES_LIT("value") };
     assert_int_equal(cfdb_transform_versionstamp_mutation(&m, STAMP_VERSION, STAMP_BATCH, &a), 0);
-    assert_int_equal(m.type, CFDB_MUTATION_SET_VALUE);
+    assert_int_equal(m.type, CFDB_MUT_SET_VALUE);
     assert_int_equal(m.param1.len, 10);
     assert_memory_equal(m.param1.ptr, STAMP, 10);
     assert_true(cfdb_bytes_eq(m.param2, CFDB_BYTES_LIT("value")));
 
-    m = (cfdb_mutation){ CFDB_MUTATION_SET_VERSIONSTAMPED_VALUE, CFDB_BYTES_LIT("key"),
+    m = (cfdb_mutation){ CFDB_MUT_SET_VERSIONSTAMPED_VALUE, CFDB_BYTES_LIT("key"),
                          with_offset(&a, zeros, 10, 0) };
     assert_int_equal(cfdb_transform_versionstamp_mutation(&m, STAMP_VERSION, STAMP_BATCH, &a), 0);
-    assert_int_equal(m.type, CFDB_MUTATION_SET_VALUE);
+    assert_int_equal(m.type, CFDB_MUT_SET_VALUE);
     assert_true(cfdb_bytes_eq(m.param1, CFDB_BYTES_LIT("key")));
     assert_memory_equal(m.param2.ptr, STAMP, 10);
 
     /* Invalid offset: still becomes SetValue with the offset removed. */
-    m = (cfdb_mutation){ CFDB_MUTATION_SET_VERSIONSTAMPED_VALUE, CFDB_BYTES_LIT("key"),
+    m = (cfdb_mutation){ CFDB_MUT_SET_VERSIONSTAMPED_VALUE, CFDB_BYTES_LIT("key"),
                          with_offset(&a, "abc", 3, 0) };
     assert_int_equal(cfdb_transform_versionstamp_mutation(&m, STAMP_VERSION, STAMP_BATCH, &a), 0);
-    assert_int_equal(m.type, CFDB_MUTATION_SET_VALUE);
+    assert_int_equal(m.type, CFDB_MUT_SET_VALUE);
     assert_true(cfdb_bytes_eq(m.param2, CFDB_BYTES_LIT("abc")));
 
     /* Other types untouched. */
-    m = (cfdb_mutation){ CFDB_MUTATION_ADD_VALUE, CFDB_BYTES_LIT("k"), CFDB_BYTES_LIT("\x01\0\0\0\0") };
+    m = (cfdb_mutation){ CFDB_MUT_ADD_VALUE, CFDB_BYTES_LIT("k"), CFDB_BYTES_LIT("\x01\0\0\0\0") };
     assert_int_equal(cfdb_transform_versionstamp_mutation(&m, 1, 1, &a), 0);
-    assert_int_equal(m.type, CFDB_MUTATION_ADD_VALUE);
+    assert_int_equal(m.type, CFDB_MUT_ADD_VALUE);
     assert_int_equal(m.param2.len, 5);
     cfdb_arena_free(&a);
 }

@@ -24,7 +24,7 @@ static int universe_n;
 typedef struct ref_value {
     bool present;
     uint8_t len;
-    uint8_t data[MAXV * 2 + 8];
+    uint8_t data[64];
 } ref_value;
 
 typedef struct snapshot {
@@ -217,6 +217,9 @@ static int shard_for(cfdb_mvcc_selector sel)
     return 0;
 }
 
+/* How much of the interesting ground the random runs covered. */
+static int multi_round_walks, shard_answers, shard_refusals;
+
 /* The client's getKey loop. */
 static cfdb_bytes walk_selector(cfdb_mvcc_store *s, int64_t version, cfdb_mvcc_selector sel,
                                 cfdb_arena *a)
@@ -232,12 +235,19 @@ static cfdb_bytes walk_selector(cfdb_mvcc_store *s, int64_t version, cfdb_mvcc_s
         int sh = shard_for(sel);
         cfdb_mvcc_selector out;
         assert_int_equal(cfdb_mvcc_get_key(s, version, shard_begin(sh), shard_end(sh), sel, a, &out), 0);
-        if (out.or_equal && out.offset == 0)
+        if (out.or_equal && out.offset == 0) {
+            multi_round_walks += rounds > 0;
             return out.key;
+        }
         sel = out;
     }
     fail_msg("selector walk did not terminate");
     return sel.key;
+}
+
+static bool off_the_ends(cfdb_bytes k)
+{
+    return k.len == 0 || cfdb_bytes_eq(k, cfdb_bytes_make("\xff\xff", 2));
 }
 
 static cfdb_mvcc_selector random_selector(char *buf)
@@ -276,15 +286,15 @@ static void run_random(uint64_t seed, int commits, int window)
             uint32_t vl;
             random_value(vb, &vl);
             if (kind < 4) {
-                ms[i] = (cfdb_mutation){ CFDB_MUTATION_SET_VALUE, ukey(ki), cfdb_bytes_make(vb, vl) };
+                ms[i] = (cfdb_mutation){ CFDB_MUT_SET_VALUE, ukey(ki), cfdb_bytes_make(vb, vl) };
             } else if (kind < 6) {
                 char *b1 = cfdb_arena_alloc(&a, 8), *b2 = cfdb_arena_alloc(&a, 8);
-                ms[i] = (cfdb_mutation){ CFDB_MUTATION_CLEAR_RANGE, random_bound(b1), random_bound(b2) };
+                ms[i] = (cfdb_mutation){ CFDB_MUT_CLEAR_RANGE, random_bound(b1), random_bound(b2) };
             } else {
                 static const int ops[] = { 2, 6, 7, 8, 9, 12, 13, 16, 17, 18, 19, 20 };
                 int op = ops[rnd() % (sizeof ops / sizeof ops[0])];
                 /* Compare-and-clear against the current value half of the time. */
-                if (op == CFDB_MUTATION_COMPARE_AND_CLEAR && sn->v[ki].present && rnd() % 2) {
+                if (op == CFDB_MUT_COMPARE_AND_CLEAR && sn->v[ki].present && rnd() % 2) {
                     memcpy(vb, sn->v[ki].data, sn->v[ki].len);
                     vl = sn->v[ki].len;
                 }
@@ -292,7 +302,7 @@ static void run_random(uint64_t seed, int commits, int window)
             }
             /* Model: apply to the copy. */
             const cfdb_mutation *m = &ms[i];
-            if (m->type == CFDB_MUTATION_CLEAR_RANGE) {
+            if (m->type == CFDB_MUT_CLEAR_RANGE) {
                 for (int k = 0; k < universe_n; k++)
                     if (cfdb_bytes_cmp(ukey(k), m->param1) >= 0 && cfdb_bytes_cmp(ukey(k), m->param2) < 0)
                         sn->v[k].present = false;
@@ -300,7 +310,7 @@ static void run_random(uint64_t seed, int commits, int window)
                 ref_value *rv = &sn->v[ki];
                 cfdb_bytes nv = m->param2;
                 bool present = true;
-                if (m->type != CFDB_MUTATION_SET_VALUE) {
+                if (m->type != CFDB_MUT_SET_VALUE) {
                     cfdb_bytes ex = cfdb_bytes_make(rv->data, rv->len);
                     assert_int_equal(cfdb_apply_atomic(m->type, rv->present ? &ex : NULL, m->param2, &a,
                                                        &nv, &present), 0);
@@ -330,7 +340,7 @@ static void run_random(uint64_t seed, int commits, int window)
                 char *end = cfdb_arena_alloc(&a, 5);
                 memcpy(end, universe[k], strlen(universe[k]));
                 end[strlen(universe[k])] = 0;
-                cfdb_mutation clr = { CFDB_MUTATION_CLEAR_RANGE, ukey(k),
+                cfdb_mutation clr = { CFDB_MUT_CLEAR_RANGE, ukey(k),
                                       cfdb_bytes_make(end, strlen(universe[k]) + 1) };
                 assert_int_equal(cfdb_mvcc_apply(s, version, &clr, 1), 0);
             }
@@ -378,14 +388,19 @@ static void run_random(uint64_t seed, int commits, int window)
                         (int)want_key.len, want_key.ptr, (int)got_key.len, got_key.ptr);
             assert_true(cfdb_bytes_eq(want_key, got_key));
 
-            /* Range by selectors: one shard covering everything always answers. */
+            /* Range by selectors over one shard covering everything. */
             char sb2[8];
             cfdb_mvcc_selector bsel = random_selector(sb), esel = random_selector(sb2);
             cfdb_bytes kb = ref_resolve(at, bsel), ke = ref_resolve(at, esel);
-            assert_int_equal(cfdb_mvcc_get_range(s, rv, cfdb_bytes_make("", 0),
-                                                 cfdb_bytes_make("\xff\xff", 2), bsel, esel, limit,
-                                                 bytes, &a, &got), 0);
-            if (cfdb_bytes_cmp(kb, ke) >= 0) {
+            int whole = cfdb_mvcc_get_range(s, rv, cfdb_bytes_make("", 0),
+                                            cfdb_bytes_make("\xff\xff", 2), bsel, esel, limit,
+                                            bytes, &a, &got);
+            if (whole) {
+                /* Like FDB, a selector running off either end of the database is
+                 * wrong_shard_server (the client then resolves it with GetKey). */
+                assert_int_equal(whole, CFDB_ERR_WRONG_SHARD_SERVER);
+                assert_true(off_the_ends(kb) || off_the_ends(ke));
+            } else if (cfdb_bytes_cmp(kb, ke) >= 0) {
                 assert_int_equal(got.count, 0);
                 assert_false(got.more);
             } else {
@@ -396,6 +411,8 @@ static void run_random(uint64_t seed, int commits, int window)
             int sh = shard_for(bsel);
             int rc = cfdb_mvcc_get_range(s, rv, shard_begin(sh), shard_end(sh), bsel, esel, limit,
                                          bytes, &a, &got);
+            shard_answers += rc == 0;
+            shard_refusals += rc != 0;
             if (rc == 0) {
                 cfdb_bytes clip_e = cfdb_bytes_cmp(ke, shard_end(sh)) < 0 ? ke : shard_end(sh);
                 if (cfdb_bytes_cmp(kb, clip_e) >= 0) {
@@ -457,6 +474,9 @@ static void test_random_with_forgetting(void **state)
     build_universe();
     for (uint64_t seed = 1; seed <= 10; seed++)
         run_random(seed * 0xBF58476D1CE4E5B9ull + 7, 400, 1 + (int)(seed % 5) * 3);
+    fprintf(stderr, "selector walks over several shards: %d; per-shard ranges answered %d, refused %d\n",
+            multi_round_walks, shard_answers, shard_refusals);
+    assert_true(multi_round_walks > 100 && shard_answers > 100 && shard_refusals > 100);
 }
 
 int main(void)

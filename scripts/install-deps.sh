@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what building and testing cfdb needs on Debian 12 (bookworm), as root or via sudo.
+# Skips apt entirely when every package is already installed; FORCE=1 installs anyway.
+set -euo pipefail
+
+packages=(
+    cmake make pkg-config       # build
+    gcc                         # default compiler
+    clang libclang-rt-dev llvm  # sanitizer/fuzzer runtimes, llvm-symbolizer for stack traces
+    libxxhash-dev               # frame checksums (src/wire)
+    libcmocka-dev               # unit tests (tests/)
+    libssl-dev                  # libcrypto (bench/), TLS later
+    gnuplot-nox                 # bench report plots
+    python3                     # fuzz/make_corpus.sh
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) != installed ]]; then
+        missing+=("$p")
+    fi
+done
+if [[ ${#missing[@]} -eq 0 && ${FORCE:-0} != 1 ]]; then
+    echo "install-deps: all ${#packages[@]} packages already installed"
+    exit 0
+fi
+
+if ! command -v apt-get >/dev/null; then
+    echo "install-deps: apt-get not found; install by hand: ${packages[*]}" >&2
+    exit 1
+fi
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+    sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]:-${packages[*]}}"
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
