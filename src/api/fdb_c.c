@@ -1,0 +1,796 @@
+/* The public C API of libfdb_c 7.3 (fdb_c.h, API version 730) over cfdb's client engine.
+ * Handles are the engine's objects: FDBFuture is a cfdb_future, FDBTransaction a cfdb_txn,
+ * FDBDatabase a cfdb_db. Functions this client does not implement yet return
+ * unsupported_operation (or operation_failed where libfdb_c's signature has no error
+ * channel); the README lists them. */
+#define FDB_API_VERSION 730
+#include <foundationdb/fdb_c.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "database.h"
+#include "future.h"
+#include "net.h"
+#include "transaction.h"
+
+#define CFDB_MAX_API_VERSION 730
+#define CFDB_CLIENT_VERSION "7.3.77"
+#define MAX_CLUSTER_FILE_BYTES 60000
+
+/* Exported in libfdb_c for old API versions; at 730 fdb_c.h turns their names into
+ * compile errors, so the names are freed first. */
+#undef fdb_future_get_version
+#undef fdb_future_is_error
+#undef fdb_create_cluster
+#undef fdb_cluster_create_database
+#undef fdb_cluster_set_option
+#undef fdb_cluster_destroy
+#undef fdb_future_get_cluster
+#undef fdb_future_get_database
+#undef fdb_transaction_get_range_selector
+DLLEXPORT fdb_error_t fdb_future_get_version(FDBFuture *f, int64_t *out);
+DLLEXPORT fdb_bool_t fdb_future_is_error(FDBFuture *f);
+DLLEXPORT FDBFuture *fdb_create_cluster(const char *cluster_file_path);
+DLLEXPORT FDBFuture *fdb_cluster_create_database(void *c, uint8_t const *db_name, int db_name_length);
+DLLEXPORT fdb_error_t fdb_cluster_set_option(void *c, int option, uint8_t const *value, int value_length);
+DLLEXPORT void fdb_cluster_destroy(void *c);
+DLLEXPORT fdb_error_t fdb_future_get_cluster(FDBFuture *f, void **out);
+DLLEXPORT fdb_error_t fdb_future_get_database(FDBFuture *f, FDBDatabase **out);
+DLLEXPORT FDBFuture *fdb_transaction_get_range_selector(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                                        int begin_key_name_length, fdb_bool_t begin_or_equal,
+                                                        int begin_offset, uint8_t const *end_key_name,
+                                                        int end_key_name_length, fdb_bool_t end_or_equal,
+                                                        int end_offset, int limit);
+
+static atomic_int g_api_version;
+static cfdb_client *g_client;
+static atomic_int g_network_state; /* 0 none, 1 set up, 2 running, 3 stopped */
+
+typedef struct hook {
+    void (*fn)(void *);
+    void *arg;
+} hook;
+static hook g_hooks[64];
+static int g_nhooks;
+static pthread_mutex_t g_hooks_mu = PTHREAD_MUTEX_INITIALIZER;
+
+#define F(f) ((cfdb_future *)(f))
+#define TX(t) ((cfdb_txn *)(t))
+#define DB(d) ((cfdb_db *)(d))
+
+static FDBFuture *unsupported_future(void)
+{
+    return (FDBFuture *)cfdb_future_error(CFDB_FUTURE_VOID, CFDB_ERR_UNSUPPORTED_OPERATION);
+}
+
+/* ---------- api version, errors ---------- */
+
+fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version)
+{
+    if (atomic_load(&g_api_version) != 0)
+        return CFDB_ERR_API_VERSION_ALREADY_SET;
+    if (runtime_version > header_version)
+        return CFDB_ERR_API_VERSION_INVALID;
+    if (header_version > CFDB_MAX_API_VERSION || runtime_version < 13)
+        return CFDB_ERR_API_VERSION_NOT_SUPPORTED;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_api_version, &expected, runtime_version))
+        return CFDB_ERR_API_VERSION_ALREADY_SET;
+    return 0;
+}
+
+int fdb_get_max_api_version(void)
+{
+    return CFDB_MAX_API_VERSION;
+}
+
+const char *fdb_get_client_version(void)
+{
+    return CFDB_CLIENT_VERSION ",cfdb," "fdb00b073000000";
+}
+
+const char *fdb_get_error(fdb_error_t code)
+{
+    return cfdb_error_message(code);
+}
+
+fdb_bool_t fdb_error_predicate(int predicate_test, fdb_error_t code)
+{
+    return cfdb_error_predicate(predicate_test, code);
+}
+
+/* ---------- network ---------- */
+
+fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value, int value_length)
+{
+    if (!atomic_load(&g_api_version))
+        return CFDB_ERR_API_VERSION_UNSET;
+    /* Trace, TLS, knob and multi-version options are accepted; none changes this client's
+     * behaviour yet (see the README). */
+    (void)option;
+    (void)value;
+    (void)value_length;
+    return 0;
+}
+
+fdb_error_t fdb_setup_network(void)
+{
+    if (!atomic_load(&g_api_version))
+        return CFDB_ERR_API_VERSION_UNSET;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&g_network_state, &expected, 1))
+        return CFDB_ERR_NETWORK_ALREADY_SETUP;
+    g_client = cfdb_client_create();
+    if (!g_client) {
+        atomic_store(&g_network_state, 0);
+        return CFDB_ERR_PLATFORM_ERROR;
+    }
+    return 0;
+}
+
+fdb_error_t fdb_run_network(void)
+{
+    int expected = 1;
+    if (!atomic_compare_exchange_strong(&g_network_state, &expected, 2))
+        return expected == 0 ? CFDB_ERR_NETWORK_NOT_SETUP : CFDB_ERR_NETWORK_CANNOT_BE_RESTARTED;
+    int rc = cfdb_loop_run(cfdb_client_loop(g_client));
+    atomic_store(&g_network_state, 3);
+    pthread_mutex_lock(&g_hooks_mu);
+    int n = g_nhooks;
+    pthread_mutex_unlock(&g_hooks_mu);
+    for (int i = 0; i < n; i++)
+        g_hooks[i].fn(g_hooks[i].arg);
+    return rc < 0 ? CFDB_ERR_PLATFORM_ERROR : 0;
+}
+
+fdb_error_t fdb_stop_network(void)
+{
+    int st = atomic_load(&g_network_state);
+    if (st == 0)
+        return CFDB_ERR_NETWORK_NOT_SETUP;
+    cfdb_loop_stop(cfdb_client_loop(g_client));
+    return 0;
+}
+
+fdb_error_t fdb_add_network_thread_completion_hook(void (*fn)(void *), void *arg)
+{
+    pthread_mutex_lock(&g_hooks_mu);
+    int rc = 0;
+    if (g_nhooks == (int)(sizeof g_hooks / sizeof g_hooks[0]))
+        rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
+    else
+        g_hooks[g_nhooks++] = (hook){ fn, arg };
+    pthread_mutex_unlock(&g_hooks_mu);
+    return rc;
+}
+
+/* ---------- futures ---------- */
+
+void fdb_future_cancel(FDBFuture *f)
+{
+    cfdb_future_complete(F(f), CFDB_ERR_OPERATION_CANCELLED);
+}
+
+void fdb_future_release_memory(FDBFuture *f)
+{
+    (void)f; /* results stay readable until destroy: the arena is released then */
+}
+
+void fdb_future_destroy(FDBFuture *f)
+{
+    if (!f)
+        return;
+    cfdb_future *fu = F(f);
+    if (!cfdb_future_is_ready(fu)) {
+        cfdb_future_set_callback(fu, NULL, NULL); /* a destroyed future calls nobody */
+        cfdb_future_complete(fu, CFDB_ERR_OPERATION_CANCELLED);
+    }
+    cfdb_future_unref(fu);
+}
+
+fdb_error_t fdb_future_block_until_ready(FDBFuture *f)
+{
+    cfdb_future_wait(F(f));
+    return 0;
+}
+
+fdb_bool_t fdb_future_is_ready(FDBFuture *f)
+{
+    return cfdb_future_is_ready(F(f));
+}
+
+fdb_error_t fdb_future_set_callback(FDBFuture *f, FDBCallback callback, void *callback_parameter)
+{
+    if (!cfdb_future_set_callback(F(f), (cfdb_future_callback)callback, callback_parameter))
+        callback(f, callback_parameter);
+    return 0;
+}
+
+fdb_error_t fdb_future_get_error(FDBFuture *f)
+{
+    if (!cfdb_future_is_ready(F(f)))
+        return CFDB_ERR_FUTURE_NOT_SET;
+    return F(f)->error;
+}
+
+fdb_bool_t fdb_future_is_error(FDBFuture *f)
+{
+    return cfdb_future_is_ready(F(f)) && F(f)->error != 0;
+}
+
+/* The error a getter reports: not ready, failed, or a result of another type. */
+static int result_state(FDBFuture *f, cfdb_future_kind kind)
+{
+    cfdb_future *fu = F(f);
+    if (!cfdb_future_is_ready(fu))
+        return CFDB_ERR_FUTURE_NOT_SET;
+    if (fu->error)
+        return fu->error;
+    if (fu->kind != kind)
+        return CFDB_ERR_INTERNAL_ERROR;
+    return 0;
+}
+
+fdb_error_t fdb_future_get_int64(FDBFuture *f, int64_t *out)
+{
+    int rc = result_state(f, CFDB_FUTURE_INT64);
+    if (!rc)
+        *out = F(f)->r.i64;
+    return rc;
+}
+
+fdb_error_t fdb_future_get_version(FDBFuture *f, int64_t *out)
+{
+    return fdb_future_get_int64(f, out);
+}
+
+fdb_error_t fdb_future_get_uint64(FDBFuture *f, uint64_t *out)
+{
+    int rc = result_state(f, CFDB_FUTURE_INT64);
+    if (!rc)
+        *out = (uint64_t)F(f)->r.i64;
+    return rc;
+}
+
+fdb_error_t fdb_future_get_bool(FDBFuture *f, fdb_bool_t *out)
+{
+    int rc = result_state(f, CFDB_FUTURE_INT64);
+    if (!rc)
+        *out = F(f)->r.i64 != 0;
+    return rc;
+}
+
+fdb_error_t fdb_future_get_double(FDBFuture *f, double *out)
+{
+    int rc = result_state(f, CFDB_FUTURE_INT64);
+    if (!rc)
+        *out = (double)F(f)->r.i64;
+    return rc;
+}
+
+fdb_error_t fdb_future_get_key(FDBFuture *f, uint8_t const **out_key, int *out_key_length)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEY);
+    if (!rc) {
+        *out_key = F(f)->r.key.ptr ? F(f)->r.key.ptr : (const uint8_t *)"";
+        *out_key_length = (int)F(f)->r.key.len;
+    }
+    return rc;
+}
+
+fdb_error_t fdb_future_get_value(FDBFuture *f, fdb_bool_t *out_present, uint8_t const **out_value,
+                                 int *out_value_length)
+{
+    int rc = result_state(f, CFDB_FUTURE_VALUE);
+    if (!rc) {
+        *out_present = F(f)->r.value.present;
+        *out_value = F(f)->r.value.value.ptr ? F(f)->r.value.value.ptr : (const uint8_t *)"";
+        *out_value_length = (int)F(f)->r.value.value.len;
+    }
+    return rc;
+}
+
+_Static_assert(sizeof(cfdb_fdb_kv) == sizeof(FDBKeyValue), "FDBKeyValue layout");
+_Static_assert(sizeof(cfdb_fdb_key) == sizeof(FDBKey), "FDBKey layout");
+
+fdb_error_t fdb_future_get_keyvalue_array(FDBFuture *f, FDBKeyValue const **out_kv, int *out_count,
+                                          fdb_bool_t *out_more)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYVALUES);
+    if (!rc) {
+        *out_kv = (FDBKeyValue const *)F(f)->r.kvs.items;
+        *out_count = F(f)->r.kvs.count;
+        *out_more = F(f)->r.kvs.more;
+    }
+    return rc;
+}
+
+fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture *f, FDBMappedKeyValue const **out_kv, int *out_count,
+                                                fdb_bool_t *out_more)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYVALUES);
+    return rc ? rc : CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_future_get_key_array(FDBFuture *f, FDBKey const **out_key_array, int *out_count)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYS);
+    if (!rc) {
+        *out_key_array = (FDBKey const *)F(f)->r.keys.items;
+        *out_count = F(f)->r.keys.count;
+    }
+    return rc;
+}
+
+fdb_error_t fdb_future_get_string_array(FDBFuture *f, const char ***out_strings, int *out_count)
+{
+    int rc = result_state(f, CFDB_FUTURE_STRINGS);
+    if (!rc) {
+        *out_strings = F(f)->r.strings.items;
+        *out_count = F(f)->r.strings.count;
+    }
+    return rc;
+}
+
+fdb_error_t fdb_future_get_keyrange_array(FDBFuture *f, FDBKeyRange const **out_ranges, int *out_count)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYS);
+    return rc ? rc : CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_future_get_granule_summary_array(FDBFuture *f, FDBGranuleSummary const **out, int *out_count)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYS);
+    return rc ? rc : CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_future_readbg_get_descriptions(FDBFuture *f, FDBBGFileDescription **out, int *desc_count)
+{
+    int rc = result_state(f, CFDB_FUTURE_KEYS);
+    return rc ? rc : CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_future_get_cluster(FDBFuture *f, void **out)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_future_get_database(FDBFuture *f, FDBDatabase **out)
+{
+    int rc = result_state(f, CFDB_FUTURE_DATABASE);
+    if (!rc)
+        *out = (FDBDatabase *)F(f)->r.database;
+    return rc;
+}
+
+/* ---------- blob granule results (not supported) ---------- */
+
+FDBResult *fdb_readbg_parse_snapshot_file(const uint8_t *file_data, int file_len, FDBBGTenantPrefix const *tp,
+                                          FDBBGEncryptionCtx const *ec)
+{
+    return NULL;
+}
+
+FDBResult *fdb_readbg_parse_delta_file(const uint8_t *file_data, int file_len, FDBBGTenantPrefix const *tp,
+                                       FDBBGEncryptionCtx const *ec)
+{
+    return NULL;
+}
+
+void fdb_result_destroy(FDBResult *r)
+{
+    (void)r;
+}
+
+fdb_error_t fdb_result_get_keyvalue_array(FDBResult *r, FDBKeyValue const **out_kv, int *out_count,
+                                          fdb_bool_t *out_more)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_result_get_bg_mutations_array(FDBResult *r, FDBBGMutation const **out, int *out_count)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+/* ---------- databases ---------- */
+
+/* fdb.cluster resolution: the given path, $FDB_CLUSTER_FILE, ./fdb.cluster, then the
+ * platform default. */
+static int read_cluster_file(const char *path, char **out)
+{
+    const char *p = path && *path ? path : getenv("FDB_CLUSTER_FILE");
+    if (!p || !*p) {
+        FILE *probe = fopen("fdb.cluster", "r");
+        if (probe) {
+            fclose(probe);
+            p = "fdb.cluster";
+        } else {
+            p = "/etc/foundationdb/fdb.cluster";
+        }
+    }
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return errno == ENOENT ? CFDB_ERR_NO_CLUSTER_FILE_FOUND : CFDB_ERR_FILE_NOT_READABLE;
+    char *buf = malloc(MAX_CLUSTER_FILE_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_CLUSTER_FILE_BYTES + 1, f) : 0;
+    fclose(f);
+    if (!buf)
+        return CFDB_ERR_PLATFORM_ERROR;
+    if (n > MAX_CLUSTER_FILE_BYTES) {
+        free(buf);
+        return CFDB_ERR_FILE_TOO_LARGE;
+    }
+    buf[n] = 0;
+    *out = buf;
+    return 0;
+}
+
+static fdb_error_t create_database(const char *connection_string, FDBDatabase **out)
+{
+    if (atomic_load(&g_network_state) == 0)
+        return CFDB_ERR_NETWORK_NOT_SETUP;
+    cfdb_db *db;
+    int rc = cfdb_db_create(g_client, connection_string, &db);
+    if (rc)
+        return rc;
+    *out = (FDBDatabase *)db;
+    return 0;
+}
+
+fdb_error_t fdb_create_database(const char *cluster_file_path, FDBDatabase **out_database)
+{
+    char *text;
+    int rc = read_cluster_file(cluster_file_path, &text);
+    if (rc)
+        return rc;
+    rc = create_database(text, out_database);
+    free(text);
+    return rc;
+}
+
+fdb_error_t fdb_create_database_from_connection_string(const char *connection_string, FDBDatabase **out_database)
+{
+    return create_database(connection_string, out_database);
+}
+
+static void db_unref_task(void *arg)
+{
+    cfdb_db_unref(arg);
+}
+
+void fdb_database_destroy(FDBDatabase *d)
+{
+    if (!d)
+        return;
+    if (cfdb_loop_post(cfdb_client_loop(g_client), db_unref_task, d) != 0)
+        cfdb_db_unref(DB(d));
+}
+
+fdb_error_t fdb_database_set_option(FDBDatabase *d, FDBDatabaseOption option, uint8_t const *value, int value_length)
+{
+    return 0; /* location cache size, machine/datacenter ids, transaction defaults: accepted, not acted on */
+}
+
+fdb_error_t fdb_database_open_tenant(FDBDatabase *d, uint8_t const *tenant_name, int tenant_name_length,
+                                     FDBTenant **out_tenant)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+fdb_error_t fdb_database_create_transaction(FDBDatabase *d, FDBTransaction **out_transaction)
+{
+    cfdb_txn *tx = cfdb_txn_create(DB(d));
+    if (!tx)
+        return CFDB_ERR_PLATFORM_ERROR;
+    *out_transaction = (FDBTransaction *)tx;
+    return 0;
+}
+
+FDBFuture *fdb_database_reboot_worker(FDBDatabase *db, uint8_t const *address, int address_length, fdb_bool_t check,
+                                      int duration)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_database_force_recovery_with_data_loss(FDBDatabase *db, uint8_t const *dcid, int dcid_length)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_database_create_snapshot(FDBDatabase *db, uint8_t const *uid, int uid_length,
+                                       uint8_t const *snap_command, int snap_command_length)
+{
+    return unsupported_future();
+}
+
+double fdb_database_get_main_thread_busyness(FDBDatabase *db)
+{
+    return 0.0;
+}
+
+FDBFuture *fdb_database_get_server_protocol(FDBDatabase *db, uint64_t expected_version)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
+    if (f) {
+        f->r.i64 = (int64_t)0x0FDB00B073000000ll;
+        cfdb_future_complete(f, 0);
+    }
+    return (FDBFuture *)f;
+}
+
+#define BLOB_STUB(name, target_type, ...)               \
+    FDBFuture *name(target_type *t, __VA_ARGS__)        \
+    {                                                   \
+        return unsupported_future();                    \
+    }
+
+BLOB_STUB(fdb_database_purge_blob_granules, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int64_t purge_version, fdb_bool_t force)
+BLOB_STUB(fdb_database_wait_purge_granules_complete, FDBDatabase, uint8_t const *k, int kl)
+BLOB_STUB(fdb_database_blobbify_range, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_database_blobbify_range_blocking, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_database_unblobbify_range, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_database_list_blobbified_ranges, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int range_limit)
+BLOB_STUB(fdb_database_verify_blob_range, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int64_t version)
+BLOB_STUB(fdb_database_flush_blob_range, FDBDatabase, uint8_t const *b, int bl, uint8_t const *e, int el,
+          fdb_bool_t compact, int64_t version)
+BLOB_STUB(fdb_tenant_purge_blob_granules, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int64_t purge_version, fdb_bool_t force)
+BLOB_STUB(fdb_tenant_wait_purge_granules_complete, FDBTenant, uint8_t const *k, int kl)
+BLOB_STUB(fdb_tenant_blobbify_range, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_tenant_blobbify_range_blocking, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_tenant_unblobbify_range, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el)
+BLOB_STUB(fdb_tenant_list_blobbified_ranges, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int range_limit)
+BLOB_STUB(fdb_tenant_verify_blob_range, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el,
+          int64_t version)
+BLOB_STUB(fdb_tenant_flush_blob_range, FDBTenant, uint8_t const *b, int bl, uint8_t const *e, int el,
+          fdb_bool_t compact, int64_t version)
+
+FDBFuture *fdb_database_get_client_status(FDBDatabase *db)
+{
+    return unsupported_future();
+}
+
+fdb_error_t fdb_tenant_create_transaction(FDBTenant *tenant, FDBTransaction **out_transaction)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+FDBFuture *fdb_tenant_get_id(FDBTenant *tenant)
+{
+    return unsupported_future();
+}
+
+void fdb_tenant_destroy(FDBTenant *tenant)
+{
+    (void)tenant;
+}
+
+/* Removed before API 610; kept as symbols so old binaries still link. */
+FDBFuture *fdb_create_cluster(const char *cluster_file_path)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_cluster_create_database(void *c, uint8_t const *db_name, int db_name_length)
+{
+    return unsupported_future();
+}
+
+fdb_error_t fdb_cluster_set_option(void *c, int option, uint8_t const *value, int value_length)
+{
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
+}
+
+void fdb_cluster_destroy(void *c)
+{
+    (void)c;
+}
+
+/* ---------- transactions ---------- */
+
+static cfdb_bytes B(const uint8_t *p, int n)
+{
+    return cfdb_bytes_make(p, n > 0 ? (size_t)n : 0);
+}
+
+void fdb_transaction_destroy(FDBTransaction *tr)
+{
+    if (tr)
+        cfdb_txn_destroy(TX(tr));
+}
+
+void fdb_transaction_cancel(FDBTransaction *tr)
+{
+    cfdb_txn_cancel(TX(tr));
+}
+
+fdb_error_t fdb_transaction_set_option(FDBTransaction *tr, FDBTransactionOption option, uint8_t const *value,
+                                       int value_length)
+{
+    return cfdb_txn_set_option(TX(tr), (int)option, value, value_length);
+}
+
+void fdb_transaction_set_read_version(FDBTransaction *tr, int64_t version)
+{
+    cfdb_txn_set_read_version(TX(tr), version);
+}
+
+FDBFuture *fdb_transaction_get_read_version(FDBTransaction *tr)
+{
+    return (FDBFuture *)cfdb_txn_get_read_version(TX(tr));
+}
+
+FDBFuture *fdb_transaction_get(FDBTransaction *tr, uint8_t const *key_name, int key_name_length, fdb_bool_t snapshot)
+{
+    return (FDBFuture *)cfdb_txn_get(TX(tr), B(key_name, key_name_length), snapshot);
+}
+
+FDBFuture *fdb_transaction_get_key(FDBTransaction *tr, uint8_t const *key_name, int key_name_length,
+                                   fdb_bool_t or_equal, int offset, fdb_bool_t snapshot)
+{
+    return (FDBFuture *)cfdb_txn_get_key(TX(tr), B(key_name, key_name_length), or_equal, offset, snapshot);
+}
+
+FDBFuture *fdb_transaction_get_addresses_for_key(FDBTransaction *tr, uint8_t const *key_name, int key_name_length)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_get_range(FDBTransaction *tr, uint8_t const *begin_key_name, int begin_key_name_length,
+                                     fdb_bool_t begin_or_equal, int begin_offset, uint8_t const *end_key_name,
+                                     int end_key_name_length, fdb_bool_t end_or_equal, int end_offset, int limit,
+                                     int target_bytes, FDBStreamingMode mode, int iteration, fdb_bool_t snapshot,
+                                     fdb_bool_t reverse)
+{
+    return (FDBFuture *)cfdb_txn_get_range(TX(tr), B(begin_key_name, begin_key_name_length), begin_or_equal,
+                                           begin_offset, B(end_key_name, end_key_name_length), end_or_equal,
+                                           end_offset, limit, target_bytes, (int)mode, iteration, snapshot, reverse);
+}
+
+FDBFuture *fdb_transaction_get_range_selector(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                              int begin_key_name_length, fdb_bool_t begin_or_equal, int begin_offset,
+                                              uint8_t const *end_key_name, int end_key_name_length,
+                                              fdb_bool_t end_or_equal, int end_offset, int limit)
+{
+    return fdb_transaction_get_range(tr, begin_key_name, begin_key_name_length, begin_or_equal, begin_offset,
+                                     end_key_name, end_key_name_length, end_or_equal, end_offset, limit, 0,
+                                     FDB_STREAMING_MODE_EXACT, 0, 0, 0);
+}
+
+FDBFuture *fdb_transaction_get_mapped_range(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                            int begin_key_name_length, fdb_bool_t begin_or_equal, int begin_offset,
+                                            uint8_t const *end_key_name, int end_key_name_length,
+                                            fdb_bool_t end_or_equal, int end_offset, uint8_t const *mapper_name,
+                                            int mapper_name_length, int limit, int target_bytes,
+                                            FDBStreamingMode mode, int iteration, fdb_bool_t snapshot,
+                                            fdb_bool_t reverse)
+{
+    return unsupported_future();
+}
+
+void fdb_transaction_set(FDBTransaction *tr, uint8_t const *key_name, int key_name_length, uint8_t const *value,
+                         int value_length)
+{
+    cfdb_txn_set(TX(tr), B(key_name, key_name_length), B(value, value_length));
+}
+
+void fdb_transaction_atomic_op(FDBTransaction *tr, uint8_t const *key_name, int key_name_length,
+                               uint8_t const *param, int param_length, FDBMutationType operation_type)
+{
+    cfdb_txn_atomic_op(TX(tr), B(key_name, key_name_length), B(param, param_length), (int)operation_type);
+}
+
+void fdb_transaction_clear(FDBTransaction *tr, uint8_t const *key_name, int key_name_length)
+{
+    cfdb_txn_clear(TX(tr), B(key_name, key_name_length));
+}
+
+void fdb_transaction_clear_range(FDBTransaction *tr, uint8_t const *begin_key_name, int begin_key_name_length,
+                                 uint8_t const *end_key_name, int end_key_name_length)
+{
+    cfdb_txn_clear_range(TX(tr), B(begin_key_name, begin_key_name_length), B(end_key_name, end_key_name_length));
+}
+
+FDBFuture *fdb_transaction_watch(FDBTransaction *tr, uint8_t const *key_name, int key_name_length)
+{
+    return (FDBFuture *)cfdb_txn_watch(TX(tr), B(key_name, key_name_length));
+}
+
+FDBFuture *fdb_transaction_commit(FDBTransaction *tr)
+{
+    return (FDBFuture *)cfdb_txn_commit(TX(tr));
+}
+
+fdb_error_t fdb_transaction_get_committed_version(FDBTransaction *tr, int64_t *out_version)
+{
+    return cfdb_txn_get_committed_version(TX(tr), out_version);
+}
+
+FDBFuture *fdb_transaction_get_tag_throttled_duration(FDBTransaction *tr)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_get_total_cost(FDBTransaction *tr)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_get_approximate_size(FDBTransaction *tr)
+{
+    return (FDBFuture *)cfdb_txn_get_approximate_size(TX(tr));
+}
+
+FDBFuture *fdb_transaction_get_versionstamp(FDBTransaction *tr)
+{
+    return (FDBFuture *)cfdb_txn_get_versionstamp(TX(tr));
+}
+
+FDBFuture *fdb_transaction_on_error(FDBTransaction *tr, fdb_error_t error)
+{
+    return (FDBFuture *)cfdb_txn_on_error(TX(tr), error);
+}
+
+void fdb_transaction_reset(FDBTransaction *tr)
+{
+    cfdb_txn_reset(TX(tr));
+}
+
+fdb_error_t fdb_transaction_add_conflict_range(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                               int begin_key_name_length, uint8_t const *end_key_name,
+                                               int end_key_name_length, FDBConflictRangeType type)
+{
+    return cfdb_txn_add_conflict_range(TX(tr), B(begin_key_name, begin_key_name_length),
+                                       B(end_key_name, end_key_name_length), (int)type);
+}
+
+FDBFuture *fdb_transaction_get_estimated_range_size_bytes(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                                          int begin_key_name_length, uint8_t const *end_key_name,
+                                                          int end_key_name_length)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_get_range_split_points(FDBTransaction *tr, uint8_t const *begin_key_name,
+                                                  int begin_key_name_length, uint8_t const *end_key_name,
+                                                  int end_key_name_length, int64_t chunk_size)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_get_blob_granule_ranges(FDBTransaction *tr, uint8_t const *b, int bl, uint8_t const *e,
+                                                   int el, int range_limit)
+{
+    return unsupported_future();
+}
+
+FDBResult *fdb_transaction_read_blob_granules(FDBTransaction *tr, uint8_t const *b, int bl, uint8_t const *e, int el,
+                                              int64_t begin_version, int64_t read_version,
+                                              FDBReadBlobGranuleContext granule_context)
+{
+    return NULL;
+}
+
+FDBFuture *fdb_transaction_summarize_blob_granules(FDBTransaction *tr, uint8_t const *b, int bl, uint8_t const *e,
+                                                   int el, int64_t summary_version, int range_limit)
+{
+    return unsupported_future();
+}
+
+FDBFuture *fdb_transaction_read_blob_granules_description(FDBTransaction *tr, uint8_t const *b, int bl,
+                                                          uint8_t const *e, int el, int64_t begin_version,
+                                                          int64_t read_version, int64_t *read_version_out)
+{
+    return unsupported_future();
+}

@@ -1,0 +1,595 @@
+#include "database.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "cfdb/network_address.h"
+
+#define MAX_COORDINATORS 16
+#define MAX_PROXIES 8
+#define COORDINATOR_RECONNECTION_DELAY_NS 1000000000ull /* COORDINATOR_RECONNECTION_DELAY */
+#define GRV_RETRY_DELAY_NS 10000000ull                   /* LOAD_BALANCE_START_BACKOFF */
+#define LOCATION_LIMIT 100
+
+typedef struct location_request {
+    cfdb_db *db;
+    cfdb_waiter *waiters;
+    uint8_t *key;
+    uint32_t key_len;
+    bool reverse;
+    struct location_request *next;
+} location_request;
+
+struct cfdb_db {
+    cfdb_client *cl;
+    atomic_int refs;
+
+    char cluster_key[256];
+    cfdb_network_address coordinators[MAX_COORDINATORS];
+    uint8_t coordinator_v6[MAX_COORDINATORS][16];
+    int ncoordinators;
+
+    /* discovery */
+    bool started;
+    cfdb_uid known_info_id;
+    int coordinator_index;
+    int failed_in_round;
+    uint64_t poll_request;
+    cfdb_timer poll_retry;
+    cfdb_open_database_coord_request poll;
+
+    /* proxies */
+    bool have_proxies;
+    cfdb_endpoint_ref grv[MAX_PROXIES], commit[MAX_PROXIES];
+    int ngrv, ncommit;
+    unsigned next_grv, next_commit;
+    cfdb_waiter *ready_waiters;
+
+    /* read versions: one request in flight, the rest wait for the next */
+    bool grv_in_flight;
+    cfdb_waiter *grv_batch;   /* waiting for the reply in flight */
+    cfdb_waiter *grv_pending; /* waiting for the next request */
+    cfdb_timer grv_retry;
+    int64_t last_version;
+
+    /* shard locations, sorted by begin */
+    cfdb_shard *shards;
+    size_t nshards, cap_shards;
+    location_request *locating;
+};
+
+cfdb_client *cfdb_db_client(cfdb_db *db)
+{
+    return db->cl;
+}
+
+int64_t cfdb_db_last_seen_version(const cfdb_db *db)
+{
+    return db->last_version;
+}
+
+void cfdb_db_note_version(cfdb_db *db, int64_t v)
+{
+    if (v > db->last_version)
+        db->last_version = v;
+}
+
+/* ---- creation ---- */
+
+static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+
+/* "description:id@addr[,addr...]" with comments and whitespace already removed. */
+static int parse_connection_string(cfdb_db *db, const char *s)
+{
+    const char *at = strchr(s, '@');
+    if (!at || at == s || (size_t)(at - s) >= sizeof db->cluster_key)
+        return CFDB_ERR_CONNECTION_STRING_INVALID;
+    const char *colon = memchr(s, ':', (size_t)(at - s));
+    if (!colon || colon == s || colon + 1 == at)
+        return CFDB_ERR_CONNECTION_STRING_INVALID;
+    for (const char *p = s; p < at; p++) {
+        bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                  (p < colon && *p == '_') || p == colon;
+        if (!ok)
+            return CFDB_ERR_CONNECTION_STRING_INVALID;
+    }
+    memcpy(db->cluster_key, s, (size_t)(at - s));
+    db->cluster_key[at - s] = 0;
+    const char *p = at + 1;
+    while (*p) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (db->ncoordinators == MAX_COORDINATORS)
+            return CFDB_ERR_CONNECTION_STRING_INVALID;
+        int i = db->ncoordinators;
+        if (cfdb_network_address_parse(p, n, &db->coordinators[i], db->coordinator_v6[i]) != 0)
+            return CFDB_ERR_CONNECTION_STRING_INVALID;
+        db->ncoordinators++;
+        p += n + (e ? 1 : 0);
+        if (e && !*p)
+            return CFDB_ERR_CONNECTION_STRING_INVALID;
+    }
+    return db->ncoordinators ? 0 : CFDB_ERR_CONNECTION_STRING_INVALID;
+}
+
+int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out)
+{
+    cfdb_db *db = calloc(1, sizeof *db);
+    if (!db)
+        return CFDB_ERR_INTERNAL_ERROR;
+    db->cl = cl;
+    atomic_init(&db->refs, 1);
+    /* strip whitespace and # comments, as the cluster file grammar says */
+    size_t n = strlen(connection_string);
+    char *clean = malloc(n + 1), *w = clean;
+    for (size_t i = 0; i < n; i++) {
+        char c = connection_string[i];
+        if (c == '#') {
+            while (i < n && connection_string[i] != '\n' && connection_string[i] != '\r')
+                i++;
+            continue;
+        }
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+            *w++ = c;
+    }
+    *w = 0;
+    int rc = parse_connection_string(db, clean);
+    free(clean);
+    if (rc) {
+        free(db);
+        return rc;
+    }
+    cfdb_timer_init(&db->poll_retry, poll_retry_fire, db);
+    cfdb_timer_init(&db->grv_retry, grv_retry_fire, db);
+    *out = db;
+    return 0;
+}
+
+void cfdb_db_ref(cfdb_db *db)
+{
+    atomic_fetch_add(&db->refs, 1);
+}
+
+static void free_shards(cfdb_db *db)
+{
+    for (size_t i = 0; i < db->nshards; i++) {
+        free((void *)db->shards[i].begin.ptr);
+        free((void *)db->shards[i].end.ptr);
+    }
+    free(db->shards);
+}
+
+static void fail_list(cfdb_waiter **list, int error)
+{
+    while (*list) {
+        cfdb_waiter *w = *list;
+        *list = w->next;
+        w->fn(w, error, 0);
+    }
+}
+
+void cfdb_db_unref(cfdb_db *db)
+{
+    if (atomic_fetch_sub(&db->refs, 1) != 1)
+        return;
+    cfdb_loop *loop = cfdb_client_loop(db->cl);
+    cfdb_loop_timer_cancel(loop, &db->poll_retry);
+    cfdb_loop_timer_cancel(loop, &db->grv_retry);
+    cfdb_client_forget(db->cl, db->poll_request);
+    fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
+    fail_list(&db->grv_pending, CFDB_ERR_OPERATION_CANCELLED);
+    fail_list(&db->grv_batch, CFDB_ERR_OPERATION_CANCELLED);
+    /* in-flight location/grv requests keep db alive through their own references */
+    free_shards(db);
+    free(db);
+}
+
+/* ---- discovery ---- */
+
+static void send_poll(cfdb_db *db);
+static void send_grv(cfdb_db *db);
+
+static void install_proxies(cfdb_db *db, const cfdb_client_db_info *info)
+{
+    db->ngrv = db->ncommit = 0;
+    for (uint32_t i = 0; i < info->grvProxies.count && db->ngrv < MAX_PROXIES; i++) {
+        const cfdb_grv_proxy_interface *g = &info->grvProxies.items[i];
+        if (g->provisional)
+            continue;
+        cfdb_peer *p = cfdb_client_peer(db->cl, &g->getConsistentReadVersion.endpoint.addresses.address);
+        if (p)
+            db->grv[db->ngrv++] = (cfdb_endpoint_ref){ p, g->getConsistentReadVersion.endpoint.token };
+    }
+    for (uint32_t i = 0; i < info->commitProxies.count && db->ncommit < MAX_PROXIES; i++) {
+        const cfdb_commit_proxy_interface *c = &info->commitProxies.items[i];
+        if (c->provisional)
+            continue;
+        cfdb_peer *p = cfdb_client_peer(db->cl, &c->commit.endpoint.addresses.address);
+        if (p)
+            db->commit[db->ncommit++] = (cfdb_endpoint_ref){ p, c->commit.endpoint.token };
+    }
+    db->have_proxies = db->ngrv > 0 && db->ncommit > 0;
+    if (!db->have_proxies)
+        return;
+    fail_list(&db->ready_waiters, 0);
+    if (db->grv_pending && !db->grv_in_flight)
+        send_grv(db);
+}
+
+static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    cfdb_db *db = ctx;
+    db->poll_request = 0;
+    if (error == 0) {
+        cfdb_arena a;
+        cfdb_arena_init(&a);
+        cfdb_client_db_info info;
+        memset(&info, 0, sizeof info);
+        cfdb_reply_error err = 0;
+        int rc = fb_decode(&cfdb_msg_client_db_info_reply, msg, len, &info, &err, &a);
+        if (rc == 0 && err == 0 && !info.forward.present) {
+            db->known_info_id = info.id;
+            db->failed_in_round = 0;
+            install_proxies(db, &info);
+            cfdb_arena_free(&a);
+            send_poll(db); /* long poll again at the same coordinator */
+            cfdb_db_unref(db);
+            return;
+        }
+        /* forwarding to new coordinators is not followed yet: treat as a failure */
+        cfdb_arena_free(&a);
+    }
+    db->coordinator_index = (db->coordinator_index + 1) % db->ncoordinators;
+    if (++db->failed_in_round >= db->ncoordinators) {
+        db->failed_in_round = 0;
+        cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->poll_retry, COORDINATOR_RECONNECTION_DELAY_NS);
+    } else {
+        send_poll(db);
+    }
+    cfdb_db_unref(db);
+}
+
+static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    send_poll(arg);
+}
+
+static void send_poll(cfdb_db *db)
+{
+    static const cfdb_client_version versions[1] = {
+        { { (const uint8_t *)"7.3.77", 6 }, { (const uint8_t *)"cfdb", 4 }, { (const uint8_t *)"fdb00b073000000", 15 } }
+    };
+    cfdb_open_database_coord_request *r = &db->poll;
+    memset(r, 0, sizeof *r);
+    r->supportedVersions.items = (cfdb_client_version *)versions;
+    r->supportedVersions.count = 1;
+    r->traceLogGroup = cfdb_bytes_str("default");
+    r->knownClientInfoID = db->known_info_id;
+    r->clusterKey = cfdb_bytes_str(db->cluster_key);
+    r->coordinators.items = db->coordinators;
+    r->coordinators.count = (uint32_t)db->ncoordinators;
+    cfdb_peer *p = cfdb_client_peer(db->cl, &db->coordinators[db->coordinator_index]);
+    cfdb_db_ref(db);
+    db->poll_request =
+        p ? cfdb_client_request(db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_OPENDATABASE),
+                                &cfdb_msg_open_database_coord_request, r, &r->reply.token, on_poll_reply, db)
+          : 0;
+    if (!db->poll_request) {
+        cfdb_db_unref(db);
+        cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->poll_retry, COORDINATOR_RECONNECTION_DELAY_NS);
+    }
+}
+
+void cfdb_db_start(cfdb_db *db)
+{
+    if (db->started)
+        return;
+    db->started = true;
+    send_poll(db);
+}
+
+void cfdb_db_when_ready(cfdb_db *db, cfdb_waiter *w)
+{
+    if (db->have_proxies) {
+        w->fn(w, 0, 0);
+        return;
+    }
+    w->next = db->ready_waiters;
+    db->ready_waiters = w;
+    cfdb_db_start(db);
+}
+
+const cfdb_endpoint_ref *cfdb_db_commit_proxy(cfdb_db *db)
+{
+    return db->ncommit ? &db->commit[db->next_commit++ % (unsigned)db->ncommit] : NULL;
+}
+
+const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db)
+{
+    return db->ngrv ? &db->grv[db->next_grv++ % (unsigned)db->ngrv] : NULL;
+}
+
+/* ---- read versions ---- */
+
+static void send_grv(cfdb_db *db);
+
+static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    cfdb_db *db = ctx;
+    db->grv_in_flight = false;
+    int64_t version = 0;
+    if (error == 0) {
+        cfdb_get_read_version_reply rep;
+        memset(&rep, 0, sizeof rep);
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        uint64_t mem[128];
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_get_read_version_reply, msg, len, &rep, &err, &a);
+        cfdb_arena_free(&a);
+        if (rc)
+            error = CFDB_ERR_REQUEST_MAYBE_DELIVERED; /* unreadable: treat as lost */
+        else if (err)
+            error = err;
+        else if (rep.version <= 0)
+            error = CFDB_ERR_INTERNAL_ERROR;
+        else if (rep.locked)
+            error = CFDB_ERR_DATABASE_LOCKED; /* lock_aware transactions are not supported yet */
+        version = rep.version;
+    }
+    if (error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_BROKEN_PROMISE) {
+        /* the proxy went away: the batch is retried on the next proxy */
+        cfdb_waiter **tail = &db->grv_batch;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = db->grv_pending;
+        db->grv_pending = db->grv_batch;
+        db->grv_batch = NULL;
+        cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->grv_retry, GRV_RETRY_DELAY_NS);
+        cfdb_db_unref(db);
+        return;
+    }
+    if (!error)
+        cfdb_db_note_version(db, version);
+    cfdb_waiter *list = db->grv_batch;
+    db->grv_batch = NULL;
+    if (db->grv_pending)
+        send_grv(db);
+    while (list) {
+        cfdb_waiter *w = list;
+        list = w->next;
+        w->fn(w, error, version);
+    }
+    cfdb_db_unref(db);
+}
+
+static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    cfdb_db *db = arg;
+    if (!db->grv_in_flight && db->grv_pending)
+        send_grv(db);
+}
+
+static void send_grv(cfdb_db *db)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_grv_proxy(db);
+    if (!proxy)
+        return; /* sent when proxies are installed */
+    uint32_t count = 0, flags = CFDB_GRV_PRIORITY_DEFAULT;
+    for (cfdb_waiter *w = db->grv_pending; w; w = w->next) {
+        count++;
+        if ((w->flags & CFDB_GRV_FLAG_PRIORITY_MASK) == CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE)
+            flags = CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE;
+    }
+    cfdb_get_read_version_request req;
+    memset(&req, 0, sizeof req);
+    req.transactionCount = count;
+    req.flags = flags;
+    req.maxVersion = -1;
+    db->grv_batch = db->grv_pending;
+    db->grv_pending = NULL;
+    db->grv_in_flight = true;
+    cfdb_db_ref(db);
+    uint64_t id = cfdb_client_request(db->cl, proxy->peer, proxy->token, &cfdb_msg_get_read_version_request, &req,
+                                      &req.reply.token, on_grv_reply, db);
+    if (!id)
+        on_grv_reply(db, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w)
+{
+    w->next = db->grv_pending;
+    db->grv_pending = w;
+    if (!db->have_proxies) {
+        cfdb_db_start(db);
+        return;
+    }
+    if (!db->grv_in_flight)
+        send_grv(db);
+}
+
+/* ---- shard locations ---- */
+
+/* Index of the first shard whose end is > key (the one containing key, if cached). */
+static size_t shard_search(const cfdb_db *db, cfdb_bytes key)
+{
+    size_t lo = 0, hi = db->nshards;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cfdb_bytes_cmp(db->shards[mid].end, key) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse)
+{
+    size_t i;
+    if (reverse) {
+        /* the shard containing the key just before `key`: begin < key <= end */
+        size_t lo = 0, hi = db->nshards;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (cfdb_bytes_cmp(db->shards[mid].end, key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+        if (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, key) < 0)
+            return &db->shards[i];
+        return NULL;
+    }
+    i = shard_search(db, key);
+    if (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, key) <= 0)
+        return &db->shards[i];
+    return NULL;
+}
+
+static void remove_shard(cfdb_db *db, size_t i)
+{
+    free((void *)db->shards[i].begin.ptr);
+    free((void *)db->shards[i].end.ptr);
+    memmove(&db->shards[i], &db->shards[i + 1], (db->nshards - i - 1) * sizeof *db->shards);
+    db->nshards--;
+}
+
+void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(db, key, reverse);
+    if (s)
+        remove_shard(db, (size_t)(s - db->shards));
+}
+
+static cfdb_bytes dup_bytes(cfdb_bytes b)
+{
+    uint8_t *p = malloc(b.len ? b.len : 1);
+    if (p && b.len)
+        memcpy(p, b.ptr, b.len);
+    return cfdb_bytes_make(p, b.len);
+}
+
+static void insert_shard(cfdb_db *db, const cfdb_shard_location *loc)
+{
+    cfdb_bytes begin = loc->first.begin, end = loc->first.end;
+    if (cfdb_bytes_cmp(begin, end) >= 0 || loc->second.count == 0)
+        return;
+    /* drop cached shards overlapping the new one */
+    size_t i = shard_search(db, cfdb_bytes_make(begin.ptr, begin.len));
+    while (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, end) < 0) {
+        if (cfdb_bytes_cmp(db->shards[i].end, begin) > 0)
+            remove_shard(db, i);
+        else
+            i++;
+    }
+    if (db->nshards == db->cap_shards) {
+        size_t cap = db->cap_shards ? db->cap_shards * 2 : 64;
+        cfdb_shard *ns = realloc(db->shards, cap * sizeof *ns);
+        if (!ns)
+            return;
+        db->shards = ns;
+        db->cap_shards = cap;
+    }
+    i = shard_search(db, begin);
+    memmove(&db->shards[i + 1], &db->shards[i], (db->nshards - i) * sizeof *db->shards);
+    cfdb_shard *s = &db->shards[i];
+    memset(s, 0, sizeof *s);
+    s->begin = dup_bytes(begin);
+    s->end = dup_bytes(end);
+    for (uint32_t k = 0; k < loc->second.count && s->nservers < CFDB_SHARD_MAX_REPLICAS; k++) {
+        const cfdb_storage_server_interface *ssi = &loc->second.items[k];
+        cfdb_peer *p = cfdb_client_peer(db->cl, &ssi->getValue.endpoint.addresses.address);
+        if (p)
+            s->servers[s->nservers++] = (cfdb_endpoint_ref){ p, ssi->getValue.endpoint.token };
+    }
+    db->nshards++;
+}
+
+static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    location_request *lr = ctx;
+    cfdb_db *db = lr->db;
+    for (location_request **pp = &db->locating; *pp; pp = &(*pp)->next)
+        if (*pp == lr) {
+            *pp = lr->next;
+            break;
+        }
+    if (error == 0) {
+        cfdb_arena a;
+        cfdb_arena_init(&a);
+        cfdb_get_key_server_locations_reply rep;
+        memset(&rep, 0, sizeof rep);
+        cfdb_reply_error err = 0;
+        int rc = fb_decode(&cfdb_msg_get_key_server_locations_reply, msg, len, &rep, &err, &a);
+        if (rc)
+            error = CFDB_ERR_REQUEST_MAYBE_DELIVERED;
+        else if (err)
+            error = err;
+        else
+            for (uint32_t i = 0; i < rep.results.count; i++)
+                insert_shard(db, &rep.results.items[i]);
+        cfdb_arena_free(&a);
+    }
+    /* commit_proxy_memory_limit_exceeded and lost requests: the caller retries */
+    cfdb_waiter *list = lr->waiters;
+    free(lr->key);
+    free(lr);
+    while (list) {
+        cfdb_waiter *w = list;
+        list = w->next;
+        w->fn(w, error, 0);
+    }
+    cfdb_db_unref(db);
+}
+
+void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_waiter *w)
+{
+    /* share an identical lookup already in flight */
+    for (location_request *lr = db->locating; lr; lr = lr->next) {
+        if (lr->reverse == reverse && cfdb_bytes_eq(cfdb_bytes_make(lr->key, lr->key_len), key)) {
+            w->next = lr->waiters;
+            lr->waiters = w;
+            return;
+        }
+    }
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(db);
+    if (!proxy) {
+        w->fn(w, CFDB_ERR_REQUEST_MAYBE_DELIVERED, 0);
+        return;
+    }
+    location_request *lr = calloc(1, sizeof *lr);
+    if (!lr) {
+        w->fn(w, CFDB_ERR_INTERNAL_ERROR, 0);
+        return;
+    }
+    lr->db = db;
+    lr->key = malloc(key.len ? key.len : 1);
+    memcpy(lr->key, key.ptr, key.len);
+    lr->key_len = key.len;
+    lr->reverse = reverse;
+    lr->waiters = w;
+    w->next = NULL;
+    lr->next = db->locating;
+    db->locating = lr;
+
+    cfdb_get_key_server_locations_request req;
+    memset(&req, 0, sizeof req);
+    req.begin = key;
+    req.limit = LOCATION_LIMIT;
+    req.reverse = reverse;
+    req.tenant.tenantId = -1;
+    req.minTenantVersion = -2; /* latestVersion */
+    cfdb_db_ref(db);
+    uint64_t id = cfdb_client_request(db->cl, proxy->peer,
+                                      cfdb_adjusted_token(proxy->token, CFDB_CP_GET_KEY_SERVERS_LOCATIONS),
+                                      &cfdb_msg_get_key_server_locations_request, &req, &req.reply.token,
+                                      on_location_reply, lr);
+    if (!id)
+        on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}

@@ -1,0 +1,70 @@
+/* A database handle's network-side state: cluster discovery through the coordinators
+ * (OpenDatabaseCoordRequest long polls), the current GRV and commit proxies, batched read
+ * versions, and the shard location cache. Runs on the network thread. */
+#ifndef CFDB_CLIENT_DATABASE_H
+#define CFDB_CLIENT_DATABASE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfdb/event_loop.h"
+#include "net.h"
+
+typedef struct cfdb_db cfdb_db;
+
+/* An intrusive callback a caller embeds in its own state: no allocation per wait. */
+typedef struct cfdb_waiter cfdb_waiter;
+struct cfdb_waiter {
+    void (*fn)(cfdb_waiter *w, int error, int64_t value);
+    cfdb_waiter *next;
+    uint32_t flags; /* GRV priority flags */
+};
+
+typedef struct cfdb_endpoint_ref {
+    cfdb_peer *peer;
+    cfdb_uid token;
+} cfdb_endpoint_ref;
+
+#define CFDB_SHARD_MAX_REPLICAS 8
+
+typedef struct cfdb_shard {
+    cfdb_bytes begin, end; /* owned */
+    int nservers;
+    cfdb_endpoint_ref servers[CFDB_SHARD_MAX_REPLICAS]; /* each a storage server's getValue base */
+} cfdb_shard;
+
+/* Creates the handle from a parsed connection string (description:id@addr,...).
+ * Returns 0 or a FoundationDB error code (2104 connection_string_invalid). */
+int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out);
+void cfdb_db_ref(cfdb_db *db);
+/* Drops a reference; the last one must be dropped on the network thread. */
+void cfdb_db_unref(cfdb_db *db);
+cfdb_client *cfdb_db_client(cfdb_db *db);
+
+/* Starts discovery (network thread). */
+void cfdb_db_start(cfdb_db *db);
+
+/* Calls w->fn(w, 0, 0) once proxies are known (at once if they are). */
+void cfdb_db_when_ready(cfdb_db *db, cfdb_waiter *w);
+/* Picks a commit / GRV proxy (round robin); NULL if none are known. */
+const cfdb_endpoint_ref *cfdb_db_commit_proxy(cfdb_db *db);
+const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db);
+
+/* A read version for w (w->flags: CFDB_GRV_* priority flags); requests that arrive while
+ * one is in flight share the next one. w->fn(w, error, version). */
+void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w);
+
+/* The cached shard holding key (reverse: the key just before it), or NULL. Valid until
+ * the next cache change: copy what you keep. */
+const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse);
+/* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0). */
+void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_waiter *w);
+/* Forgets the cached shard holding key (after wrong_shard_server). */
+void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
+
+/* The most recent committed version this client has seen (for causality of watches). */
+int64_t cfdb_db_last_seen_version(const cfdb_db *db);
+void cfdb_db_note_version(cfdb_db *db, int64_t v);
+
+#endif

@@ -1,0 +1,100 @@
+/* Futures: the results of asynchronous client operations, as fdb_c.h exposes them.
+ * A future is completed once, on the network thread; waiters block on a condition
+ * variable, and the callback (if any) runs on the network thread, or at once on the
+ * caller's thread when it is set on a future that is already ready (libfdb_c's rule). */
+#ifndef CFDB_CLIENT_FUTURE_H
+#define CFDB_CLIENT_FUTURE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfdb/arena.h"
+#include "cfdb/bytes.h"
+
+typedef void (*cfdb_future_callback)(void *future, void *arg);
+
+typedef enum cfdb_future_kind {
+    CFDB_FUTURE_VOID,
+    CFDB_FUTURE_INT64,     /* versions, sizes */
+    CFDB_FUTURE_VALUE,     /* optional value */
+    CFDB_FUTURE_KEY,
+    CFDB_FUTURE_KEYVALUES, /* key-value array + more */
+    CFDB_FUTURE_STRINGS,   /* string array */
+    CFDB_FUTURE_KEYS,      /* key array */
+    CFDB_FUTURE_DATABASE,
+} cfdb_future_kind;
+
+/* Matches FDBKeyValue's packed layout (fdb_c.h); filled in place for the API. */
+typedef struct __attribute__((packed, aligned(4))) cfdb_fdb_kv {
+    const uint8_t *key;
+    int key_length;
+    const uint8_t *value;
+    int value_length;
+} cfdb_fdb_kv;
+
+typedef struct __attribute__((packed, aligned(4))) cfdb_fdb_key {
+    const uint8_t *key;
+    int key_length;
+} cfdb_fdb_key;
+
+typedef struct cfdb_future cfdb_future;
+
+/* Called on the network thread when the application cancels or destroys a pending
+ * future, so that the operation can stop and complete it (with operation_cancelled). */
+typedef void (*cfdb_future_cancel_fn)(cfdb_future *f);
+
+struct cfdb_future {
+    atomic_int refs;     /* the application's handle + each owner in flight */
+    atomic_bool ready;
+    atomic_bool cancel_requested;
+    int error;
+    cfdb_future_kind kind;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int waiters;
+    cfdb_future_callback callback;
+    void *callback_arg;
+    cfdb_future_cancel_fn on_cancel;
+    void *op; /* the operation that will complete this future */
+
+    cfdb_arena arena;
+    union {
+        int64_t i64;
+        struct {
+            bool present;
+            cfdb_bytes value;
+        } value;
+        cfdb_bytes key;
+        struct {
+            cfdb_fdb_kv *items;
+            int count;
+            bool more;
+        } kvs;
+        struct {
+            const char **items;
+            int count;
+        } strings;
+        struct {
+            cfdb_fdb_key *items;
+            int count;
+        } keys;
+        void *database;
+    } r;
+};
+
+cfdb_future *cfdb_future_new(cfdb_future_kind kind);
+/* Completes the future (once): error 0 means the result fields are set. */
+void cfdb_future_complete(cfdb_future *f, int error);
+static inline bool cfdb_future_is_ready(cfdb_future *f)
+{
+    return atomic_load_explicit(&f->ready, memory_order_acquire);
+}
+void cfdb_future_wait(cfdb_future *f);
+/* Returns whether the callback was stored (false: the future is ready, call it yourself). */
+bool cfdb_future_set_callback(cfdb_future *f, cfdb_future_callback cb, void *arg);
+void cfdb_future_ref(cfdb_future *f);
+void cfdb_future_unref(cfdb_future *f);
+
+#endif

@@ -1,0 +1,295 @@
+#include "net.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "cfdb/network_address.h"
+
+#define PING_INTERVAL_NS (1000000000ull)
+#define IDLE_TIMEOUT_NS (4000000000ull)
+
+/* A request waiting for its reply; slots are reused, with a generation in the token so a
+ * late reply to an old use is recognised and dropped. */
+typedef struct reply_slot {
+    uint32_t gen;
+    uint32_t next_free;     /* free list, index + 1 */
+    cfdb_reply_fn fn;       /* NULL when free */
+    void *ctx;
+    cfdb_peer *peer;
+    uint32_t peer_prev, peer_next; /* the peer's list of waiting slots, index + 1 */
+} reply_slot;
+
+struct cfdb_peer {
+    cfdb_client *cl;
+    char ip[64];
+    uint16_t port;
+    cfdb_conn *conn;
+    uint32_t waiting_head; /* index + 1 */
+    cfdb_peer *next;
+};
+
+struct cfdb_client {
+    cfdb_loop *loop;
+    cfdb_peer *peers;
+    reply_slot *slots;
+    uint32_t nslots, cap_slots, free_head;
+    uint64_t token_base;
+    uint64_t rng[4];
+};
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t cfdb_client_random(cfdb_client *cl)
+{
+    uint64_t *s = cl->rng;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+cfdb_client *cfdb_client_create(void)
+{
+    cfdb_client *cl = calloc(1, sizeof *cl);
+    if (!cl)
+        return NULL;
+    cl->loop = cfdb_loop_create();
+    if (!cl->loop) {
+        free(cl);
+        return NULL;
+    }
+    if (getrandom(cl->rng, sizeof cl->rng, 0) != sizeof cl->rng) {
+        cl->rng[0] = (uint64_t)(uintptr_t)cl ^ cfdb_monotonic_ns();
+        cl->rng[1] = 0x9E3779B97F4A7C15ull;
+        cl->rng[2] = 0xBF58476D1CE4E5B9ull;
+        cl->rng[3] = 0x94D049BB133111EBull;
+    }
+    cl->token_base = cfdb_client_random(cl) & ~CFDB_TOKEN_STREAM_FLAG;
+    return cl;
+}
+
+static void fail_waiting(cfdb_peer *p, int error);
+
+void cfdb_client_destroy(cfdb_client *cl)
+{
+    cfdb_peer *p = cl->peers;
+    while (p) {
+        cfdb_peer *next = p->next;
+        fail_waiting(p, CFDB_ERR_OPERATION_CANCELLED);
+        if (p->conn) {
+            cfdb_conn_set_user(p->conn, NULL);
+            cfdb_conn_abort(p->conn, 0);
+        }
+        free(p);
+        p = next;
+    }
+    /* run the connections' finalizers */
+    for (int i = 0; i < 4; i++)
+        cfdb_loop_run_once(cl->loop, 0);
+    cfdb_loop_destroy(cl->loop);
+    free(cl->slots);
+    free(cl);
+}
+
+cfdb_loop *cfdb_client_loop(cfdb_client *cl)
+{
+    return cl->loop;
+}
+
+/* ---- reply slots ---- */
+
+static uint32_t slot_alloc(cfdb_client *cl)
+{
+    if (cl->free_head) {
+        uint32_t i = cl->free_head - 1;
+        cl->free_head = cl->slots[i].next_free;
+        return i;
+    }
+    if (cl->nslots == cl->cap_slots) {
+        uint32_t cap = cl->cap_slots ? cl->cap_slots * 2 : 256;
+        reply_slot *ns = realloc(cl->slots, cap * sizeof *ns);
+        if (!ns)
+            return UINT32_MAX;
+        cl->slots = ns;
+        cl->cap_slots = cap;
+    }
+    memset(&cl->slots[cl->nslots], 0, sizeof(reply_slot));
+    return cl->nslots++;
+}
+
+static void slot_unlink(cfdb_client *cl, uint32_t i)
+{
+    reply_slot *s = &cl->slots[i];
+    if (s->peer) {
+        if (s->peer_prev)
+            cl->slots[s->peer_prev - 1].peer_next = s->peer_next;
+        else
+            s->peer->waiting_head = s->peer_next;
+        if (s->peer_next)
+            cl->slots[s->peer_next - 1].peer_prev = s->peer_prev;
+    }
+    s->peer = NULL;
+    s->peer_prev = s->peer_next = 0;
+}
+
+static void slot_free(cfdb_client *cl, uint32_t i)
+{
+    slot_unlink(cl, i);
+    reply_slot *s = &cl->slots[i];
+    s->fn = NULL;
+    s->ctx = NULL;
+    s->gen++;
+    s->next_free = cl->free_head;
+    cl->free_head = i + 1;
+}
+
+static cfdb_uid slot_token(const cfdb_client *cl, uint32_t i)
+{
+    return (cfdb_uid){ cl->token_base, (uint64_t)cl->slots[i].gen << 32 | i };
+}
+
+static uint64_t slot_id(const cfdb_client *cl, uint32_t i)
+{
+    return (uint64_t)cl->slots[i].gen << 32 | i;
+}
+
+/* Looks up the slot a reply token names; UINT32_MAX if stale or foreign. */
+static uint32_t slot_for_token(const cfdb_client *cl, cfdb_uid token)
+{
+    if (token.first != cl->token_base)
+        return UINT32_MAX;
+    uint32_t i = (uint32_t)token.second, gen = (uint32_t)(token.second >> 32);
+    if (i >= cl->nslots || cl->slots[i].gen != gen || !cl->slots[i].fn)
+        return UINT32_MAX;
+    return i;
+}
+
+static void fail_waiting(cfdb_peer *p, int error)
+{
+    cfdb_client *cl = p->cl;
+    while (p->waiting_head) {
+        uint32_t i = p->waiting_head - 1;
+        cfdb_reply_fn fn = cl->slots[i].fn;
+        void *ctx = cl->slots[i].ctx;
+        slot_free(cl, i);
+        fn(ctx, error, NULL, 0);
+    }
+}
+
+/* ---- connections ---- */
+
+static void on_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len, void *arg)
+{
+    cfdb_peer *p = arg;
+    if (!p)
+        return;
+    cfdb_client *cl = p->cl;
+    uint32_t i = slot_for_token(cl, token);
+    if (i == UINT32_MAX)
+        return; /* a late reply, or a message to an endpoint we do not serve */
+    cfdb_reply_fn fn = cl->slots[i].fn;
+    void *ctx = cl->slots[i].ctx;
+    slot_free(cl, i);
+    fn(ctx, 0, msg, len);
+}
+
+static void on_closed(cfdb_conn *c, int error, void *arg)
+{
+    cfdb_peer *p = arg;
+    if (!p)
+        return;
+    if (p->conn == c)
+        p->conn = NULL;
+    fail_waiting(p, CFDB_ERR_REQUEST_MAYBE_DELIVERED);
+}
+
+static const cfdb_conn_callbacks peer_callbacks = { NULL, on_frame, on_closed };
+
+static cfdb_conn *peer_conn(cfdb_peer *p)
+{
+    if (p->conn)
+        return p->conn;
+    cfdb_conn_options opt = { .ping_interval_ns = PING_INTERVAL_NS, .idle_timeout_ns = IDLE_TIMEOUT_NS };
+    p->conn = cfdb_conn_connect(p->cl->loop, p->ip, p->port, &opt, &peer_callbacks, p);
+    return p->conn;
+}
+
+cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
+{
+    char ip[64];
+    if (addr->ip.tag == 1) {
+        uint32_t v = addr->ip.v4;
+        snprintf(ip, sizeof ip, "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
+    } else if (addr->ip.tag == 2 && addr->ip.v6.count == 16) {
+        cfdb_network_address_format(addr, ip, sizeof ip);
+        char *close_b = strchr(ip, ']');
+        if (close_b)
+            *close_b = 0;
+        memmove(ip, ip + 1, strlen(ip));
+    } else {
+        return NULL;
+    }
+    for (cfdb_peer *p = cl->peers; p; p = p->next)
+        if (p->port == addr->port && strcmp(p->ip, ip) == 0)
+            return p;
+    cfdb_peer *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->cl = cl;
+    snprintf(p->ip, sizeof p->ip, "%s", ip);
+    p->port = addr->port;
+    p->next = cl->peers;
+    cl->peers = p;
+    return p;
+}
+
+uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, void *item,
+                             cfdb_uid *reply_token, cfdb_reply_fn fn, void *ctx)
+{
+    cfdb_conn *c = peer_conn(peer);
+    if (!c)
+        return 0;
+    uint32_t i = slot_alloc(cl);
+    if (i == UINT32_MAX)
+        return 0;
+    *reply_token = slot_token(cl, i);
+    if (cfdb_conn_send(c, dest, m, item, 0) != 0) {
+        cl->slots[i].fn = fn; /* so slot_free's bookkeeping is uniform */
+        slot_free(cl, i);
+        return 0;
+    }
+    reply_slot *s = &cl->slots[i];
+    s->fn = fn;
+    s->ctx = ctx;
+    s->peer = peer;
+    s->peer_prev = 0;
+    s->peer_next = peer->waiting_head;
+    if (peer->waiting_head)
+        cl->slots[peer->waiting_head - 1].peer_prev = i + 1;
+    peer->waiting_head = i + 1;
+    return slot_id(cl, i);
+}
+
+int cfdb_client_send(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, const void *item)
+{
+    cfdb_conn *c = peer_conn(peer);
+    return c ? cfdb_conn_send(c, dest, m, item, 0) : -CFDB_ERR_CONNECTION_FAILED;
+}
+
+void cfdb_client_forget(cfdb_client *cl, uint64_t request_id)
+{
+    uint32_t i = (uint32_t)request_id, gen = (uint32_t)(request_id >> 32);
+    if (request_id && i < cl->nslots && cl->slots[i].gen == gen && cl->slots[i].fn)
+        slot_free(cl, i);
+}

@@ -1,0 +1,45 @@
+/* The client's network context: the event loop the network thread runs, one connection
+ * per peer address, and the table that routes replies to the requests awaiting them.
+ * Everything here runs on the network thread. */
+#ifndef CFDB_CLIENT_NET_H
+#define CFDB_CLIENT_NET_H
+
+#include <stdint.h>
+
+#include "cfdb/connection.h"
+#include "cfdb/event_loop.h"
+#include "cfdb/fb.h"
+#include "cfdb/messages.h"
+
+typedef struct cfdb_client cfdb_client;
+typedef struct cfdb_peer cfdb_peer;
+
+/* A reply (error 0, the message bytes, valid during the call) or a transport failure
+ * (error 1030 request_maybe_delivered: the connection went away while waiting). */
+typedef void (*cfdb_reply_fn)(void *ctx, int error, const uint8_t *msg, uint32_t len);
+
+cfdb_client *cfdb_client_create(void);
+void cfdb_client_destroy(cfdb_client *cl);
+cfdb_loop *cfdb_client_loop(cfdb_client *cl);
+
+/* The peer for an address (created on first use; connected lazily). NULL if the address
+ * is not usable (e.g. hostname not resolved). */
+cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr);
+
+/* Sends a request: allocates a reply token, stores it at *reply_token (the request's
+ * ReplyPromise member inside item), encodes and queues the message. The reply (or a
+ * failure) is delivered once to fn. Returns a request id for cfdb_client_forget, or 0
+ * when the request could not be sent (fn is then not called). */
+uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, void *item,
+                             cfdb_uid *reply_token, cfdb_reply_fn fn, void *ctx);
+
+/* Sends a one-way message (no reply expected). */
+int cfdb_client_send(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, const void *item);
+
+/* Stops waiting for a request: its reply, if it comes, is dropped; fn is not called. */
+void cfdb_client_forget(cfdb_client *cl, uint64_t request_id);
+
+/* 64 random bits (xoshiro seeded from the OS), for tokens and ids. */
+uint64_t cfdb_client_random(cfdb_client *cl);
+
+#endif

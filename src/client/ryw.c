@@ -1,0 +1,302 @@
+#include "ryw.h"
+
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "cfdb/mutation.h"
+
+/* Per-item overheads FoundationDB counts in a transaction's size (expectedSize of
+ * MutationRef / KeyRangeRef is their bytes; the constants approximate the structs). */
+#define MUTATION_OVERHEAD 24
+#define RANGE_OVERHEAD 16
+
+static const cfdb_bytes top_key = { (const uint8_t *)"\xff\xff", 2 };
+
+void cfdb_ryw_init(cfdb_ryw *r)
+{
+    memset(r, 0, sizeof *r);
+    cfdb_arena_init(&r->arena);
+    cfdb_write_map_init(&r->wm, &r->arena);
+    cfdb_range_set_init(&r->reads, &r->arena);
+}
+
+void cfdb_ryw_free(cfdb_ryw *r)
+{
+    cfdb_write_map_destroy(&r->wm);
+    cfdb_range_set_clear(&r->reads);
+    cfdb_arena_free(&r->arena);
+}
+
+void cfdb_ryw_reset(cfdb_ryw *r)
+{
+    cfdb_ryw_free(r);
+    cfdb_ryw_init(r);
+}
+
+static bool take_conflict_flag(cfdb_ryw *r)
+{
+    bool add = !r->next_write_no_conflict;
+    r->next_write_no_conflict = false;
+    return add;
+}
+
+void cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value)
+{
+    cfdb_write_map_set(&r->wm, key, value, take_conflict_flag(r));
+    r->size += MUTATION_OVERHEAD + key.len + value.len + RANGE_OVERHEAD + 2 * key.len + 1;
+}
+
+void cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key)
+{
+    bool add = take_conflict_flag(r);
+    if (single_key) {
+        cfdb_write_map_clear_key(&r->wm, begin, add);
+        r->size += MUTATION_OVERHEAD + 2 * begin.len + 1 + RANGE_OVERHEAD + 2 * begin.len + 1;
+    } else {
+        cfdb_write_map_clear(&r->wm, begin, end, add);
+        r->size += MUTATION_OVERHEAD + begin.len + end.len + RANGE_OVERHEAD + begin.len + end.len;
+    }
+}
+
+int cfdb_ryw_atomic(cfdb_ryw *r, int type, cfdb_bytes key, cfdb_bytes operand)
+{
+    int rc = cfdb_write_map_atomic(&r->wm, type, key, operand, take_conflict_flag(r), r->read_version, top_key);
+    if (rc == 0) {
+        r->size += MUTATION_OVERHEAD + key.len + operand.len + RANGE_OVERHEAD + 2 * key.len + 1;
+        if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE)
+            r->has_versionstamp_ops = true;
+    }
+    return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+}
+
+void cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        return;
+    cfdb_range_set_add(&r->reads, begin, end);
+    r->size += RANGE_OVERHEAD + begin.len + end.len;
+}
+
+void cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
+{
+    uint8_t *after = cfdb_arena_alloc(&r->arena, key.len + 1);
+    if (!after)
+        return;
+    memcpy(after, key.ptr, key.len);
+    after[key.len] = 0;
+    cfdb_ryw_add_read_conflict(r, key, cfdb_bytes_make(after, key.len + 1));
+}
+
+void cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
+{
+    cfdb_write_map_add_write_conflict(&r->wm, begin, end);
+    r->size += RANGE_OVERHEAD + begin.len + end.len;
+}
+
+size_t cfdb_ryw_size(const cfdb_ryw *r)
+{
+    return r->size;
+}
+
+bool cfdb_ryw_is_read_only(const cfdb_ryw *r)
+{
+    return cfdb_write_map_is_empty(&r->wm);
+}
+
+bool cfdb_ryw_has_versionstamp_ops(const cfdb_ryw *r)
+{
+    return r->has_versionstamp_ops;
+}
+
+/* ---- point reads ---- */
+
+int cfdb_ryw_point_prepare(cfdb_ryw *r, cfdb_bytes key, cfdb_ryw_point *p, cfdb_arena *arena)
+{
+    memset(p, 0, sizeof *p);
+    cfdb_bytes v;
+    switch (cfdb_write_map_lookup(&r->wm, key, &v)) {
+    case CFDB_WM_UNMODIFIED:
+        return 0;
+    case CFDB_WM_VALUE:
+        p->known = true;
+        p->present = true;
+        return cfdb_arena_dup_bytes(arena, v, &p->value) ? CFDB_ERR_INTERNAL_ERROR : 0;
+    case CFDB_WM_ABSENT:
+        p->known = true;
+        return 0;
+    case CFDB_WM_DEPENDENT:
+        p->dependent = true;
+        return 0;
+    case CFDB_WM_UNREADABLE:
+    default:
+        return CFDB_ERR_ACCESSED_UNREADABLE;
+    }
+}
+
+int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p, const cfdb_bytes *storage,
+                           cfdb_arena *arena, cfdb_bytes *out, bool *present)
+{
+    cfdb_bytes v = { 0, 0 };
+    bool has = false;
+    if (p->known) {
+        v = p->value;
+        has = p->present;
+    } else if (p->dependent && r) {
+        int rc = cfdb_write_map_apply(&r->wm, key, storage, &v, &has);
+        if (rc)
+            return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+    } else if (storage) {
+        v = *storage;
+        has = true;
+    }
+    *present = has;
+    if (!has) {
+        *out = cfdb_bytes_make("", 0);
+        return 0;
+    }
+    return cfdb_arena_dup_bytes(arena, v, out) ? CFDB_ERR_INTERNAL_ERROR : 0;
+}
+
+/* ---- limits and selectors ---- */
+
+int cfdb_ryw_limits_from_api(int limit, int target_bytes, int mode, int iteration, cfdb_ryw_limits *out)
+{
+    static const int mode_bytes[] = { -1, 256, 1000, 4096, 80000 };
+    static const int progression[] = { 4096, 6144, 9216, 13824, 20736, 31104, 46656, 69984, 80000, 120000 };
+    enum { WANT_ALL = -2, ITERATOR = -1, EXACT = 0, SERIAL = 4 };
+    int rows = limit ? limit : -1;
+    int bytes = target_bytes ? target_bytes : -1;
+    if (rows < 0 && bytes < 0 && mode == EXACT)
+        return CFDB_ERR_EXACT_MODE_WITHOUT_LIMITS;
+    if (mode == WANT_ALL)
+        mode = SERIAL;
+    int mb;
+    if (mode == ITERATOR) {
+        if (iteration <= 0)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+        mb = progression[(iteration > 10 ? 10 : iteration) - 1];
+    } else if (mode >= 0 && mode <= SERIAL) {
+        mb = mode_bytes[mode];
+    } else {
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    }
+    if (bytes < 0)
+        bytes = mb;
+    else if (mb >= 0 && mb < bytes)
+        bytes = mb;
+    if (limit < 0)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    out->rows = rows;
+    out->bytes = bytes;
+    return 0;
+}
+
+bool cfdb_selector_simple_key(cfdb_key_selector sel, cfdb_arena *arena, cfdb_bytes *key)
+{
+    if (sel.offset != 1)
+        return false;
+    if (!sel.orEqual) {
+        *key = sel.key;
+        return true;
+    }
+    uint8_t *p = cfdb_arena_alloc(arena, sel.key.len + 1);
+    if (!p)
+        return false;
+    memcpy(p, sel.key.ptr, sel.key.len);
+    p[sel.key.len] = 0;
+    *key = cfdb_bytes_make(p, sel.key.len + 1);
+    return true;
+}
+
+/* ---- commit ---- */
+
+static bool ranges_intersect(const cfdb_key_range *a, size_t na, const cfdb_range_set *reads)
+{
+    for (size_t i = 0; i < na; i++)
+        if (cfdb_range_set_intersects(reads, a[i].begin, a[i].end))
+            return true;
+    return false;
+}
+
+/* getVersionstampKeyRange (NativeAPI): every key the stamp could produce. */
+static int versionstamp_key_range(cfdb_bytes param, int64_t min_version, cfdb_arena *a, cfdb_key_range *out)
+{
+    if (param.len < 4)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    int32_t pos;
+    memcpy(&pos, param.ptr + param.len - 4, 4);
+    uint32_t klen = param.len - 4;
+    if (pos < 0 || (uint32_t)pos + 10 > klen)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    uint8_t *b = cfdb_arena_alloc(a, klen), *e = cfdb_arena_alloc(a, klen + 1);
+    if (!b || !e)
+        return CFDB_ERR_INTERNAL_ERROR;
+    memcpy(b, param.ptr, klen);
+    memcpy(e, param.ptr, klen);
+    e[klen] = 0;
+    uint64_t v = (uint64_t)min_version;
+    for (int i = 0; i < 8; i++)
+        b[pos + i] = (uint8_t)(v >> (56 - 8 * i));
+    b[pos + 8] = b[pos + 9] = 0;
+    memset(e + pos, 0xff, 10);
+    out->begin = cfdb_bytes_make(b, klen);
+    out->end = cfdb_bytes_make(e, klen + 1);
+    if (cfdb_bytes_cmp(out->end, top_key) > 0)
+        out->end = top_key;
+    return 0;
+}
+
+int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_risky, uint64_t rnd1, uint64_t rnd2,
+                          cfdb_arena *arena, cfdb_commit_transaction *out)
+{
+    memset(out, 0, sizeof *out);
+    cfdb_mutation *muts;
+    size_t nmuts;
+    cfdb_key_range *writes;
+    size_t nwrites;
+    if (cfdb_write_map_commit_data(&r->wm, arena, &muts, &nmuts, &writes, &nwrites))
+        return CFDB_ERR_INTERNAL_ERROR;
+
+    size_t nstamped = 0;
+    for (size_t i = 0; i < nmuts; i++)
+        nstamped += muts[i].type == CFDB_MUT_SET_VERSIONSTAMPED_KEY;
+    size_t nreads = cfdb_range_set_count(&r->reads);
+    cfdb_key_range *w = cfdb_arena_alloc(arena, (nwrites + nstamped + 1) * sizeof *w);
+    cfdb_key_range *rd = cfdb_arena_alloc(arena, (nreads + 1) * sizeof *rd);
+    if (!w || !rd)
+        return CFDB_ERR_INTERNAL_ERROR;
+    memcpy(w, writes, nwrites * sizeof *w);
+    for (size_t i = 0; i < nmuts; i++) {
+        if (muts[i].type != CFDB_MUT_SET_VERSIONSTAMPED_KEY)
+            continue;
+        int rc = versionstamp_key_range(muts[i].param1, read_version, arena, &w[nwrites]);
+        if (rc)
+            return rc;
+        nwrites++;
+    }
+    size_t k = 0;
+    for (cfdb_omap_node *n = cfdb_omap_first(&r->reads.map); n; n = cfdb_omap_next(n))
+        rd[k++] = (cfdb_key_range){ n->key, n->val.bytes };
+
+    if (!causal_write_risky && !ranges_intersect(w, nwrites, &r->reads)) {
+        /* "\xff/SC/" + a random UID: lets a later probe conflict with this commit */
+        uint8_t *sc = cfdb_arena_alloc(arena, 6 + 16 + 1);
+        if (!sc)
+            return CFDB_ERR_INTERNAL_ERROR;
+        memcpy(sc, "\xff/SC/", 5);
+        memcpy(sc + 5, &rnd1, 8);
+        memcpy(sc + 13, &rnd2, 8);
+        sc[21] = 0;
+        cfdb_key_range self = { cfdb_bytes_make(sc, 21), cfdb_bytes_make(sc, 22) };
+        rd[k++] = self;
+        w[nwrites++] = self;
+    }
+    out->read_conflict_ranges.items = rd;
+    out->read_conflict_ranges.count = (uint32_t)k;
+    out->write_conflict_ranges.items = w;
+    out->write_conflict_ranges.count = (uint32_t)nwrites;
+    out->mutations.items = muts;
+    out->mutations.count = (uint32_t)nmuts;
+    out->read_snapshot = read_version;
+    return 0;
+}

@@ -1,0 +1,1749 @@
+#include "transaction.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/atomic_ops.h"
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "cfdb/mutation.h"
+#include "ryw.h"
+
+/* Knobs (fdbclient/ClientKnobs.cpp at 7.3.77). */
+#define WRONG_SHARD_SERVER_DELAY_NS 10000000ull  /* WRONG_SHARD_SERVER_DELAY */
+#define FUTURE_VERSION_RETRY_DELAY 0.01           /* FUTURE_VERSION_RETRY_DELAY */
+#define DEFAULT_BACKOFF 0.01
+#define DEFAULT_MAX_BACKOFF 1.0
+#define RESOURCE_CONSTRAINED_MAX_BACKOFF 30.0
+#define BACKOFF_GROWTH_RATE 2.0
+#define KEY_SIZE_LIMIT 10000
+#define SYSTEM_KEY_SIZE_LIMIT 30000
+#define VALUE_SIZE_LIMIT 100000
+#define TRANSACTION_SIZE_LIMIT 10000000
+#define REPLY_BYTE_LIMIT 80000
+#define WATCH_RETRY_DELAY_NS 10000000ull
+
+enum op_kind { OP_GET, OP_GET_KEY, OP_GET_RANGE, OP_GRV, OP_COMMIT, OP_WATCH, OP_ON_ERROR };
+
+typedef struct op op;
+
+struct cfdb_txn {
+    cfdb_db *db;
+    cfdb_client *cl;
+    atomic_int refs;
+    pthread_mutex_t mu;
+    atomic_uint gen;
+
+    /* guarded by mu */
+    cfdb_ryw ryw;
+    int deferred_error;
+    bool committing;
+    bool committed;
+    cfdb_txn_options opt;
+    double backoff;
+    int64_t retries;
+    uint64_t deadline_ns; /* 0 = none */
+
+    /* network thread only */
+    int64_t read_version;
+    bool rv_requested;
+    uint32_t rv_gen;
+    cfdb_waiter rv_waiter;
+    cfdb_waiter *rv_waiters;
+    int64_t committed_version;
+    uint8_t versionstamp[10];
+    bool has_versionstamp;
+    cfdb_future *versionstamp_future;
+    op *ops;      /* in flight */
+    op *watches;  /* waiting for the commit */
+};
+
+struct op {
+    cfdb_waiter w;
+    enum op_kind kind;
+    cfdb_txn *tx;
+    cfdb_future *f;
+    uint32_t gen;
+    op *prev, *next;
+    cfdb_timer timer;
+    uint64_t request;
+    int replica;
+
+    cfdb_bytes key;         /* get, get_key, watch */
+    cfdb_ryw_point point;   /* get: local writes over the storage value */
+    bool snapshot;
+    /* get_key */
+    bool or_equal;
+    int offset;
+    /* get_range */
+    cfdb_key_selector begin_sel, end_sel;
+    int range_phase;            /* 0 resolve begin, 1 resolve end, 2 read */
+    cfdb_bytes rbegin, rend;    /* resolved */
+    bool reverse;
+    cfdb_ryw_limits limits;
+    cfdb_write_map private_wm;  /* empty map when read-your-writes is off */
+    bool use_ryw, iter_started;
+    cfdb_wm_range_iter it;
+    cfdb_bytes fetch_cursor;    /* forward: next begin; reverse: next end */
+    cfdb_key_value *acc;
+    size_t nacc, capacc;
+    void (*key_done)(op *o);    /* get_key used inside another op */
+    /* commit */
+    cfdb_commit_transaction_request commit;
+    cfdb_arena commit_arena;
+    /* watch */
+    cfdb_opt_bytes watch_value;
+    int64_t watch_version;
+    bool watch_have_value;
+    /* on_error */
+    int error;
+};
+
+static void op_start(void *arg);
+static void op_finish(op *o, int error);
+
+/* ---------- small helpers ---------- */
+
+cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error)
+{
+    cfdb_future *f = cfdb_future_new(kind);
+    if (f)
+        cfdb_future_complete(f, error);
+    return f;
+}
+
+static void txn_ref(cfdb_txn *tx)
+{
+    atomic_fetch_add(&tx->refs, 1);
+}
+
+static void txn_free_task(void *arg)
+{
+    cfdb_txn *tx = arg;
+    cfdb_ryw_free(&tx->ryw);
+    pthread_mutex_destroy(&tx->mu);
+    if (tx->versionstamp_future) {
+        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
+        cfdb_future_unref(tx->versionstamp_future);
+    }
+    cfdb_db_unref(tx->db);
+    free(tx);
+}
+
+static void txn_unref(cfdb_txn *tx)
+{
+    if (atomic_fetch_sub(&tx->refs, 1) != 1)
+        return;
+    /* the database may only be released on the network thread */
+    if (cfdb_loop_on_loop_thread(cfdb_client_loop(tx->cl)) || cfdb_loop_post(cfdb_client_loop(tx->cl), txn_free_task, tx))
+        txn_free_task(tx);
+}
+
+static bool key_is_system(cfdb_bytes k)
+{
+    return k.len > 0 && k.ptr[0] == 0xff;
+}
+
+static uint64_t now_ns(void)
+{
+    return cfdb_monotonic_ns();
+}
+
+/* ---------- creation, options ---------- */
+
+static void default_options(cfdb_txn_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->retry_limit = -1;
+    o->max_retry_delay_ms = (int64_t)(DEFAULT_MAX_BACKOFF * 1000);
+    o->size_limit = TRANSACTION_SIZE_LIMIT;
+}
+
+cfdb_txn *cfdb_txn_create(cfdb_db *db)
+{
+    cfdb_txn *tx = calloc(1, sizeof *tx);
+    if (!tx)
+        return NULL;
+    tx->db = db;
+    tx->cl = cfdb_db_client(db);
+    cfdb_db_ref(db);
+    atomic_init(&tx->refs, 1);
+    atomic_init(&tx->gen, 1);
+    pthread_mutex_init(&tx->mu, NULL);
+    cfdb_ryw_init(&tx->ryw);
+    default_options(&tx->opt);
+    tx->backoff = DEFAULT_BACKOFF;
+    return tx;
+}
+
+static int64_t option_int(const uint8_t *v, int len)
+{
+    int64_t x = 0;
+    if (v && len == 8)
+        memcpy(&x, v, 8);
+    return x;
+}
+
+/* FDBTransactionOption codes (fdb.options at 7.3.77). */
+int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int length)
+{
+    int rc = 0;
+    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_options *o = &tx->opt;
+    switch (option) {
+    case 20: o->causal_write_risky = true; break;            /* CAUSAL_WRITE_RISKY */
+    case 21: o->causal_read_risky = true; break;             /* CAUSAL_READ_RISKY */
+    case 22: break;                                          /* CAUSAL_READ_DISABLE */
+    case 23: break;                                          /* INCLUDE_PORT_IN_ADDRESS */
+    case 51: o->read_your_writes_disable = true; break;      /* READ_YOUR_WRITES_DISABLE */
+    case 52: break;                                          /* READ_AHEAD_DISABLE */
+    case 60: o->read_your_writes_disable = false; break;     /* DURABILITY_DATACENTER */
+    case 61: break;                                          /* DURABILITY_RISKY */
+    case 200: o->priority_system_immediate = true; break;    /* PRIORITY_SYSTEM_IMMEDIATE */
+    case 201: o->priority_batch = true; break;               /* PRIORITY_BATCH */
+    case 300: o->access_system_keys = true; o->read_system_keys = true; break; /* INITIALIZE_NEW_DATABASE */
+    case 301: o->access_system_keys = true; o->read_system_keys = true; break; /* ACCESS_SYSTEM_KEYS */
+    case 302: o->read_system_keys = true; break;             /* READ_SYSTEM_KEYS */
+    case 303: break;                                         /* RAW_ACCESS */
+    case 400: case 401: case 402: case 403: break;           /* debug / transaction logging */
+    case 500:                                                /* TIMEOUT */
+        if (length != 8 || option_int(value, length) < 0) {
+            rc = CFDB_ERR_INVALID_OPTION_VALUE;
+            break;
+        }
+        o->timeout_ms = option_int(value, length);
+        tx->deadline_ns = o->timeout_ms ? now_ns() + (uint64_t)o->timeout_ms * 1000000ull : 0;
+        break;
+    case 501:                                                /* RETRY_LIMIT */
+        if (length != 8 || option_int(value, length) < -1) {
+            rc = CFDB_ERR_INVALID_OPTION_VALUE;
+            break;
+        }
+        o->retry_limit = option_int(value, length);
+        break;
+    case 502:                                                /* MAX_RETRY_DELAY */
+        if (length != 8 || option_int(value, length) < 0) {
+            rc = CFDB_ERR_INVALID_OPTION_VALUE;
+            break;
+        }
+        o->max_retry_delay_ms = option_int(value, length);
+        break;
+    case 503:                                                /* SIZE_LIMIT */
+        if (length != 8 || option_int(value, length) < 32 || option_int(value, length) > TRANSACTION_SIZE_LIMIT) {
+            rc = CFDB_ERR_INVALID_OPTION_VALUE;
+            break;
+        }
+        o->size_limit = option_int(value, length);
+        break;
+    case 600: o->snapshot_ryw_disable = false; break;        /* SNAPSHOT_RYW_ENABLE */
+    case 601: o->snapshot_ryw_disable = true; break;         /* SNAPSHOT_RYW_DISABLE */
+    case 700: o->lock_aware = true; break;                   /* LOCK_AWARE */
+    case 701: o->used_during_commit_protection_disable = true; break; /* USED_DURING_COMMIT_PROTECTION_DISABLE */
+    case 702: o->lock_aware = true; break;                   /* READ_LOCK_AWARE */
+    case 710: tx->ryw.next_write_no_conflict = true; break;  /* NEXT_WRITE_NO_WRITE_CONFLICT_RANGE */
+    case 712: o->report_conflicting_keys = true; break;      /* REPORT_CONFLICTING_KEYS */
+    default:
+        break; /* accepted, not acted on: see the README's list */
+    }
+    pthread_mutex_unlock(&tx->mu);
+    return rc;
+}
+
+/* ---------- writes ---------- */
+
+static int check_write_key(cfdb_txn *tx, cfdb_bytes key)
+{
+    if (!tx->opt.access_system_keys && key_is_system(key))
+        return CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
+    if (key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
+        return CFDB_ERR_KEY_TOO_LARGE;
+    return 0;
+}
+
+/* Misuse of a write makes the transaction fail: libfdb_c reports it on the next futures. */
+static void defer_error(cfdb_txn *tx, int error)
+{
+    if (!tx->deferred_error)
+        tx->deferred_error = error;
+}
+
+static bool writable(cfdb_txn *tx)
+{
+    if (tx->committing && !tx->opt.used_during_commit_protection_disable) {
+        defer_error(tx, CFDB_ERR_USED_DURING_COMMIT);
+        return false;
+    }
+    return true;
+}
+
+void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = check_write_key(tx, key);
+    if (!rc && value.len > VALUE_SIZE_LIMIT)
+        rc = CFDB_ERR_VALUE_TOO_LARGE;
+    if (rc)
+        defer_error(tx, rc);
+    else if (writable(tx))
+        cfdb_ryw_set(&tx->ryw, key, value);
+    pthread_mutex_unlock(&tx->mu);
+}
+
+void cfdb_txn_clear(cfdb_txn *tx, cfdb_bytes key)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = check_write_key(tx, key);
+    if (rc == CFDB_ERR_KEY_TOO_LARGE)
+        rc = 0; /* clearing a key that cannot exist is a no-op */
+    else if (rc)
+        defer_error(tx, rc);
+    if (!rc && key.len <= SYSTEM_KEY_SIZE_LIMIT && writable(tx))
+        cfdb_ryw_clear_range(&tx->ryw, key, cfdb_bytes_make(NULL, 0), true);
+    pthread_mutex_unlock(&tx->mu);
+}
+
+void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
+{
+    pthread_mutex_lock(&tx->mu);
+    cfdb_bytes limit = tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff");
+    if (cfdb_bytes_cmp(begin, end) > 0)
+        defer_error(tx, CFDB_ERR_INVERTED_RANGE);
+    else if (cfdb_bytes_cmp(begin, limit) > 0 || cfdb_bytes_cmp(end, limit) > 0)
+        defer_error(tx, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
+    else if (cfdb_bytes_cmp(begin, end) < 0 && writable(tx))
+        cfdb_ryw_clear_range(&tx->ryw, begin, end, false);
+    pthread_mutex_unlock(&tx->mu);
+}
+
+void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_op)
+{
+    /* API codes are the wire codes, except that API >= 510 sends MinV2 / AndV2 */
+    int type = api_op == CFDB_MUT_MIN ? CFDB_MUT_MIN_V2 : api_op == CFDB_MUT_AND ? CFDB_MUT_AND_V2 : api_op;
+    pthread_mutex_lock(&tx->mu);
+    int rc = 0;
+    if (!cfdb_mutation_is_atomic(type))
+        rc = CFDB_ERR_INVALID_MUTATION_TYPE;
+    if (!rc && type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
+        if (cfdb_versionstamp_param_check(key))
+            rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
+        else if (!tx->opt.access_system_keys && key_is_system(key))
+            rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
+        else if (key.len > KEY_SIZE_LIMIT + 4)
+            rc = CFDB_ERR_KEY_TOO_LARGE;
+    } else if (!rc) {
+        rc = check_write_key(tx, key);
+        if (!rc && type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE && cfdb_versionstamp_param_check(param))
+            rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
+    }
+    if (!rc && param.len > VALUE_SIZE_LIMIT + (type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE ? 4u : 0u))
+        rc = CFDB_ERR_VALUE_TOO_LARGE;
+    if (rc)
+        defer_error(tx, rc);
+    else if (writable(tx))
+        cfdb_ryw_atomic(&tx->ryw, type, key, param);
+    pthread_mutex_unlock(&tx->mu);
+}
+
+int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int type)
+{
+    if (cfdb_bytes_cmp(begin, end) > 0)
+        return CFDB_ERR_INVERTED_RANGE;
+    if (type != 0 && type != 1)
+        return CFDB_ERR_INVALID_OPTION_VALUE;
+    pthread_mutex_lock(&tx->mu);
+    cfdb_bytes limit = tx->opt.access_system_keys || tx->opt.read_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                               : CFDB_BYTES_LIT("\xff");
+    int rc = 0;
+    if (cfdb_bytes_cmp(end, limit) > 0)
+        rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
+    else if (cfdb_bytes_cmp(begin, end) < 0) {
+        if (type == 0)
+            cfdb_ryw_add_read_conflict(&tx->ryw, begin, end);
+        else
+            cfdb_ryw_add_write_conflict(&tx->ryw, begin, end);
+    }
+    pthread_mutex_unlock(&tx->mu);
+    return rc;
+}
+
+/* ---------- operations: common machinery (network thread) ---------- */
+
+static op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
+{
+    op *o = calloc(1, sizeof *o);
+    cfdb_future *f = cfdb_future_new(fkind);
+    if (!o || !f) {
+        free(o);
+        if (f)
+            cfdb_future_unref(f);
+        return NULL;
+    }
+    o->kind = kind;
+    o->tx = tx;
+    o->f = f;
+    cfdb_future_ref(f); /* the op's own reference */
+    txn_ref(tx);
+    o->gen = atomic_load(&tx->gen);
+    cfdb_arena_init(&o->commit_arena);
+    return o;
+}
+
+/* Queues the op's start on the network thread; returns the application's future. */
+static cfdb_future *op_launch(op *o)
+{
+    cfdb_future *f = o->f;
+    if (cfdb_loop_post(cfdb_client_loop(o->tx->cl), op_start, o) != 0) {
+        op_finish(o, CFDB_ERR_NETWORK_NOT_SETUP);
+    }
+    return f;
+}
+
+static void op_link(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    o->next = tx->ops;
+    o->prev = NULL;
+    if (tx->ops)
+        tx->ops->prev = o;
+    tx->ops = o;
+}
+
+static void op_unlink(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (o->prev)
+        o->prev->next = o->next;
+    else if (tx->ops == o)
+        tx->ops = o->next;
+    if (o->next)
+        o->next->prev = o->prev;
+    o->prev = o->next = NULL;
+}
+
+static void op_finish(op *o, int error)
+{
+    cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
+    if (cfdb_timer_is_armed(&o->timer))
+        cfdb_loop_timer_cancel(loop, &o->timer);
+    if (o->request)
+        cfdb_client_forget(o->tx->cl, o->request);
+    op_unlink(o);
+    if (o->iter_started)
+        cfdb_wm_range_free(&o->it);
+    if (o->kind == OP_GET_RANGE && !o->use_ryw)
+        cfdb_write_map_destroy(&o->private_wm);
+    cfdb_future_complete(o->f, error);
+    cfdb_future_unref(o->f);
+    cfdb_arena_free(&o->commit_arena);
+    cfdb_txn *tx = o->tx;
+    free(o);
+    txn_unref(tx);
+}
+
+/* True when the op should stop: cancelled by the application, or its transaction was
+ * reset, cancelled or timed out. Finishes it in that case. */
+static bool op_abandoned(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (cfdb_future_is_ready(o->f)) {
+        op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
+        return true;
+    }
+    if (atomic_load(&tx->gen) != o->gen) {
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return true;
+    }
+    if (tx->deadline_ns && now_ns() >= tx->deadline_ns && o->kind != OP_ON_ERROR && o->kind != OP_WATCH) {
+        op_finish(o, CFDB_ERR_TRANSACTION_TIMED_OUT);
+        return true;
+    }
+    return false;
+}
+
+static void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
+{
+    cfdb_timer_init(&o->timer, fn, o);
+    cfdb_loop_timer_add_in(cfdb_client_loop(o->tx->cl), &o->timer, delay_ns);
+}
+
+/* ---------- read versions ---------- */
+
+static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
+{
+    cfdb_txn *tx = (cfdb_txn *)((char *)w - offsetof(cfdb_txn, rv_waiter));
+    tx->rv_requested = false;
+    if (tx->rv_gen == atomic_load(&tx->gen) && !error && !tx->read_version)
+        tx->read_version = version;
+    cfdb_waiter *list = tx->rv_waiters;
+    tx->rv_waiters = NULL;
+    while (list) {
+        cfdb_waiter *next = list->next;
+        list->fn(list, error, tx->read_version);
+        list = next;
+    }
+    txn_unref(tx);
+}
+
+/* Calls w when the transaction has a read version. */
+static void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
+{
+    if (tx->read_version) {
+        w->fn(w, 0, tx->read_version);
+        return;
+    }
+    w->next = tx->rv_waiters;
+    tx->rv_waiters = w;
+    if (tx->rv_requested)
+        return;
+    tx->rv_requested = true;
+    tx->rv_gen = atomic_load(&tx->gen);
+    tx->rv_waiter.fn = txn_rv_ready;
+    tx->rv_waiter.flags = tx->opt.priority_system_immediate ? CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE
+                          : tx->opt.priority_batch         ? CFDB_GRV_PRIORITY_BATCH
+                                                           : CFDB_GRV_PRIORITY_DEFAULT;
+    if (tx->opt.causal_read_risky)
+        tx->rv_waiter.flags |= CFDB_GRV_FLAG_CAUSAL_READ_RISKY;
+    txn_ref(tx);
+    cfdb_db_get_read_version(tx->db, &tx->rv_waiter);
+}
+
+/* ---------- storage reads ---------- */
+
+typedef void (*located_fn)(op *o, const cfdb_endpoint_ref *server);
+
+static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void get_send(op *o, int64_t version);
+static void get_located(cfdb_waiter *w, int error, int64_t v);
+
+static void storage_failed(op *o, int error, bool reverse_lookup)
+{
+    /* wrong shard, or no replica reachable: forget the location and try again shortly */
+    cfdb_db_invalidate(o->tx->db, o->key, reverse_lookup);
+    o->replica = 0;
+    (void)error;
+    op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
+}
+
+static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    if (error) { /* transport: next replica, then relocate */
+        storage_failed(o, error, false);
+        return;
+    }
+    cfdb_get_value_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    int rc = fb_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
+    if (rc) {
+        storage_failed(o, rc, false);
+        return;
+    }
+    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
+    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+        storage_failed(o, e, false);
+        return;
+    }
+    if (e) {
+        op_finish(o, e);
+        return;
+    }
+    bool present = rep.value.present;
+    cfdb_bytes value = rep.value.value;
+    /* copy out of the receive buffer: it is reused after this call */
+    if (present && cfdb_arena_dup_bytes(&o->f->arena, value, &value)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) != o->gen)
+        rc = CFDB_ERR_TRANSACTION_CANCELLED;
+    else
+        rc = cfdb_ryw_point_resolve(&tx->ryw, o->key, &o->point, present ? &value : NULL, &o->f->arena,
+                                    &o->f->r.value.value, &o->f->r.value.present);
+    pthread_mutex_unlock(&tx->mu);
+    op_finish(o, rc);
+}
+
+static void get_send(op *o, int64_t version)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
+    if (!s) {
+        o->w.fn = get_located;
+        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+        return;
+    }
+    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
+    cfdb_get_value_request req;
+    memset(&req, 0, sizeof req);
+    req.key = o->key;
+    req.version = version;
+    req.tenantInfo.tenantId = -1;
+    req.ssLatestCommitVersions = cfdb_version_vector_empty();
+    o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_VALUE),
+                                     &cfdb_msg_get_value_request, &req, &req.reply.token, on_get_reply, o);
+    if (!o->request)
+        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, false);
+}
+
+static void get_located(cfdb_waiter *w, int error, int64_t v)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error) {
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
+        return;
+    }
+    get_send(o, o->tx->read_version);
+}
+
+static void get_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error) {
+        op_finish(o, error);
+        return;
+    }
+    get_send(o, version);
+}
+
+static void range_step(op *o);
+static void get_key_step(op *o);
+
+static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    op *o = arg;
+    if (op_abandoned(o))
+        return;
+    switch (o->kind) {
+    case OP_GET: get_send(o, o->tx->read_version); break;
+    case OP_GET_RANGE:
+        if (o->key_done)
+            get_key_step(o);
+        else
+            range_step(o);
+        break;
+    case OP_GET_KEY: get_key_step(o); break;
+    default: break;
+    }
+}
+
+/* ---------- get_key: GetKeyRequest until the selector is resolved ---------- */
+
+static void get_key_located(cfdb_waiter *w, int error, int64_t v)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
+    else
+        get_key_step(o);
+}
+
+static bool get_key_done(op *o)
+{
+    /* the ends of the key space resolve without asking (NativeAPI getKey) */
+    cfdb_bytes top = o->tx->opt.read_system_keys || o->tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                                   : CFDB_BYTES_LIT("\xff");
+    if (o->offset == 0 && o->or_equal)
+        return true;
+    if (o->key.len == 0 && o->offset <= 0) {
+        o->key = cfdb_bytes_make("", 0);
+        return true;
+    }
+    if (cfdb_bytes_cmp(o->key, top) >= 0 && o->offset > 0) {
+        o->key = top;
+        return true;
+    }
+    return false;
+}
+
+static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    bool backward = !(o->offset > 0);
+    if (error) {
+        storage_failed(o, error, backward);
+        return;
+    }
+    cfdb_get_key_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    int rc = fb_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
+    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
+    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+        storage_failed(o, e, backward);
+        return;
+    }
+    if (e) {
+        op_finish(o, e);
+        return;
+    }
+    if (cfdb_arena_dup_bytes(&o->f->arena, rep.sel.key, &o->key)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    o->or_equal = rep.sel.orEqual;
+    o->offset = rep.sel.offset;
+    get_key_step(o);
+}
+
+static void get_key_finish(op *o)
+{
+    if (o->key_done) {
+        o->key_done(o);
+        return;
+    }
+    cfdb_bytes top = o->tx->opt.read_system_keys || o->tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                                   : CFDB_BYTES_LIT("\xff");
+    cfdb_bytes k = cfdb_bytes_cmp(o->key, top) > 0 ? top : o->key;
+    if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->f->r.key)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    op_finish(o, 0);
+}
+
+static void get_key_step(op *o)
+{
+    if (get_key_done(o)) {
+        get_key_finish(o);
+        return;
+    }
+    bool backward = !(o->offset > 0);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, backward);
+    if (!s) {
+        o->w.fn = get_key_located;
+        cfdb_db_fetch_location(o->tx->db, o->key, backward, &o->w);
+        return;
+    }
+    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
+    cfdb_get_key_request req;
+    memset(&req, 0, sizeof req);
+    req.sel.key = o->key;
+    req.sel.orEqual = o->or_equal;
+    req.sel.offset = o->offset;
+    req.version = o->tx->read_version;
+    req.tenantInfo.tenantId = -1;
+    req.ssLatestCommitVersions = cfdb_version_vector_empty();
+    o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
+                                     &cfdb_msg_get_key_request, &req, &req.reply.token, on_get_key_reply, o);
+    if (!o->request)
+        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, backward);
+}
+
+static void get_key_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_finish(o, error);
+    else
+        get_key_step(o);
+}
+
+/* ---------- get_range: local writes merged with storage, one shard at a time ---------- */
+
+static cfdb_bytes range_top(const cfdb_txn *tx)
+{
+    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                   : CFDB_BYTES_LIT("\xff");
+}
+
+static void range_located(cfdb_waiter *w, int error, int64_t v)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
+    else
+        range_step(o);
+}
+
+/* Read conflict range of what the read observed (RYW getRange): all of [begin, end)
+ * unless the result was cut short, then up to and including the last row. */
+static void range_add_conflict(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    cfdb_bytes b = o->rbegin, e = o->rend;
+    if (o->it.more && o->it.count > 0) {
+        cfdb_bytes last = o->it.rows[o->it.count - 1].key;
+        if (o->reverse) {
+            b = last;
+        } else {
+            uint8_t *after = cfdb_arena_alloc(&o->f->arena, last.len + 1);
+            if (!after)
+                return;
+            memcpy(after, last.ptr, last.len);
+            after[last.len] = 0;
+            e = cfdb_bytes_make(after, last.len + 1);
+        }
+    }
+    cfdb_ryw_add_read_conflict(&tx->ryw, b, e);
+}
+
+static void range_deliver(op *o)
+{
+    cfdb_future *f = o->f;
+    size_t n = o->it.count;
+    cfdb_fdb_kv *kvs = cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kvs);
+    if (!kvs) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        kvs[i].key = o->it.rows[i].key.ptr;
+        kvs[i].key_length = (int)o->it.rows[i].key.len;
+        kvs[i].value = o->it.rows[i].value.ptr;
+        kvs[i].value_length = (int)o->it.rows[i].value.len;
+    }
+    f->r.kvs.items = kvs;
+    f->r.kvs.count = (int)n;
+    f->r.kvs.more = o->it.more;
+    op_finish(o, 0);
+}
+
+/* Runs the merge; returns true when the op finished. Caller holds nothing. */
+static bool range_advance(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) != o->gen) {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return true;
+    }
+    int rc = cfdb_wm_range_advance(&o->it);
+    if (rc == CFDB_WM_RANGE_DONE && !o->snapshot)
+        range_add_conflict(o);
+    pthread_mutex_unlock(&tx->mu);
+    if (rc == CFDB_WM_RANGE_DONE) {
+        range_deliver(o);
+        return true;
+    }
+    if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
+        op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
+        return true;
+    }
+    o->nacc = 0;
+    o->fetch_cursor = o->reverse ? o->it.req_end : o->it.req_begin;
+    return false;
+}
+
+static void range_feed(op *o, bool more)
+{
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    cfdb_wm_range_feed(&o->it, o->acc, o->nacc, more);
+    pthread_mutex_unlock(&tx->mu);
+    if (!range_advance(o))
+        range_step(o);
+}
+
+static int range_keep_rows(op *o, const cfdb_key_value *rows, uint32_t n)
+{
+    if (o->nacc + n > o->capacc) {
+        size_t cap = o->capacc ? o->capacc * 2 : 64;
+        while (cap < o->nacc + n)
+            cap *= 2;
+        cfdb_key_value *na = cfdb_arena_alloc(&o->f->arena, cap * sizeof *na);
+        if (!na)
+            return -1;
+        if (o->nacc)
+            memcpy(na, o->acc, o->nacc * sizeof *na);
+        o->acc = na;
+        o->capacc = cap;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        cfdb_key_value *kv = &o->acc[o->nacc++];
+        if (cfdb_arena_dup_bytes(&o->f->arena, rows[i].key, &kv->key) ||
+            cfdb_arena_dup_bytes(&o->f->arena, rows[i].value, &kv->value))
+            return -1;
+    }
+    return 0;
+}
+
+static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    o->key = o->fetch_cursor;
+    if (error) {
+        storage_failed(o, error, o->reverse);
+        return;
+    }
+    cfdb_get_key_values_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    cfdb_arena scratch;
+    cfdb_arena_init(&scratch);
+    int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &scratch);
+    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
+    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+        cfdb_arena_free(&scratch);
+        storage_failed(o, e, o->reverse);
+        return;
+    }
+    if (e) {
+        cfdb_arena_free(&scratch);
+        op_finish(o, e);
+        return;
+    }
+    if (range_keep_rows(o, rep.data.items, rep.data.count)) {
+        cfdb_arena_free(&scratch);
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    cfdb_arena_free(&scratch);
+    bool more = rep.more && rep.data.count > 0;
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->reverse);
+    if (more || !s) {
+        range_feed(o, more);
+        return;
+    }
+    /* this shard is exhausted: is the request covered, or does it go on in the next? */
+    if (!o->reverse && cfdb_bytes_cmp(s->end, o->it.req_end) < 0) {
+        cfdb_arena_dup_bytes(&o->f->arena, s->end, &o->fetch_cursor);
+        range_step(o);
+    } else if (o->reverse && cfdb_bytes_cmp(s->begin, o->it.req_begin) > 0) {
+        cfdb_arena_dup_bytes(&o->f->arena, s->begin, &o->fetch_cursor);
+        range_step(o);
+    } else {
+        range_feed(o, false);
+    }
+}
+
+static void range_fetch(op *o)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->reverse);
+    if (!s) {
+        o->key = o->fetch_cursor;
+        o->w.fn = range_located;
+        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->reverse, &o->w);
+        return;
+    }
+    cfdb_bytes b, e;
+    if (o->reverse) {
+        b = cfdb_bytes_cmp(o->it.req_begin, s->begin) > 0 ? o->it.req_begin : s->begin;
+        e = o->fetch_cursor;
+    } else {
+        b = o->fetch_cursor;
+        e = cfdb_bytes_cmp(o->it.req_end, s->end) < 0 ? o->it.req_end : s->end;
+    }
+    int rows = 10000;
+    if (o->limits.rows > 0) {
+        int left = o->limits.rows - (int)o->it.count;
+        rows = left > 0 ? left : 1;
+    }
+    int bytes = o->limits.bytes > 0 && o->limits.bytes < REPLY_BYTE_LIMIT ? o->limits.bytes : REPLY_BYTE_LIMIT;
+    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
+    cfdb_get_key_values_request req;
+    memset(&req, 0, sizeof req);
+    req.begin = (cfdb_key_selector){ b, false, 1 };
+    req.end = (cfdb_key_selector){ e, false, 1 };
+    req.version = o->tx->read_version;
+    req.limit = o->reverse ? -rows : rows;
+    req.limitBytes = bytes;
+    req.tenantInfo.tenantId = -1;
+    req.ssLatestCommitVersions = cfdb_version_vector_empty();
+    o->request = cfdb_client_request(o->tx->cl, server->peer,
+                                     cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY_VALUES),
+                                     &cfdb_msg_get_key_values_request, &req, &req.reply.token, on_range_reply, o);
+    if (!o->request) {
+        o->key = o->fetch_cursor;
+        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, o->reverse);
+    }
+}
+
+static void range_resolved_key(op *o);
+
+/* Moves the range read forward: resolve selectors, then merge and fetch. */
+static void range_step(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    while (o->range_phase < 2) {
+        cfdb_key_selector sel = o->range_phase == 0 ? o->begin_sel : o->end_sel;
+        cfdb_bytes k;
+        if (cfdb_selector_simple_key(sel, &o->f->arena, &k)) {
+            if (o->range_phase == 0)
+                o->rbegin = k;
+            else
+                o->rend = k;
+            o->range_phase++;
+            continue;
+        }
+        /* resolve through storage (GetKey), then continue here */
+        o->key = sel.key;
+        o->or_equal = sel.orEqual;
+        o->offset = sel.offset;
+        o->key_done = range_resolved_key;
+        get_key_step(o);
+        return;
+    }
+    if (!o->iter_started) {
+        cfdb_bytes top = range_top(tx);
+        if (cfdb_bytes_cmp(o->rbegin, top) > 0)
+            o->rbegin = top;
+        if (cfdb_bytes_cmp(o->rend, top) > 0)
+            o->rend = top;
+        if (cfdb_bytes_cmp(o->rbegin, o->rend) >= 0) {
+            o->f->r.kvs.items = NULL;
+            o->f->r.kvs.count = 0;
+            o->f->r.kvs.more = false;
+            op_finish(o, 0);
+            return;
+        }
+        pthread_mutex_lock(&tx->mu);
+        cfdb_write_map *wm = o->use_ryw ? &tx->ryw.wm : &o->private_wm;
+        cfdb_wm_range_start(&o->it, wm, o->rbegin, o->rend, o->reverse,
+                            cfdb_range_limits_make(o->limits.rows, o->limits.bytes), &o->f->arena);
+        o->iter_started = true;
+        pthread_mutex_unlock(&tx->mu);
+        if (range_advance(o))
+            return;
+    }
+    range_fetch(o);
+}
+
+static void range_resolved_key(op *o)
+{
+    o->key_done = NULL;
+    cfdb_bytes k = o->key;
+    if (o->range_phase == 0)
+        o->rbegin = k;
+    else
+        o->rend = k;
+    o->range_phase++;
+    o->replica = 0;
+    range_step(o);
+}
+
+static void range_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_finish(o, error);
+    else
+        range_step(o);
+}
+
+/* ---------- commit ---------- */
+
+static void start_watches(cfdb_txn *tx, int error);
+
+static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    cfdb_txn *tx = o->tx;
+    o->request = 0;
+    if (error) {
+        /* lost in flight: it may or may not have committed */
+        error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
+    } else {
+        cfdb_commit_id id;
+        memset(&id, 0, sizeof id);
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        uint64_t mem[64];
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        cfdb_arena_free(&a);
+        if (rc)
+            error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
+        else if (err)
+            error = err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED
+                        ? CFDB_ERR_COMMIT_UNKNOWN_RESULT
+                        : err;
+        else if (id.version == -1)
+            error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
+        else {
+            tx->committed_version = id.version;
+            uint64_t v = (uint64_t)id.version;
+            for (int i = 0; i < 8; i++)
+                tx->versionstamp[i] = (uint8_t)(v >> (56 - 8 * i));
+            tx->versionstamp[8] = (uint8_t)(id.txnBatchId >> 8);
+            tx->versionstamp[9] = (uint8_t)id.txnBatchId;
+            tx->has_versionstamp = true;
+            cfdb_db_note_version(tx->db, id.version);
+        }
+    }
+    pthread_mutex_lock(&tx->mu);
+    tx->committing = false;
+    tx->committed = error == 0;
+    pthread_mutex_unlock(&tx->mu);
+    if (tx->versionstamp_future) {
+        cfdb_future *vf = tx->versionstamp_future;
+        tx->versionstamp_future = NULL;
+        if (!error && cfdb_ryw_has_versionstamp_ops(&tx->ryw)) {
+            cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
+            cfdb_future_complete(vf, 0);
+        } else {
+            cfdb_future_complete(vf, error ? error : CFDB_ERR_NO_COMMIT_VERSION);
+        }
+        cfdb_future_unref(vf);
+    }
+    start_watches(tx, error);
+    op_finish(o, error);
+}
+
+static void commit_send(op *o, int64_t read_version)
+{
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
+                                   cfdb_client_random(tx->cl), &o->commit_arena, &o->commit.transaction);
+    pthread_mutex_unlock(&tx->mu);
+    if (rc) {
+        op_finish(o, rc);
+        return;
+    }
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
+    if (!proxy) {
+        on_commit_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+        return;
+    }
+    o->commit.transaction.report_conflicting_keys = tx->opt.report_conflicting_keys;
+    o->commit.flags = tx->opt.lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
+    o->commit.tenantInfo.tenantId = -1;
+    o->request = cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
+                                     &cfdb_msg_commit_transaction_request, &o->commit, &o->commit.reply.token,
+                                     on_commit_reply, o);
+    if (!o->request)
+        on_commit_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (error) {
+        pthread_mutex_lock(&o->tx->mu);
+        o->tx->committing = false;
+        pthread_mutex_unlock(&o->tx->mu);
+        op_finish(o, error);
+        return;
+    }
+    commit_send(o, version);
+}
+
+/* ---------- watches ---------- */
+
+static void watch_step(op *o);
+static void watch_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void on_watch_read(void *ctx, int error, const uint8_t *msg, uint32_t len);
+
+static void watch_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    op *o = arg;
+    if (cfdb_future_is_ready(o->f)) {
+        op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
+        return;
+    }
+    watch_step(o);
+}
+
+static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (cfdb_future_is_ready(o->f)) {
+        op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
+        return;
+    }
+    int e = error;
+    cfdb_watch_value_reply rep;
+    memset(&rep, 0, sizeof rep);
+    if (!e) {
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        uint64_t mem[32];
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_watch_value_reply, msg, len, &rep, &err, &a);
+        cfdb_arena_free(&a);
+        e = rc ? rc : err;
+    }
+    if (!e) {
+        cfdb_db_note_version(o->tx->db, rep.version);
+        op_finish(o, 0);
+        return;
+    }
+    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED || error)
+        cfdb_db_invalidate(o->tx->db, o->key, false);
+    if (e == CFDB_ERR_TIMED_OUT || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED ||
+        e == CFDB_ERR_PROCESS_BEHIND || e == CFDB_ERR_WATCH_CANCELLED || error || e < 0) {
+        /* re-arm (timed out) or relocate; a watch lasts until it fires or is cancelled */
+        op_retry_after(o, e == CFDB_ERR_WATCH_CANCELLED ? 1000000000ull : WATCH_RETRY_DELAY_NS, watch_retry_fire);
+        return;
+    }
+    op_finish(o, e);
+}
+
+static void watch_located(cfdb_waiter *w, int error, int64_t v)
+{
+    op *o = (op *)w;
+    if (error)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, watch_retry_fire);
+    else
+        watch_step(o);
+}
+
+static void watch_step(op *o)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
+    if (!s) {
+        o->w.fn = watch_located;
+        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+        return;
+    }
+    const cfdb_endpoint_ref *server = &s->servers[0];
+    if (!o->watch_have_value) {
+        cfdb_get_value_request get;
+        memset(&get, 0, sizeof get);
+        get.key = o->key;
+        get.version = o->watch_version;
+        get.tenantInfo.tenantId = -1;
+        get.ssLatestCommitVersions = cfdb_version_vector_empty();
+        o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_VALUE),
+                                         &cfdb_msg_get_value_request, &get, &get.reply.token, on_watch_read, o);
+        if (!o->request)
+            op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, watch_retry_fire);
+        return;
+    }
+    cfdb_watch_value_request req;
+    memset(&req, 0, sizeof req);
+    req.key = o->key;
+    req.value = o->watch_value;
+    req.version = o->watch_version;
+    req.tenantInfo.tenantId = -1;
+    o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_WATCH_VALUE),
+                                     &cfdb_msg_watch_value_request, &req, &req.reply.token, on_watch_reply, o);
+    if (!o->request)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, watch_retry_fire);
+}
+
+static void on_watch_read(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (cfdb_future_is_ready(o->f)) {
+        op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
+        return;
+    }
+    cfdb_get_value_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    int rc = error ? error : fb_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
+    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
+    if (e) {
+        cfdb_db_invalidate(o->tx->db, o->key, false);
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, watch_retry_fire);
+        return;
+    }
+    o->watch_value.present = rep.value.present;
+    if (rep.value.present)
+        cfdb_arena_dup_bytes(&o->f->arena, rep.value.value, &o->watch_value.value);
+    o->watch_have_value = true;
+    watch_step(o);
+}
+
+/* A watch compares against the key's value as of the commit: local writes decide it
+ * when they cover the key; otherwise storage is read at the commit version. */
+static void start_watches(cfdb_txn *tx, int error)
+{
+    op *list = tx->watches;
+    tx->watches = NULL;
+    while (list) {
+        op *o = list;
+        list = o->next;
+        o->next = o->prev = NULL;
+        op_link(o);
+        if (error) {
+            op_finish(o, error);
+            continue;
+        }
+        o->watch_version = tx->committed_version > 0 ? tx->committed_version : tx->read_version;
+        pthread_mutex_lock(&tx->mu);
+        cfdb_ryw_point p;
+        if (cfdb_ryw_point_prepare(&tx->ryw, o->key, &p, &o->f->arena) == 0 && p.known) {
+            bool present;
+            if (cfdb_ryw_point_resolve(NULL, o->key, &p, NULL, &o->f->arena, &o->watch_value.value, &present) == 0) {
+                o->watch_value.present = present;
+                o->watch_have_value = true;
+            }
+        }
+        pthread_mutex_unlock(&tx->mu);
+        watch_step(o);
+    }
+}
+
+/* ---------- on_error ---------- */
+
+static bool retryable_with_backoff(int e)
+{
+    switch (e) {
+    case CFDB_ERR_NOT_COMMITTED:
+    case CFDB_ERR_COMMIT_UNKNOWN_RESULT:
+    case CFDB_ERR_PROCESS_BEHIND:
+    case CFDB_ERR_DATABASE_LOCKED:
+    case CFDB_ERR_COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED:
+    case CFDB_ERR_GRV_PROXY_MEMORY_LIMIT_EXCEEDED:
+    case CFDB_ERR_BATCH_TRANSACTION_THROTTLED:
+    case CFDB_ERR_TAG_THROTTLED:
+    case CFDB_ERR_PROXY_TAG_THROTTLED:
+    case CFDB_ERR_BLOB_GRANULE_REQUEST_FAILED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff);
+
+static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    op *o = arg;
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    txn_reset_locked(tx, true);
+    pthread_mutex_unlock(&tx->mu);
+    op_finish(o, 0);
+}
+
+static void on_error_start(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    int e = o->error;
+    double delay;
+    pthread_mutex_lock(&tx->mu);
+    double max_backoff = (double)tx->opt.max_retry_delay_ms / 1000.0;
+    if (e == CFDB_ERR_TRANSACTION_TOO_OLD || e == CFDB_ERR_FUTURE_VERSION) {
+        delay = FUTURE_VERSION_RETRY_DELAY < max_backoff ? FUTURE_VERSION_RETRY_DELAY : max_backoff;
+    } else if (retryable_with_backoff(e)) {
+        delay = tx->backoff * ((double)(cfdb_client_random(tx->cl) >> 11) / 9007199254740992.0);
+        double cap = (e == CFDB_ERR_COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED || e == CFDB_ERR_GRV_PROXY_MEMORY_LIMIT_EXCEEDED)
+                         ? RESOURCE_CONSTRAINED_MAX_BACKOFF
+                         : max_backoff;
+        tx->backoff = fmin(tx->backoff * BACKOFF_GROWTH_RATE, cap);
+    } else {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, e == 0 ? CFDB_ERR_CLIENT_INVALID_OPERATION : e);
+        return;
+    }
+    if (tx->opt.retry_limit >= 0 && tx->retries >= tx->opt.retry_limit) {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, e);
+        return;
+    }
+    tx->retries++;
+    pthread_mutex_unlock(&tx->mu);
+    op_retry_after(o, (uint64_t)(delay * 1e9), on_error_fire);
+}
+
+/* ---------- starting operations (network thread) ---------- */
+
+static void grv_op_ready(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    o->f->r.i64 = version;
+    op_finish(o, error);
+}
+
+static void op_start(void *arg)
+{
+    op *o = arg;
+    cfdb_txn *tx = o->tx;
+    if (o->kind == OP_WATCH) {
+        /* waits for the commit; not in the ops list */
+        if (atomic_load(&tx->gen) != o->gen) {
+            op_link(o);
+            op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+            return;
+        }
+        o->next = tx->watches;
+        tx->watches = o;
+        return;
+    }
+    op_link(o);
+    if (o->kind == OP_ON_ERROR) {
+        on_error_start(o);
+        return;
+    }
+    if (op_abandoned(o))
+        return;
+    cfdb_db_start(tx->db);
+    switch (o->kind) {
+    case OP_GET:
+        o->w.fn = get_have_version;
+        txn_need_read_version(tx, &o->w);
+        break;
+    case OP_GET_KEY:
+        o->w.fn = get_key_have_version;
+        txn_need_read_version(tx, &o->w);
+        break;
+    case OP_GET_RANGE:
+        o->w.fn = range_have_version;
+        txn_need_read_version(tx, &o->w);
+        break;
+    case OP_GRV:
+        o->w.fn = grv_op_ready;
+        txn_need_read_version(tx, &o->w);
+        break;
+    case OP_COMMIT:
+        o->w.fn = commit_have_version;
+        txn_need_read_version(tx, &o->w);
+        break;
+    default:
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    }
+}
+
+/* ---------- the API's operations (any thread) ---------- */
+
+static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
+{
+    cfdb_bytes limit = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                               : CFDB_BYTES_LIT("\xff");
+    if (cfdb_bytes_cmp(key, limit) >= 0)
+        return CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
+    return 0;
+}
+
+cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
+        rc = CFDB_ERR_KEY_TOO_LARGE;
+    if (!rc)
+        rc = check_read_key(tx, key);
+    if (rc) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
+    }
+    op *o = op_new(tx, OP_GET, CFDB_FUTURE_VALUE);
+    if (!o) {
+        pthread_mutex_unlock(&tx->mu);
+        return NULL;
+    }
+    cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
+    bool use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
+    if (use_ryw)
+        rc = cfdb_ryw_point_prepare(&tx->ryw, o->key, &o->point, &o->f->arena);
+    else
+        memset(&o->point, 0, sizeof o->point);
+    if (!snapshot && !rc)
+        cfdb_ryw_add_read_conflict_key(&tx->ryw, o->key);
+    pthread_mutex_unlock(&tx->mu);
+    /* op_finish must not take the mutex on this (application) thread: nothing is linked */
+    if (rc || (use_ryw && o->point.known)) {
+        /* answered by the transaction's own writes: no network involved */
+        if (!rc)
+            rc = cfdb_ryw_point_resolve(NULL, o->key, &o->point, NULL, &o->f->arena, &o->f->r.value.value,
+                                        &o->f->r.value.present);
+        cfdb_future *f = o->f;
+        op_finish(o, rc);
+        return f;
+    }
+    return op_launch(o);
+}
+
+cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int offset, bool snapshot)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    if (!rc && key.len > SYSTEM_KEY_SIZE_LIMIT)
+        rc = CFDB_ERR_KEY_TOO_LARGE;
+    op *o = rc ? NULL : op_new(tx, OP_GET_KEY, CFDB_FUTURE_KEY);
+    if (o) {
+        cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
+        o->or_equal = or_equal;
+        o->offset = offset;
+        o->snapshot = snapshot;
+    }
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_KEY, rc);
+    return o ? op_launch(o) : NULL;
+}
+
+cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
+                                cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
+                                int mode, int iteration, bool snapshot, bool reverse)
+{
+    cfdb_ryw_limits lim;
+    int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
+    pthread_mutex_lock(&tx->mu);
+    if (!rc)
+        rc = tx->deferred_error;
+    op *o = rc ? NULL : op_new(tx, OP_GET_RANGE, CFDB_FUTURE_KEYVALUES);
+    if (o) {
+        cfdb_arena *a = &o->f->arena;
+        cfdb_bytes bk, ek;
+        if (cfdb_arena_dup_bytes(a, begin_key, &bk) || cfdb_arena_dup_bytes(a, end_key, &ek))
+            rc = CFDB_ERR_INTERNAL_ERROR;
+        o->begin_sel = (cfdb_key_selector){ bk, begin_or_equal, begin_offset };
+        o->end_sel = (cfdb_key_selector){ ek, end_or_equal, end_offset };
+        o->limits = lim;
+        o->reverse = reverse;
+        o->snapshot = snapshot;
+        o->use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
+        if (!o->use_ryw)
+            cfdb_write_map_init(&o->private_wm, &o->commit_arena);
+    }
+    pthread_mutex_unlock(&tx->mu);
+    if (rc && !o)
+        return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
+    if (!o)
+        return NULL;
+    if (rc) {
+        cfdb_future *f = o->f;
+        op_finish(o, rc);
+        return f;
+    }
+    return op_launch(o);
+}
+
+cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
+{
+    op *o = op_new(tx, OP_GRV, CFDB_FUTURE_INT64);
+    return o ? op_launch(o) : NULL;
+}
+
+static void set_read_version_task(void *arg)
+{
+    op *o = arg;
+    if (atomic_load(&o->tx->gen) == o->gen)
+        o->tx->read_version = o->watch_version;
+    op_link(o);
+    op_finish(o, 0);
+}
+
+void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
+{
+    op *o = op_new(tx, OP_GRV, CFDB_FUTURE_VOID);
+    if (!o)
+        return;
+    o->watch_version = version;
+    cfdb_future *f = o->f;
+    cfdb_future_ref(f);
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), set_read_version_task, o) != 0) {
+        op_link(o);
+        op_finish(o, 0);
+    }
+    cfdb_future_unref(f);
+    cfdb_future_unref(f);
+}
+
+cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    if (!rc && tx->committing)
+        rc = CFDB_ERR_USED_DURING_COMMIT;
+    if (!rc && cfdb_ryw_size(&tx->ryw) > (size_t)tx->opt.size_limit)
+        rc = CFDB_ERR_TRANSACTION_TOO_LARGE;
+    if (rc) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_VOID, rc);
+    }
+    if (cfdb_ryw_is_read_only(&tx->ryw)) {
+        /* nothing to send: libfdb_c reports committed version -1 */
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_VOID, 0);
+    }
+    tx->committing = true;
+    op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
+    pthread_mutex_unlock(&tx->mu);
+    return o ? op_launch(o) : NULL;
+}
+
+int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out)
+{
+    *out = tx->committed_version ? tx->committed_version : -1;
+    return 0;
+}
+
+static void versionstamp_task(void *arg)
+{
+    op *o = arg;
+    cfdb_txn *tx = o->tx;
+    if (tx->has_versionstamp && cfdb_ryw_has_versionstamp_ops(&tx->ryw)) {
+        cfdb_arena_dup_bytes(&o->f->arena, cfdb_bytes_make(tx->versionstamp, 10), &o->f->r.key);
+        op_link(o);
+        op_finish(o, 0);
+        return;
+    }
+    if (tx->versionstamp_future) { /* only the latest request is answered */
+        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
+        cfdb_future_unref(tx->versionstamp_future);
+    }
+    tx->versionstamp_future = o->f;
+    cfdb_future_ref(o->f);
+    op_link(o);
+    cfdb_future_unref(o->f); /* balance op_new's op reference without completing */
+    o->f = NULL;
+    op_unlink(o);
+    cfdb_arena_free(&o->commit_arena);
+    free(o);
+    txn_unref(tx);
+}
+
+cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx)
+{
+    op *o = op_new(tx, OP_GRV, CFDB_FUTURE_KEY);
+    if (!o)
+        return NULL;
+    cfdb_future *f = o->f;
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), versionstamp_task, o) != 0) {
+        op_link(o);
+        op_finish(o, CFDB_ERR_NETWORK_NOT_SETUP);
+    }
+    return f;
+}
+
+cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int64_t size = (int64_t)cfdb_ryw_size(&tx->ryw);
+    pthread_mutex_unlock(&tx->mu);
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
+    if (f) {
+        f->r.i64 = size;
+        cfdb_future_complete(f, 0);
+    }
+    return f;
+}
+
+cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
+        rc = CFDB_ERR_KEY_TOO_LARGE;
+    if (!rc)
+        rc = check_read_key(tx, key);
+    if (!rc && tx->opt.read_your_writes_disable)
+        rc = CFDB_ERR_WATCHES_DISABLED;
+    op *o = rc ? NULL : op_new(tx, OP_WATCH, CFDB_FUTURE_VOID);
+    if (o)
+        cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_VOID, rc);
+    return o ? op_launch(o) : NULL;
+}
+
+cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error)
+{
+    op *o = op_new(tx, OP_ON_ERROR, CFDB_FUTURE_VOID);
+    if (!o)
+        return NULL;
+    o->error = error;
+    return op_launch(o);
+}
+
+/* Clears the transaction's state (mutex held). Pending operations of the old generation
+ * are abandoned by the bump of gen. */
+static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
+{
+    atomic_fetch_add(&tx->gen, 1);
+    cfdb_ryw_reset(&tx->ryw);
+    tx->deferred_error = 0;
+    tx->committing = false;
+    tx->committed = false;
+    if (!keep_backoff) {
+        tx->backoff = DEFAULT_BACKOFF;
+        tx->retries = 0;
+        default_options(&tx->opt);
+        tx->deadline_ns = 0;
+    } else if (tx->opt.timeout_ms == 0) {
+        tx->deadline_ns = 0;
+    }
+    tx->read_version = 0;
+    tx->committed_version = 0;
+    tx->has_versionstamp = false;
+}
+
+typedef struct reset_task {
+    cfdb_txn *tx;
+    int error;
+} reset_task;
+
+/* Network-thread part of reset/cancel/destroy: waiting watches end. */
+static void txn_after_reset(void *arg)
+{
+    reset_task *rt = arg;
+    cfdb_txn *tx = rt->tx;
+    op *list = tx->watches;
+    tx->watches = NULL;
+    while (list) {
+        op *o = list;
+        list = o->next;
+        o->next = o->prev = NULL;
+        op_link(o);
+        op_finish(o, rt->error);
+    }
+    /* operations in flight notice the new generation at their next step */
+    free(rt);
+    txn_unref(tx);
+}
+
+static void txn_post_after_reset(cfdb_txn *tx, int error)
+{
+    reset_task *rt = malloc(sizeof *rt);
+    if (!rt)
+        return;
+    rt->tx = tx;
+    rt->error = error;
+    txn_ref(tx);
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), txn_after_reset, rt) != 0) {
+        free(rt);
+        txn_unref(tx);
+    }
+}
+
+void cfdb_txn_reset(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    txn_reset_locked(tx, false);
+    pthread_mutex_unlock(&tx->mu);
+    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+}
+
+void cfdb_txn_cancel(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    atomic_fetch_add(&tx->gen, 1);
+    defer_error(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+    tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
+    pthread_mutex_unlock(&tx->mu);
+    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+}
+
+void cfdb_txn_destroy(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    atomic_fetch_add(&tx->gen, 1);
+    pthread_mutex_unlock(&tx->mu);
+    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+    txn_unref(tx);
+}

@@ -1,0 +1,71 @@
+/* Transactions: read-your-writes reads, buffered writes, commits, retries.
+ *
+ * Threading: the application calls these from any thread. Writes (set, clear, atomic op,
+ * conflict ranges) are recorded at once under the transaction's mutex; reads and commits
+ * are prepared under it (so they see exactly the writes issued before them) and then run
+ * on the network thread, completing a future. */
+#ifndef CFDB_CLIENT_TRANSACTION_H
+#define CFDB_CLIENT_TRANSACTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfdb/bytes.h"
+#include "database.h"
+#include "future.h"
+
+typedef struct cfdb_txn cfdb_txn;
+
+typedef struct cfdb_txn_options {
+    int64_t timeout_ms;        /* 0 = none */
+    int64_t retry_limit;       /* -1 = unlimited */
+    int64_t max_retry_delay_ms;
+    int64_t size_limit;
+    bool causal_read_risky;
+    bool causal_write_risky;
+    bool read_your_writes_disable;
+    bool snapshot_ryw_disable;
+    bool access_system_keys;
+    bool read_system_keys;
+    bool lock_aware;
+    bool priority_batch;
+    bool priority_system_immediate;
+    bool report_conflicting_keys;
+    bool used_during_commit_protection_disable;
+} cfdb_txn_options;
+
+cfdb_txn *cfdb_txn_create(cfdb_db *db);
+/* The application's destroy: pending operations are cancelled. */
+void cfdb_txn_destroy(cfdb_txn *tx);
+
+/* Returns 0 or the error the API reports (invalid_option_value ...). */
+int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int length);
+
+/* Writes: return 0, or an error the API reports synchronously via the next operation
+ * (libfdb_c reports write misuse on the transaction's following futures). */
+void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value);
+void cfdb_txn_clear(cfdb_txn *tx, cfdb_bytes key);
+void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);
+void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_op);
+int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int type);
+
+cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot);
+cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int offset, bool snapshot);
+cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
+                                cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
+                                int mode, int iteration, bool snapshot, bool reverse);
+cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx);
+void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version);
+cfdb_future *cfdb_txn_commit(cfdb_txn *tx);
+int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out);
+cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx);
+cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx);
+cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key);
+cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error);
+void cfdb_txn_reset(cfdb_txn *tx);
+void cfdb_txn_cancel(cfdb_txn *tx);
+
+/* A future that is already complete with an error. */
+cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error);
+
+#endif

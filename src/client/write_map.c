@@ -1,0 +1,785 @@
+#include "write_map.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/atomic_ops.h"
+#include "cfdb/errors.h"
+
+/* ---- small helpers --------------------------------------------------------------- */
+
+static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
+{
+    uint8_t *p = cfdb_arena_alloc(a, (size_t)k.len + 1);
+    if (!p)
+        return -1;
+    if (k.len)
+        memcpy(p, k.ptr, k.len);
+    p[k.len] = 0;
+    *out = cfdb_bytes_make(p, (size_t)k.len + 1);
+    return 0;
+}
+
+/* b == a + "\x00" */
+static bool is_key_after(cfdb_bytes a, cfdb_bytes b)
+{
+    return b.len == a.len + 1 && b.ptr[a.len] == 0 && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+static int mutvec_push(cfdb_wm_mutvec *v, cfdb_mutation m)
+{
+    if (v->count == v->cap) {
+        size_t nc = v->cap ? v->cap * 2 : 16;
+        cfdb_mutation *n = realloc(v->items, nc * sizeof *n);
+        if (!n)
+            return -1;
+        v->items = n;
+        v->cap = nc;
+    }
+    v->items[v->count++] = m;
+    return 0;
+}
+
+static int rangevec_push(cfdb_wm_rangevec *v, cfdb_bytes b, cfdb_bytes e)
+{
+    if (v->count == v->cap) {
+        size_t nc = v->cap ? v->cap * 2 : 16;
+        cfdb_key_range *n = realloc(v->items, nc * sizeof *n);
+        if (!n)
+            return -1;
+        v->items = n;
+        v->cap = nc;
+    }
+    v->items[v->count].begin = b;
+    v->items[v->count].end = e;
+    v->count++;
+    return 0;
+}
+
+static bool is_atomic(int t)
+{
+    return cfdb_mutation_is_atomic(t);
+}
+
+/* Ops that are not associative unless operands have equal lengths
+ * (MutationRef::NON_ASSOCIATIVE_MASK). */
+static bool is_non_associative(int t)
+{
+    return t == CFDB_MUT_ADD_VALUE || t == CFDB_MUT_OR || t == CFDB_MUT_XOR || t == CFDB_MUT_MAX ||
+           t == CFDB_MUT_MIN || t == CFDB_MUT_SET_VERSIONSTAMPED_KEY || t == CFDB_MUT_SET_VERSIONSTAMPED_VALUE ||
+           t == CFDB_MUT_MIN_V2 || t == CFDB_MUT_COMPARE_AND_CLEAR;
+}
+
+/* A stack whose bottom needs the stored value. */
+static bool stack_dependent(const cfdb_wm_entry *e)
+{
+    if (!e->count)
+        return false;
+    int t = e->ops[0].type;
+    return t != CFDB_MUT_SET_VALUE && t != CFDB_MUT_CLEAR_RANGE && t != CFDB_MUT_SET_VERSIONSTAMPED_VALUE &&
+           t != CFDB_MUT_SET_VERSIONSTAMPED_KEY;
+}
+
+/* Combines an existing operation with a newer one into one (WriteMap::coalesce). */
+static int coalesce(cfdb_arena *a, cfdb_wm_op existing, cfdb_wm_op next, cfdb_wm_op *out)
+{
+    if (next.type == CFDB_MUT_SET_VALUE || next.type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE) {
+        *out = next;
+        return 0;
+    }
+    if (existing.type != CFDB_MUT_SET_VALUE && existing.type != next.type)
+        return CFDB_ERR_OPERATION_FAILED;
+    if (existing.type != CFDB_MUT_SET_VALUE && next.type == CFDB_MUT_COMPARE_AND_CLEAR)
+        return CFDB_ERR_OPERATION_FAILED;
+    bool present = true;
+    cfdb_bytes v;
+    int rc = cfdb_apply_atomic(next.type, existing.present ? &existing.value : NULL, next.value, a, &v,
+                               &present);
+    if (rc)
+        return rc;
+    out->type = existing.type == CFDB_MUT_SET_VALUE ? CFDB_MUT_SET_VALUE : next.type;
+    out->present = present;
+    out->value = present ? v : (cfdb_bytes){ NULL, 0 };
+    return 0;
+}
+
+static int stack_push(cfdb_arena *a, cfdb_wm_entry *e, cfdb_wm_op op)
+{
+    if (e->count == e->cap) {
+        uint32_t nc = e->cap ? e->cap * 2 : 2;
+        cfdb_wm_op *n = cfdb_arena_alloc(a, nc * sizeof *n);
+        if (!n)
+            return -1;
+        if (e->count)
+            memcpy(n, e->ops, e->count * sizeof *n);
+        e->ops = n;
+        e->cap = nc;
+    }
+    e->ops[e->count++] = op;
+    return 0;
+}
+
+/* WriteMap::coalesceOver */
+static int coalesce_over(cfdb_arena *a, cfdb_wm_entry *e, cfdb_wm_op next)
+{
+    cfdb_wm_op *top = &e->ops[e->count - 1];
+    if (top->type == next.type && next.type != CFDB_MUT_COMPARE_AND_CLEAR) {
+        if (is_non_associative(top->type) && top->present && top->value.len != next.value.len)
+            return stack_push(a, e, next);
+        return coalesce(a, *top, next, top);
+    }
+    if (is_atomic(next.type) && is_atomic(top->type))
+        return stack_push(a, e, next);
+    return coalesce(a, *top, next, top);
+}
+
+/* WriteMap::coalesceUnder: the value seen through the stack on top of base. */
+static int coalesce_under(cfdb_arena *a, const cfdb_wm_entry *e, const cfdb_bytes *base, cfdb_wm_op *out)
+{
+    if (!stack_dependent(e) && e->count == 1) {
+        *out = e->ops[0];
+        return 0;
+    }
+    cfdb_wm_op cur = { CFDB_MUT_SET_VALUE, base != NULL, base ? *base : (cfdb_bytes){ NULL, 0 } };
+    for (uint32_t i = 0; i < e->count; i++) {
+        int rc = coalesce(a, cur, e->ops[i], &cur);
+        if (rc)
+            return rc;
+    }
+    *out = cur;
+    return 0;
+}
+
+/* ---- lifecycle ---------------------------------------------------------------- */
+
+int cfdb_write_map_init(cfdb_write_map *wm, cfdb_arena *arena)
+{
+    memset(wm, 0, sizeof *wm);
+    wm->arena = arena;
+    wm->empty = true;
+    if (cfdb_omap_init(&wm->entries, arena) || cfdb_range_set_init(&wm->cleared, arena) ||
+        cfdb_range_set_init(&wm->conflict, arena) || cfdb_range_set_init(&wm->unreadable, arena))
+        return -1;
+    return 0;
+}
+
+void cfdb_write_map_destroy(cfdb_write_map *wm)
+{
+    free(wm->early_mutations.items);
+    free(wm->early_conflicts.items);
+    memset(wm, 0, sizeof *wm);
+}
+
+const cfdb_wm_entry *cfdb_write_map_entry(const cfdb_write_map *wm, cfdb_bytes key)
+{
+    cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
+    return n ? n->val.ptr : NULL;
+}
+
+/* ---- writes ---------------------------------------------------------------------- */
+
+/* WriteMap::mutate. param must already live in the arena. */
+static int mutate(cfdb_write_map *wm, cfdb_bytes key, int type, cfdb_bytes param, bool add_conflict)
+{
+    wm->empty = false;
+    cfdb_arena *a = wm->arena;
+    cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
+    cfdb_wm_entry *e = n ? n->val.ptr : NULL;
+    bool was_unreadable = e ? e->unreadable : cfdb_range_set_find(&wm->unreadable, key) != NULL;
+    bool unreadable = was_unreadable || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE ||
+                      type == CFDB_MUT_SET_VERSIONSTAMPED_KEY;
+    bool dependent = type != CFDB_MUT_SET_VALUE && type != CFDB_MUT_SET_VERSIONSTAMPED_VALUE &&
+                     type != CFDB_MUT_SET_VERSIONSTAMPED_KEY;
+    cfdb_wm_op op = { (uint8_t)type, true, param };
+    int rc;
+
+    if (!e) {
+        e = cfdb_arena_zalloc(a, sizeof *e);
+        if (!e)
+            return -1;
+        n = cfdb_omap_insert(&wm->entries, key, NULL);
+        if (!n)
+            return -1;
+        n->val.ptr = e;
+        e->unreadable = unreadable;
+        if (dependent && cfdb_range_set_find(&wm->cleared, key)) {
+            cfdb_wm_op cleared = { CFDB_MUT_SET_VALUE, false, { NULL, 0 } };
+            if (stack_push(a, e, cleared))
+                return -1;
+            rc = coalesce_over(a, e, op);
+        } else {
+            rc = stack_push(a, e, op);
+        }
+    } else if (!was_unreadable && (type == CFDB_MUT_SET_VALUE || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE)) {
+        e->count = 0;
+        e->unreadable = unreadable;
+        rc = stack_push(a, e, op);
+    } else {
+        e->unreadable = unreadable;
+        if (!unreadable && e->count > 0)
+            rc = coalesce_over(a, e, op);
+        else
+            rc = stack_push(a, e, op);
+    }
+    if (rc)
+        return rc;
+    if (add_conflict) {
+        cfdb_bytes ka;
+        if (key_after(a, key, &ka) || cfdb_range_set_add(&wm->conflict, key, ka))
+            return -1;
+    }
+    return 0;
+}
+
+static int remove_entries(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end)
+{
+    cfdb_omap_node *n = cfdb_omap_find_ge(&wm->entries, begin);
+    while (n && cfdb_bytes_cmp(n->key, end) < 0) {
+        cfdb_omap_node *nx = cfdb_omap_next(n);
+        cfdb_omap_remove(&wm->entries, n->key);
+        n = nx;
+    }
+    return 0;
+}
+
+int cfdb_write_map_set(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes value, bool add_conflict)
+{
+    cfdb_bytes v;
+    if (cfdb_arena_dup_bytes(wm->arena, value, &v))
+        return -1;
+    return mutate(wm, key, CFDB_MUT_SET_VALUE, v, add_conflict);
+}
+
+int cfdb_write_map_clear(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, bool add_conflict)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        return 0;
+    wm->empty = false;
+    cfdb_bytes b, e;
+    if (cfdb_arena_dup_bytes(wm->arena, begin, &b) || cfdb_arena_dup_bytes(wm->arena, end, &e))
+        return -1;
+    remove_entries(wm, b, e);
+    if (cfdb_range_set_remove(&wm->unreadable, b, e) || cfdb_range_set_add(&wm->cleared, b, e))
+        return -1;
+    if (add_conflict && cfdb_range_set_add(&wm->conflict, b, e))
+        return -1;
+    return 0;
+}
+
+int cfdb_write_map_clear_key(cfdb_write_map *wm, cfdb_bytes key, bool add_conflict)
+{
+    cfdb_bytes ka;
+    if (key_after(wm->arena, key, &ka))
+        return -1;
+    return cfdb_write_map_clear(wm, key, ka, add_conflict);
+}
+
+int cfdb_write_map_add_write_conflict(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        return 0;
+    wm->empty = false;
+    return cfdb_range_set_add(&wm->conflict, begin, end);
+}
+
+/* Emits the writes of [begin, end) as the native transaction would receive them
+ * (ReadYourWritesTransaction::writeRangeToNativeTransaction). */
+static int emit_range(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, cfdb_wm_mutvec *muts,
+                      cfdb_wm_rangevec *conflicts)
+{
+    cfdb_arena *a = wm->arena;
+    /* 1. cleared ranges, split around written keys */
+    for (cfdb_omap_node *c = cfdb_range_set_first_ending_after(&wm->cleared, begin);
+         c && cfdb_bytes_cmp(c->key, end) < 0; c = cfdb_omap_next(c)) {
+        cfdb_bytes cb = cfdb_bytes_cmp(c->key, begin) < 0 ? begin : c->key;
+        cfdb_bytes ce = cfdb_bytes_cmp(c->val.bytes, end) > 0 ? end : c->val.bytes;
+        cfdb_bytes pos = cb;
+        for (cfdb_omap_node *n = cfdb_omap_find_ge(&wm->entries, cb); n && cfdb_bytes_cmp(n->key, ce) < 0;
+             n = cfdb_omap_next(n)) {
+            if (cfdb_bytes_cmp(pos, n->key) < 0) {
+                cfdb_mutation m = { CFDB_MUT_CLEAR_RANGE, pos, n->key };
+                if (mutvec_push(muts, m))
+                    return -1;
+            }
+            if (key_after(a, n->key, &pos))
+                return -1;
+        }
+        if (cfdb_bytes_cmp(pos, ce) < 0) {
+            cfdb_mutation m = { CFDB_MUT_CLEAR_RANGE, pos, ce };
+            if (mutvec_push(muts, m))
+                return -1;
+        }
+    }
+    /* 2. write conflict ranges */
+    for (cfdb_omap_node *c = cfdb_range_set_first_ending_after(&wm->conflict, begin);
+         c && cfdb_bytes_cmp(c->key, end) < 0; c = cfdb_omap_next(c)) {
+        cfdb_bytes cb = cfdb_bytes_cmp(c->key, begin) < 0 ? begin : c->key;
+        cfdb_bytes ce = cfdb_bytes_cmp(c->val.bytes, end) > 0 ? end : c->val.bytes;
+        if (rangevec_push(conflicts, cb, ce))
+            return -1;
+    }
+    /* 3. per-key operations */
+    for (cfdb_omap_node *n = cfdb_omap_find_ge(&wm->entries, begin); n && cfdb_bytes_cmp(n->key, end) < 0;
+         n = cfdb_omap_next(n)) {
+        const cfdb_wm_entry *e = n->val.ptr;
+        for (uint32_t i = 0; i < e->count; i++) {
+            cfdb_wm_op op = e->ops[i];
+            cfdb_mutation m;
+            if (op.type == CFDB_MUT_SET_VALUE) {
+                if (op.present) {
+                    m = (cfdb_mutation){ CFDB_MUT_SET_VALUE, n->key, op.value };
+                } else {
+                    cfdb_bytes ka;
+                    if (key_after(a, n->key, &ka))
+                        return -1;
+                    m = (cfdb_mutation){ CFDB_MUT_CLEAR_RANGE, n->key, ka };
+                }
+            } else if (is_atomic(op.type)) {
+                m = (cfdb_mutation){ op.type, n->key, op.value };
+            } else {
+                continue;
+            }
+            if (mutvec_push(muts, m))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_bytes operand, bool add_conflict,
+                          int64_t read_version, cfdb_bytes max_read_key)
+{
+    if (!is_atomic(type))
+        return CFDB_ERR_INVALID_MUTATION_TYPE;
+    if (type == CFDB_MUT_MIN)
+        type = CFDB_MUT_MIN_V2;
+    else if (type == CFDB_MUT_AND)
+        type = CFDB_MUT_AND_V2;
+    cfdb_arena *a = wm->arena;
+    cfdb_bytes k, v;
+    if (cfdb_arena_dup_bytes(a, key, &k) || cfdb_arena_dup_bytes(a, operand, &v))
+        return -1;
+
+    if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
+        if (k.len < 4)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+        int32_t pos = (int32_t)((uint32_t)k.ptr[k.len - 4] | (uint32_t)k.ptr[k.len - 3] << 8 |
+                                (uint32_t)k.ptr[k.len - 2] << 16 | (uint32_t)k.ptr[k.len - 1] << 24);
+        if (pos < 0 || (int64_t)pos + 10 > (int64_t)k.len - 4)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+        /* range of every key the stamp can produce */
+        uint32_t blen = k.len - 4;
+        uint8_t *rb = cfdb_arena_alloc(a, blen ? blen : 1);
+        uint8_t *re = cfdb_arena_alloc(a, (size_t)blen + 1);
+        if (!rb || !re)
+            return -1;
+        memcpy(rb, k.ptr, blen);
+        cfdb_place_versionstamp(rb + pos, read_version, 0);
+        memcpy(re, k.ptr, blen);
+        memset(re + pos, 0xff, 10);
+        re[blen] = 0;
+        cfdb_bytes rbeg = cfdb_bytes_make(rb, blen), rend = cfdb_bytes_make(re, (size_t)blen + 1);
+        if (cfdb_bytes_cmp(rend, max_read_key) > 0)
+            rend = max_read_key;
+        if (cfdb_bytes_cmp(rbeg, rend) < 0) {
+            if (emit_range(wm, rbeg, rend, &wm->early_mutations, &wm->early_conflicts))
+                return -1;
+            remove_entries(wm, rbeg, rend);
+            if (cfdb_range_set_remove(&wm->cleared, rbeg, rend) ||
+                cfdb_range_set_remove(&wm->conflict, rbeg, rend) ||
+                cfdb_range_set_add(&wm->unreadable, rbeg, rend))
+                return -1;
+        }
+        /* the key kept in the map carries the minimum stamp */
+        uint8_t *kk = cfdb_arena_dup(a, k.ptr, k.len);
+        if (!kk)
+            return -1;
+        cfdb_place_versionstamp(kk + pos, read_version, 0);
+        k = cfdb_bytes_make(kk, k.len);
+        add_conflict = false;
+    } else if (type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE) {
+        if (cfdb_versionstamp_param_check(v))
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    }
+    return mutate(wm, k, type, v, add_conflict);
+}
+
+/* ---- point reads --------------------------------------------------------------- */
+
+cfdb_wm_lookup_kind cfdb_write_map_lookup(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes *value)
+{
+    cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
+    if (n) {
+        cfdb_wm_entry *e = n->val.ptr;
+        if (e->unreadable)
+            return CFDB_WM_UNREADABLE;
+        if (stack_dependent(e))
+            return CFDB_WM_DEPENDENT;
+        cfdb_wm_op r;
+        if (coalesce_under(wm->arena, e, NULL, &r))
+            return CFDB_WM_DEPENDENT;
+        if (!r.present)
+            return CFDB_WM_ABSENT;
+        if (value)
+            *value = r.value;
+        return CFDB_WM_VALUE;
+    }
+    if (cfdb_range_set_find(&wm->unreadable, key))
+        return CFDB_WM_UNREADABLE;
+    if (cfdb_range_set_find(&wm->cleared, key))
+        return CFDB_WM_ABSENT;
+    return CFDB_WM_UNMODIFIED;
+}
+
+int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *base, cfdb_bytes *out,
+                         bool *out_present)
+{
+    cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
+    if (!n) {
+        if (cfdb_range_set_find(&wm->unreadable, key))
+            return CFDB_ERR_ACCESSED_UNREADABLE;
+        if (cfdb_range_set_find(&wm->cleared, key)) {
+            *out_present = false;
+            *out = (cfdb_bytes){ NULL, 0 };
+        } else {
+            *out_present = base != NULL;
+            *out = base ? *base : (cfdb_bytes){ NULL, 0 };
+        }
+        return 0;
+    }
+    cfdb_wm_entry *e = n->val.ptr;
+    if (e->unreadable)
+        return CFDB_ERR_ACCESSED_UNREADABLE;
+    cfdb_wm_op r;
+    int rc = coalesce_under(wm->arena, e, base, &r);
+    if (rc)
+        return rc;
+    *out_present = r.present;
+    *out = r.present ? r.value : (cfdb_bytes){ NULL, 0 };
+    return 0;
+}
+
+/* ---- commit ------------------------------------------------------------------- */
+
+int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_mutation **mutations,
+                               size_t *n_mutations, cfdb_key_range **write_ranges, size_t *n_write_ranges)
+{
+    cfdb_wm_mutvec muts = { 0 };
+    cfdb_wm_rangevec confs = { 0 };
+    int rc = -1;
+    for (size_t i = 0; i < wm->early_mutations.count; i++)
+        if (mutvec_push(&muts, wm->early_mutations.items[i]))
+            goto out;
+    for (size_t i = 0; i < wm->early_conflicts.count; i++)
+        if (rangevec_push(&confs, wm->early_conflicts.items[i].begin, wm->early_conflicts.items[i].end))
+            goto out;
+    static const uint8_t all_end[2] = { 0xff, 0xff };
+    if (emit_range(wm, (cfdb_bytes){ NULL, 0 }, cfdb_bytes_make(all_end, 2), &muts, &confs))
+        goto out;
+    *mutations = cfdb_arena_dup(out_arena, muts.items, muts.count * sizeof(cfdb_mutation));
+    *write_ranges = cfdb_arena_dup(out_arena, confs.items, confs.count * sizeof(cfdb_key_range));
+    if (!*mutations || !*write_ranges)
+        goto out;
+    *n_mutations = muts.count;
+    *n_write_ranges = confs.count;
+    rc = 0;
+out:
+    free(muts.items);
+    free(confs.items);
+    return rc;
+}
+
+/* ---- range reads --------------------------------------------------------------- */
+
+void cfdb_wm_range_start(cfdb_wm_range_iter *it, cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end,
+                         bool reverse, cfdb_range_limits limits, cfdb_arena *out)
+{
+    memset(it, 0, sizeof *it);
+    it->wm = wm;
+    it->out = out;
+    it->begin = begin;
+    it->end = end;
+    it->reverse = reverse;
+    it->lim = limits;
+    it->cursor = reverse ? end : begin;
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        it->done = true;
+}
+
+void cfdb_wm_range_free(cfdb_wm_range_iter *it)
+{
+    free(it->rows);
+    it->rows = NULL;
+    it->count = it->cap = 0;
+}
+
+static bool limits_reached(const cfdb_range_limits *l)
+{
+    return l->rows == 0 || (l->bytes == 0 && l->min_rows == 0);
+}
+
+static void limits_decrement(cfdb_range_limits *l, cfdb_bytes k, cfdb_bytes v)
+{
+    if (l->min_rows > 0)
+        l->min_rows--;
+    if (l->rows > 0)
+        l->rows--;
+    if (l->bytes >= 0) {
+        int64_t b = (int64_t)l->bytes - 8 - (int64_t)k.len - (int64_t)v.len;
+        l->bytes = b < 0 ? 0 : (int32_t)b;
+    }
+}
+
+/* Appends a row unless the limits are reached (then sets more and done). 1 = appended, 0 = stopped. */
+static int emit_row(cfdb_wm_range_iter *it, cfdb_bytes k, cfdb_bytes v)
+{
+    if (limits_reached(&it->lim)) {
+        it->more = true;
+        it->done = true;
+        return 0;
+    }
+    if (it->count == it->cap) {
+        size_t nc = it->cap ? it->cap * 2 : 16;
+        cfdb_key_value *n = realloc(it->rows, nc * sizeof *n);
+        if (!n)
+            return -1;
+        it->rows = n;
+        it->cap = nc;
+    }
+    cfdb_key_value kv;
+    if (cfdb_arena_dup_bytes(it->out, k, &kv.key) || cfdb_arena_dup_bytes(it->out, v, &kv.value))
+        return -1;
+    it->rows[it->count++] = kv;
+    limits_decrement(&it->lim, k, v);
+    return 1;
+}
+
+/* Is storage known at key k? */
+static bool known_at(const cfdb_wm_range_iter *it, cfdb_bytes k)
+{
+    if (!it->known_any)
+        return false;
+    return it->reverse ? cfdb_bytes_cmp(k, it->known) >= 0 : cfdb_bytes_cmp(k, it->known) < 0;
+}
+
+/* Drops buffered rows already passed by the cursor. */
+static void buf_skip(cfdb_wm_range_iter *it)
+{
+    while (it->buf_i < it->buf_n) {
+        int c = cfdb_bytes_cmp(it->buf[it->buf_i].key, it->cursor);
+        if (it->reverse ? c >= 0 : c < 0)
+            it->buf_i++;
+        else
+            break;
+    }
+}
+
+static const cfdb_key_value *buf_peek(cfdb_wm_range_iter *it)
+{
+    buf_skip(it);
+    return it->buf_i < it->buf_n ? &it->buf[it->buf_i] : NULL;
+}
+
+/* Called when the next segment needs storage that is not known yet. */
+static int need_storage(cfdb_wm_range_iter *it)
+{
+    if (it->lim.bytes >= 0 && it->lim.min_rows == 0 && it->count > 0) {
+        it->more = true;
+        it->done = true;
+        return CFDB_WM_RANGE_DONE;
+    }
+    if (it->reverse) {
+        it->req_begin = it->begin;
+        it->req_end = it->cursor;
+    } else {
+        it->req_begin = it->cursor;
+        it->req_end = it->end;
+    }
+    it->buf = NULL;
+    it->buf_n = it->buf_i = 0;
+    return CFDB_WM_RANGE_NEED_STORAGE;
+}
+
+void cfdb_wm_range_feed(cfdb_wm_range_iter *it, const cfdb_key_value *rows, size_t n, bool more)
+{
+    it->buf = rows;
+    it->buf_n = n;
+    it->buf_i = 0;
+    it->known_any = true;
+    if (!more || n == 0) {
+        it->known = it->reverse ? it->req_begin : it->req_end;
+    } else if (it->reverse) {
+        it->known = rows[n - 1].key;
+    } else {
+        /* known through the last row: up to keyAfter(last) */
+        cfdb_bytes ka;
+        if (key_after(it->wm->arena, rows[n - 1].key, &ka) == 0)
+            it->known = ka;
+        else
+            it->known = rows[n - 1].key; /* out of memory: be conservative */
+    }
+}
+
+/* Emits the value of entry key k (cursor moves past it). Returns 1 to continue, or a status. */
+static int step_entry(cfdb_wm_range_iter *it, cfdb_omap_node *n)
+{
+    cfdb_wm_entry *e = n->val.ptr;
+    if (e->unreadable)
+        return CFDB_ERR_ACCESSED_UNREADABLE;
+    cfdb_wm_op r;
+    if (stack_dependent(e)) {
+        if (!known_at(it, n->key))
+            return need_storage(it);
+        const cfdb_key_value *row = buf_peek(it);
+        const cfdb_bytes *base = (row && cfdb_bytes_eq(row->key, n->key)) ? &row->value : NULL;
+        int rc = coalesce_under(it->wm->arena, e, base, &r);
+        if (rc)
+            return rc;
+    } else {
+        int rc = coalesce_under(it->wm->arena, e, NULL, &r);
+        if (rc)
+            return rc;
+    }
+    if (r.present) {
+        int rc = emit_row(it, n->key, r.value);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return CFDB_WM_RANGE_DONE;
+    }
+    if (it->reverse) {
+        it->cursor = n->key;
+    } else {
+        cfdb_bytes ka;
+        if (key_after(it->wm->arena, n->key, &ka))
+            return -1;
+        it->cursor = ka;
+    }
+    return 1;
+}
+
+static int advance_forward(cfdb_wm_range_iter *it)
+{
+    cfdb_write_map *wm = it->wm;
+    for (;;) {
+        if (cfdb_bytes_cmp(it->cursor, it->end) >= 0 || limits_reached(&it->lim)) {
+            it->more = limits_reached(&it->lim);
+            it->done = true;
+            return CFDB_WM_RANGE_DONE;
+        }
+        cfdb_bytes c = it->cursor;
+        cfdb_omap_node *n = cfdb_omap_find_ge(&wm->entries, c);
+        if (n && cfdb_bytes_cmp(n->key, it->end) >= 0)
+            n = NULL;
+        if (n && cfdb_bytes_eq(n->key, c)) {
+            int rc = step_entry(it, n);
+            if (rc != 1)
+                return rc;
+            continue;
+        }
+        cfdb_bytes seg_end = n ? n->key : it->end;
+        if (cfdb_range_set_find(&wm->unreadable, c))
+            return CFDB_ERR_ACCESSED_UNREADABLE;
+        cfdb_omap_node *cl = cfdb_range_set_find(&wm->cleared, c);
+        if (cl) {
+            if (cfdb_bytes_cmp(cl->val.bytes, seg_end) < 0)
+                seg_end = cl->val.bytes;
+            it->cursor = seg_end;
+            continue;
+        }
+        /* unmodified: up to the next entry, cleared or unreadable range */
+        cfdb_omap_node *x = cfdb_range_set_first_ending_after(&wm->cleared, c);
+        if (x && cfdb_bytes_cmp(x->key, seg_end) < 0)
+            seg_end = x->key;
+        x = cfdb_range_set_first_ending_after(&wm->unreadable, c);
+        if (x && cfdb_bytes_cmp(x->key, seg_end) < 0)
+            seg_end = x->key;
+        if (!known_at(it, c))
+            return need_storage(it);
+        cfdb_bytes stop = seg_end;
+        if (cfdb_bytes_cmp(it->known, stop) < 0)
+            stop = it->known;
+        for (;;) {
+            const cfdb_key_value *row = buf_peek(it);
+            if (!row || cfdb_bytes_cmp(row->key, stop) >= 0)
+                break;
+            int rc = emit_row(it, row->key, row->value);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                return CFDB_WM_RANGE_DONE;
+            it->buf_i++;
+        }
+        it->cursor = stop;
+    }
+}
+
+static int advance_reverse(cfdb_wm_range_iter *it)
+{
+    cfdb_write_map *wm = it->wm;
+    for (;;) {
+        if (cfdb_bytes_cmp(it->cursor, it->begin) <= 0 || limits_reached(&it->lim)) {
+            it->more = limits_reached(&it->lim);
+            it->done = true;
+            return CFDB_WM_RANGE_DONE;
+        }
+        cfdb_bytes p = it->cursor;
+        cfdb_omap_node *n = cfdb_omap_find_lt(&wm->entries, p);
+        if (n && cfdb_bytes_cmp(n->key, it->begin) < 0)
+            n = NULL;
+        if (n && is_key_after(n->key, p)) {
+            int rc = step_entry(it, n);
+            if (rc != 1)
+                return rc;
+            continue;
+        }
+        /* the keys just below p, down to lo, hold no entry */
+        cfdb_bytes lo = it->begin;
+        if (n) {
+            cfdb_bytes ka;
+            if (key_after(wm->arena, n->key, &ka))
+                return -1;
+            if (cfdb_bytes_cmp(ka, lo) > 0)
+                lo = ka;
+        }
+        cfdb_omap_node *u = cfdb_range_set_last_beginning_before(&wm->unreadable, p);
+        if (u && cfdb_bytes_cmp(u->val.bytes, p) >= 0 && cfdb_bytes_cmp(u->val.bytes, lo) > 0)
+            return CFDB_ERR_ACCESSED_UNREADABLE;
+        cfdb_omap_node *cl = cfdb_range_set_last_beginning_before(&wm->cleared, p);
+        if (cl && cfdb_bytes_cmp(cl->val.bytes, p) >= 0) {
+            it->cursor = cfdb_bytes_cmp(cl->key, lo) > 0 ? cl->key : lo;
+            continue;
+        }
+        if (cl && cfdb_bytes_cmp(cl->val.bytes, lo) > 0)
+            lo = cl->val.bytes;
+        if (u && cfdb_bytes_cmp(u->val.bytes, lo) > 0)
+            lo = u->val.bytes;
+        if (!it->known_any || cfdb_bytes_cmp(it->known, p) >= 0)
+            return need_storage(it);
+        cfdb_bytes stop = lo;
+        if (cfdb_bytes_cmp(it->known, stop) > 0)
+            stop = it->known;
+        for (;;) {
+            const cfdb_key_value *row = buf_peek(it);
+            if (!row || cfdb_bytes_cmp(row->key, stop) < 0)
+                break;
+            int rc = emit_row(it, row->key, row->value);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                return CFDB_WM_RANGE_DONE;
+            it->buf_i++;
+        }
+        it->cursor = stop;
+    }
+}
+
+int cfdb_wm_range_advance(cfdb_wm_range_iter *it)
+{
+    if (it->done)
+        return CFDB_WM_RANGE_DONE;
+    int rc = it->reverse ? advance_reverse(it) : advance_forward(it);
+    if (rc == CFDB_WM_RANGE_DONE && !it->done)
+        it->done = true;
+    return rc;
+}

@@ -1,0 +1,392 @@
+/* Commit proxy: key-server locations and commits (batched per loop iteration, resolved
+ * with FoundationDB resolver semantics, versionstamps, durable before the reply). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/atomic_ops.h"
+#include "cfdb/errors.h"
+#include "server_internal.h"
+#include "wal.h"
+
+static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
+
+/* ---- batching ---- */
+
+static void batch_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    srv *s = arg;
+    (void)loop;
+    (void)t;
+    cp_flush(s);
+    grv_flush(s);
+}
+
+void srv_batch_schedule(srv *s)
+{
+    if (s->batch_timer.fn == NULL)
+        cfdb_timer_init(&s->batch_timer, batch_fire, s);
+    if (!cfdb_timer_is_armed(&s->batch_timer))
+        cfdb_loop_timer_add_in(s->loop, &s->batch_timer, 0);
+}
+
+/* ---- key locations ---- */
+
+void ss_fill_interface(srv *s, int i, cfdb_arena *a, cfdb_storage_server_interface *out)
+{
+    srv_storage *ss = &s->storage[i];
+    memset(out, 0, sizeof(*out));
+    out->uniqueID = ss->id;
+    cfdb_locality_entry *loc = cfdb_arena_zalloc(a, 3 * sizeof(*loc));
+    if (loc) {
+        loc[0].first = CFDB_BYTES_LIT("machineid");
+        loc[0].second.present = 1;
+        loc[0].second.value = cfdb_bytes_make(ss->machine_id, 32);
+        loc[1].first = CFDB_BYTES_LIT("processid");
+        loc[1].second.present = 1;
+        loc[1].second.value = cfdb_bytes_make(ss->process_id, 32);
+        loc[2].first = CFDB_BYTES_LIT("zoneid");
+        loc[2].second.present = 1;
+        loc[2].second.value = cfdb_bytes_make(ss->machine_id, 32);
+        out->locality._data.items = loc;
+        out->locality._data.count = 3;
+    }
+    out->getValue.endpoint.addresses.address = srv_listener_address(s, ss->listener);
+    out->getValue.endpoint.token = ss->base;
+    out->acceptingRequests = true;
+}
+
+void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_get_key_server_locations_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_key_server_locations_request, msg, len, &req, NULL, &a)) {
+        srv_log(s, "malformed GetKeyServerLocationsRequest");
+        goto out;
+    }
+    if (req.tenant.tenantId != -1) {
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL, CFDB_ERR_TENANT_NOT_FOUND);
+        goto out;
+    }
+    const srv_shard_map *m = &s->shards;
+    size_t *picked = cfdb_arena_alloc(&a, m->count * sizeof(size_t));
+    size_t n = 0;
+    int limit = req.limit > 0 ? req.limit : 1;
+    if (!picked)
+        goto out;
+    if (!req.end.present) {
+        picked[n++] = req.reverse ? srv_shard_map_find_before(m, req.begin) : srv_shard_map_find(m, req.begin);
+    } else if (!req.reverse) {
+        for (size_t i = srv_shard_map_find(m, req.begin);
+             i < m->count && cfdb_bytes_cmp(srv_shard_begin(m, i), req.end.value) < 0 && (int)n < limit; i++)
+            picked[n++] = i;
+        if (n == 0)
+            picked[n++] = srv_shard_map_find(m, req.begin);
+    } else {
+        size_t i = srv_shard_map_find_before(m, req.end.value);
+        for (;;) {
+            if (cfdb_bytes_cmp(req.begin, srv_shard_end(m, i)) >= 0 || (int)n >= limit)
+                break;
+            picked[n++] = i;
+            if (i == 0)
+                break;
+            i--;
+        }
+        if (n == 0)
+            picked[n++] = srv_shard_map_find_before(m, req.end.value);
+    }
+    cfdb_get_key_server_locations_reply r;
+    memset(&r, 0, sizeof r);
+    cfdb_shard_location *res = cfdb_arena_zalloc(&a, n * sizeof(*res));
+    cfdb_tag_mapping *tags = cfdb_arena_zalloc(&a, (size_t)s->nstorage * sizeof(*tags));
+    bool *seen = cfdb_arena_zalloc(&a, (size_t)s->nstorage);
+    if (!res || !tags || !seen)
+        goto out;
+    uint32_t ntags = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = picked[k];
+        int owner = m->shards[i].owner;
+        res[k].first.begin = srv_shard_begin(m, i);
+        res[k].first.end = srv_shard_end(m, i);
+        cfdb_storage_server_interface *ssi = cfdb_arena_zalloc(&a, sizeof(*ssi));
+        if (!ssi)
+            goto out;
+        ss_fill_interface(s, owner, &a, ssi);
+        res[k].second.items = ssi;
+        res[k].second.count = 1;
+        if (!seen[owner]) {
+            seen[owner] = true;
+            tags[ntags].first = s->storage[owner].id;
+            tags[ntags].second.id = (uint16_t)owner;
+            tags[ntags].second.locality = 0;
+            ntags++;
+        }
+    }
+    r.results.items = res;
+    r.results.count = (uint32_t)n;
+    r.resultsTagMapping.items = tags;
+    r.resultsTagMapping.count = ntags;
+    srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, &r, 0);
+out:
+    cfdb_arena_free(&a);
+}
+
+void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_get_tenant_id_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_tenant_id_request, msg, len, &req, NULL, &a) == 0)
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_tenant_id_reply, NULL, CFDB_ERR_TENANT_NOT_FOUND);
+    else
+        srv_log(s, "malformed GetTenantIdRequest");
+    cfdb_arena_free(&a);
+}
+
+/* ---- commits ---- */
+
+void cp_commit(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    if (s->ncommits == s->commits_cap) {
+        size_t ncap = s->commits_cap ? s->commits_cap * 2 : 16;
+        srv_pending_commit *n = realloc(s->commits, ncap * sizeof(*n));
+        if (!n)
+            return;
+        s->commits = n;
+        s->commits_cap = ncap;
+    }
+    uint8_t *copy = malloc(len ? len : 1);
+    if (!copy)
+        return;
+    memcpy(copy, msg, len);
+    srv_conn_ref(c);
+    s->commits[s->ncommits].c = c;
+    s->commits[s->ncommits].msg = copy;
+    s->commits[s->ncommits].msg_len = len;
+    s->ncommits++;
+    srv_batch_schedule(s);
+}
+
+static bool mutation_type_ok(uint8_t t)
+{
+    return t == CFDB_MUT_SET_VALUE || t == CFDB_MUT_CLEAR_RANGE || t == CFDB_MUT_NO_OP || cfdb_mutation_is_atomic(t);
+}
+
+enum { TX_BAD = 0, TX_RESOLVE, TX_FAIL_UNAPPLIED, TX_INVALID };
+
+typedef struct tx_state {
+    cfdb_commit_transaction_request req;
+    int state;
+    bool fail_after_apply;
+    cfdb_mutation *muts; /* transformed */
+    size_t nmuts;
+    int32_t resolver_index;
+} tx_state;
+
+int64_t srv_next_commit_version(srv *s)
+{
+    int64_t v = srv_clock_version(s);
+    int64_t latest = cfdb_mvcc_latest_version(s->store);
+    if (v <= latest)
+        v = latest + 1;
+    if (v <= s->last_commit_version)
+        v = s->last_commit_version + 1;
+    return v;
+}
+
+int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n)
+{
+    int64_t v = srv_next_commit_version(s);
+    int rc = cfdb_mvcc_apply(s->store, v, m, n);
+    if (rc == 0)
+        s->last_commit_version = v;
+    return rc;
+}
+
+void cp_flush(srv *s)
+{
+    size_t n = s->ncommits;
+    if (n == 0)
+        return;
+    srv_pending_commit *pend = s->commits;
+    s->commits = NULL;
+    s->ncommits = s->commits_cap = 0;
+
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    tx_state *tx = calloc(n, sizeof(*tx));
+    cfdb_resolver_txn *rtx = calloc(n, sizeof(*rtx));
+    cfdb_resolver_result *res = calloc(n, sizeof(*res));
+    if (!tx || !rtx || !res) {
+        srv_log(s, "out of memory in commit batch");
+        goto out;
+    }
+    int64_t version = srv_next_commit_version(s);
+    size_t nres = 0;
+    for (size_t i = 0; i < n; i++) {
+        tx_state *t = &tx[i];
+        if (fb_decode(&cfdb_msg_commit_transaction_request, pend[i].msg, pend[i].msg_len, &t->req, NULL, &a)) {
+            srv_log(s, "malformed CommitTransactionRequest");
+            t->state = TX_BAD;
+            continue;
+        }
+        const cfdb_commit_transaction *ct = &t->req.transaction;
+        t->state = TX_RESOLVE;
+        for (uint32_t k = 0; k < ct->mutations.count; k++)
+            if (!mutation_type_ok(ct->mutations.items[k].type))
+                t->state = TX_INVALID;
+        if (t->state == TX_INVALID)
+            continue;
+        if (s->faults.fail_commits > 0) {
+            s->faults.fail_commits--;
+            if (s->faults.fail_commits_applied)
+                t->fail_after_apply = true;
+            else {
+                t->state = TX_FAIL_UNAPPLIED;
+                continue;
+            }
+        }
+        /* versionstamps: the batch index is this transaction's position */
+        uint16_t batch_index = (uint16_t)i;
+        t->nmuts = ct->mutations.count;
+        t->muts = cfdb_arena_alloc(&a, (t->nmuts ? t->nmuts : 1) * sizeof(cfdb_mutation));
+        size_t extra = 0;
+        for (size_t k = 0; k < t->nmuts; k++) {
+            t->muts[k] = ct->mutations.items[k];
+            if (t->muts[k].type == CFDB_MUT_SET_VERSIONSTAMPED_KEY)
+                extra++;
+            cfdb_transform_versionstamp_mutation(&t->muts[k], version, batch_index, &a);
+        }
+        cfdb_conflict_range *rr = cfdb_arena_alloc(&a, (ct->read_conflict_ranges.count + 1) * sizeof(*rr));
+        cfdb_conflict_range *wr =
+            cfdb_arena_alloc(&a, (ct->write_conflict_ranges.count + extra + 1) * sizeof(*wr));
+        for (uint32_t k = 0; k < ct->read_conflict_ranges.count; k++) {
+            rr[k].begin = ct->read_conflict_ranges.items[k].begin;
+            rr[k].end = ct->read_conflict_ranges.items[k].end;
+        }
+        size_t nw = 0;
+        for (uint32_t k = 0; k < ct->write_conflict_ranges.count; k++) {
+            wr[nw].begin = ct->write_conflict_ranges.items[k].begin;
+            wr[nw].end = ct->write_conflict_ranges.items[k].end;
+            nw++;
+        }
+        for (size_t k = 0; k < t->nmuts; k++) {
+            if (ct->mutations.items[k].type != CFDB_MUT_SET_VERSIONSTAMPED_KEY)
+                continue;
+            cfdb_bytes key = t->muts[k].param1;
+            uint8_t *end = cfdb_arena_alloc(&a, key.len + 1);
+            memcpy(end, key.ptr, key.len);
+            end[key.len] = 0;
+            wr[nw].begin = key;
+            wr[nw].end = cfdb_bytes_make(end, key.len + 1);
+            nw++;
+        }
+        cfdb_resolver_txn *r = &rtx[nres];
+        r->read_snapshot = ct->read_snapshot;
+        r->read_ranges = rr;
+        r->read_count = ct->read_conflict_ranges.count;
+        r->write_ranges = wr;
+        r->write_count = nw;
+        r->report_conflicting_keys = ct->report_conflicting_keys;
+        t->resolver_index = (int32_t)nres++;
+    }
+    if (nres && cfdb_resolver_resolve(s->resolver, version, rtx, nres, &a, res)) {
+        srv_log(s, "resolver failed");
+        for (size_t i = 0; i < nres; i++)
+            res[i].status = CFDB_RESOLVE_CONFLICT;
+    }
+
+    /* apply the committed transactions in batch order */
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tx[i].state == TX_RESOLVE && res[tx[i].resolver_index].status == CFDB_RESOLVE_COMMITTED)
+            total += tx[i].nmuts;
+    cfdb_mutation *all = cfdb_arena_alloc(&a, (total ? total : 1) * sizeof(cfdb_mutation));
+    size_t na = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tx[i].state == TX_RESOLVE && res[tx[i].resolver_index].status == CFDB_RESOLVE_COMMITTED) {
+            memcpy(all + na, tx[i].muts, tx[i].nmuts * sizeof(cfdb_mutation));
+            na += tx[i].nmuts;
+        }
+    bool durable_ok = true;
+    if (s->wal && na > 0 && srv_wal_append(s, version, all, na)) {
+        srv_log(s, "WAL append failed: commits of version %lld answered commit_unknown_result", (long long)version);
+        durable_ok = false;
+    }
+    int arc = 0;
+    if (durable_ok) {
+        arc = cfdb_mvcc_apply(s->store, version, all, na);
+        if (arc)
+            srv_log(s, "apply at %lld failed: %d", (long long)version, arc);
+        s->last_commit_version = version;
+    }
+    cfdb_bytes mv = { 0, 0 };
+    bool mv_present = false;
+    cfdb_mvcc_get(s->store, cfdb_mvcc_latest_version(s->store), metadata_version_key, &mv, &mv_present);
+
+    for (size_t i = 0; i < n; i++) {
+        tx_state *t = &tx[i];
+        srv_conn *c = pend[i].c;
+        cfdb_uid reply = t->req.reply.token;
+        if (t->state == TX_BAD)
+            continue;
+        if (t->state == TX_INVALID) {
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_INVALID_MUTATION_TYPE);
+            continue;
+        }
+        if (t->state == TX_FAIL_UNAPPLIED) {
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+            continue;
+        }
+        cfdb_resolver_result *rr = &res[t->resolver_index];
+        if (rr->status == CFDB_RESOLVE_TOO_OLD) {
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_TRANSACTION_TOO_OLD);
+            continue;
+        }
+        if (rr->status == CFDB_RESOLVE_CONFLICT) {
+            s->n_conflicts++;
+            if (t->req.transaction.report_conflicting_keys) {
+                cfdb_commit_id id;
+                memset(&id, 0, sizeof id);
+                id.version = -1;
+                id.txnBatchId = (uint16_t)i;
+                id.conflictingKRIndices.present = 1;
+                id.conflictingKRIndices.value.items = rr->conflicting;
+                id.conflictingKRIndices.value.count = (uint32_t)rr->conflicting_count;
+                srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, &id, 0);
+            } else {
+                srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_NOT_COMMITTED);
+            }
+            continue;
+        }
+        if (!durable_ok || arc || t->fail_after_apply) {
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+            continue;
+        }
+        s->n_commits++;
+        s->n_writes += t->nmuts;
+        cfdb_commit_id id;
+        memset(&id, 0, sizeof id);
+        id.version = version;
+        id.txnBatchId = (uint16_t)i;
+        if (mv_present) {
+            id.metadataVersion.present = 1;
+            id.metadataVersion.value = mv;
+        }
+        srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, &id, 0);
+    }
+    if (na > 0)
+        ss_check_watches(s);
+out:
+    for (size_t i = 0; i < n; i++) {
+        free(pend[i].msg);
+        srv_conn_unref(pend[i].c);
+    }
+    free(pend);
+    free(tx);
+    free(rtx);
+    free(res);
+    cfdb_arena_free(&a);
+}

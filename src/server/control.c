@@ -1,0 +1,276 @@
+/* Fault injection and administration: a line-based command socket on loopback.
+ * One command per line, one answer line back ("ok ..." or "err ..."). See `help`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfdb/tcp.h"
+#include "server_internal.h"
+#include "wal.h"
+
+typedef struct srv_control_client {
+    srv *s;
+    int fd;
+    char in[4096];
+    size_t in_len;
+    struct srv_control_client *next;
+} srv_control_client;
+
+static const char help_text[] =
+    "ok commands: ping | status | shards | drop [LISTENER] | delay MS | fail-commits N [applied|unapplied] | "
+    "future-version N | new-proxies | split KEY | move KEY SS | unreachable LISTENER on|off | restart | "
+    "snapshot | shutdown   (KEY: text with \\xNN escapes; LISTENER: index, coordinator, grv, commit, storageN)";
+
+/* Parses "\xNN" escapes into out; returns the length. */
+static size_t unescape(const char *in, uint8_t *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; in[i] && o < cap; i++) {
+        if (in[i] == '\\' && in[i + 1] == 'x' && in[i + 2] && in[i + 3]) {
+            char h[3] = { in[i + 2], in[i + 3], 0 };
+            out[o++] = (uint8_t)strtoul(h, NULL, 16);
+            i += 3;
+        } else {
+            out[o++] = (uint8_t)in[i];
+        }
+    }
+    return o;
+}
+
+static int parse_listener(srv *s, const char *arg)
+{
+    if (!arg)
+        return -1;
+    if (strcmp(arg, "coordinator") == 0)
+        return s->coord_listener;
+    if (strcmp(arg, "grv") == 0)
+        return s->grv_listener;
+    if (strcmp(arg, "commit") == 0)
+        return s->commit_listener;
+    if (strncmp(arg, "storage", 7) == 0) {
+        int i = atoi(arg + 7);
+        return i >= 0 && i < s->nstorage ? s->storage[i].listener : -1;
+    }
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (*end || v < 0 || v >= s->nlisteners)
+        return -1;
+    return (int)v;
+}
+
+static void shards_text(srv *s, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "ok %zu shards:", s->shards.count);
+    for (size_t i = 0; i < s->shards.count && o + 8 < cap; i++) {
+        char k[256];
+        srv_bytes_repr(srv_shard_begin(&s->shards, i), k, sizeof k);
+        o += (size_t)snprintf(out + o, cap - o, " [%s]->%d", k, s->shards.shards[i].owner);
+    }
+}
+
+void control_execute(srv *s, const char *line, char *out, size_t cap)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", line);
+    char *save = NULL;
+    char *cmd = strtok_r(buf, " \t\r\n", &save);
+    char *a1 = strtok_r(NULL, " \t\r\n", &save);
+    char *a2 = strtok_r(NULL, " \t\r\n", &save);
+    if (!cmd) {
+        snprintf(out, cap, "err empty command");
+        return;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        snprintf(out, cap, "%s", help_text);
+    } else if (strcmp(cmd, "ping") == 0) {
+        snprintf(out, cap, "ok pong");
+    } else if (strcmp(cmd, "status") == 0) {
+        int n = 0;
+        for (srv_conn *c = s->conns.next; c != &s->conns; c = c->next)
+            n += c->open;
+        snprintf(out, cap, "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu",
+                 (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
+                 (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts);
+    } else if (strcmp(cmd, "shards") == 0) {
+        shards_text(s, out, cap);
+    } else if (strcmp(cmd, "drop") == 0) {
+        int l = -1;
+        if (a1 && (l = parse_listener(s, a1)) < 0) {
+            snprintf(out, cap, "err no such listener");
+            return;
+        }
+        srv_drop_connections(s, l);
+        snprintf(out, cap, "ok dropped");
+    } else if (strcmp(cmd, "delay") == 0 && a1) {
+        s->faults.delay_ns = (uint64_t)strtoull(a1, NULL, 10) * 1000000ull;
+        snprintf(out, cap, "ok delay %s ms", a1);
+    } else if (strcmp(cmd, "fail-commits") == 0 && a1) {
+        s->faults.fail_commits = atoi(a1);
+        s->faults.fail_commits_applied = a2 && strcmp(a2, "applied") == 0;
+        snprintf(out, cap, "ok next %d commits fail with commit_unknown_result (%s)", s->faults.fail_commits,
+                 s->faults.fail_commits_applied ? "applied" : "not applied");
+    } else if (strcmp(cmd, "future-version") == 0 && a1) {
+        s->faults.future_version_reads = atoi(a1);
+        snprintf(out, cap, "ok next %d storage reads answer future_version", s->faults.future_version_reads);
+    } else if (strcmp(cmd, "new-proxies") == 0) {
+        coord_new_generation(s);
+        snprintf(out, cap, "ok new proxy generation");
+    } else if ((strcmp(cmd, "split") == 0 && a1) || (strcmp(cmd, "move") == 0 && a1 && a2)) {
+        uint8_t key[1024];
+        size_t kl = unescape(a1, key, sizeof key);
+        cfdb_bytes k = cfdb_bytes_make(key, kl);
+        if (cmd[0] == 's') {
+            if (srv_shard_map_split(&s->shards, k)) {
+                snprintf(out, cap, "err out of memory");
+                return;
+            }
+        } else {
+            int ss = atoi(a2);
+            if (ss < 0 || ss >= s->nstorage) {
+                snprintf(out, cap, "err no such storage server");
+                return;
+            }
+            s->shards.shards[srv_shard_map_find(&s->shards, k)].owner = ss;
+        }
+        srv_write_system_keys(s);
+        ss_check_watches(s);
+        shards_text(s, out, cap);
+    } else if (strcmp(cmd, "unreachable") == 0 && a1) {
+        int l = parse_listener(s, a1);
+        bool on = !a2 || strcmp(a2, "off") != 0;
+        if (l < 0 || l == s->coord_listener) {
+            snprintf(out, cap, "err no such listener (the coordinator cannot be made unreachable)");
+            return;
+        }
+        if (srv_set_unreachable(s, l, on)) {
+            snprintf(out, cap, "err cannot change listener %d", l);
+            return;
+        }
+        snprintf(out, cap, "ok listener %d (port %u) %s", l, s->listeners[l].port, on ? "unreachable" : "reachable");
+    } else if (strcmp(cmd, "restart") == 0) {
+        /* as after a process restart: connections gone, new proxies, no MVCC history */
+        srv_drop_connections(s, -1);
+        coord_new_generation(s);
+        cfdb_mvcc_forget_before(s->store, cfdb_mvcc_latest_version(s->store));
+        snprintf(out, cap, "ok restarted");
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        if (!s->wal)
+            snprintf(out, cap, "err not durable");
+        else
+            snprintf(out, cap, srv_wal_snapshot(s) ? "err snapshot failed" : "ok snapshot written");
+    } else if (strcmp(cmd, "shutdown") == 0) {
+        cfdb_loop_stop(s->loop);
+        snprintf(out, cap, "ok shutting down");
+    } else {
+        snprintf(out, cap, "err unknown command (try help)");
+    }
+}
+
+/* ---- socket ---- */
+
+static void client_free(srv *s, srv_control_client *cl)
+{
+    for (srv_control_client **pp = &s->controls; *pp; pp = &(*pp)->next)
+        if (*pp == cl) {
+            *pp = cl->next;
+            break;
+        }
+    cfdb_loop_remove_fd(s->loop, cl->fd);
+    close(cl->fd);
+    free(cl);
+}
+
+static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
+{
+    srv_control_client *cl = arg;
+    srv *s = cl->s;
+    (void)loop;
+    (void)events;
+    ssize_t n = cfdb_tcp_read(fd, cl->in + cl->in_len, sizeof(cl->in) - 1 - cl->in_len);
+    if (n == -EAGAIN)
+        return;
+    if (n <= 0) {
+        client_free(s, cl);
+        return;
+    }
+    cl->in_len += (size_t)n;
+    cl->in[cl->in_len] = 0;
+    char *nl;
+    while ((nl = memchr(cl->in, '\n', cl->in_len)) != NULL) {
+        *nl = 0;
+        char out[4096];
+        control_execute(s, cl->in, out, sizeof out - 2);
+        srv_log(s, "control: %s -> %.200s", cl->in, out);
+        size_t ol = strlen(out);
+        out[ol++] = '\n';
+        /* answers are short; a blocking-ish loop is fine on loopback */
+        size_t done = 0;
+        for (int tries = 0; done < ol && tries < 1000; tries++) {
+            ssize_t w = cfdb_tcp_write(fd, out + done, ol - done);
+            if (w > 0)
+                done += (size_t)w;
+            else if (w != -EAGAIN)
+                break;
+        }
+        size_t used = (size_t)(nl - cl->in) + 1;
+        memmove(cl->in, cl->in + used, cl->in_len - used);
+        cl->in_len -= used;
+    }
+    if (cl->in_len >= sizeof(cl->in) - 1)
+        client_free(s, cl);
+}
+
+static void control_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
+{
+    srv *s = arg;
+    (void)events;
+    for (;;) {
+        int cfd = cfdb_tcp_accept(fd);
+        if (cfd < 0)
+            return;
+        srv_control_client *cl = calloc(1, sizeof(*cl));
+        if (!cl) {
+            close(cfd);
+            continue;
+        }
+        cl->s = s;
+        cl->fd = cfd;
+        if (cfdb_loop_add_fd(loop, cfd, CFDB_EV_READ, client_io, cl)) {
+            close(cfd);
+            free(cl);
+            continue;
+        }
+        cl->next = s->controls;
+        s->controls = cl;
+    }
+}
+
+int control_start(srv *s, uint16_t port)
+{
+    uint16_t bound = 0;
+    int fd = cfdb_tcp_listen("127.0.0.1", port, 16, &bound);
+    if (fd < 0) {
+        fprintf(stderr, "cfdb-server: cannot listen for control on 127.0.0.1:%u: %s\n", port, strerror(-fd));
+        return -1;
+    }
+    if (cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, control_accept, s)) {
+        close(fd);
+        return -1;
+    }
+    s->control_fd = fd;
+    s->control_port = bound;
+    return 0;
+}
+
+void control_stop(srv *s)
+{
+    while (s->controls)
+        client_free(s, s->controls);
+    if (s->control_fd >= 0) {
+        cfdb_loop_remove_fd(s->loop, s->control_fd);
+        close(s->control_fd);
+        s->control_fd = -1;
+    }
+}

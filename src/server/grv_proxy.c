@@ -1,0 +1,83 @@
+/* GRV proxy: read versions, batched per loop iteration, and global configuration. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "server_internal.h"
+
+static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
+
+void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_get_read_version_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_read_version_request, msg, len, &req, NULL, &a)) {
+        srv_log(s, "malformed GetReadVersionRequest");
+        cfdb_arena_free(&a);
+        return;
+    }
+    if (s->ngrvs == s->grvs_cap) {
+        size_t ncap = s->grvs_cap ? s->grvs_cap * 2 : 16;
+        srv_pending_grv *n = realloc(s->grvs, ncap * sizeof(*n));
+        if (!n) {
+            srv_reply(s, c, req.reply.token, &cfdb_msg_get_read_version_reply, NULL, CFDB_ERR_OPERATION_FAILED);
+            cfdb_arena_free(&a);
+            return;
+        }
+        s->grvs = n;
+        s->grvs_cap = ncap;
+    }
+    srv_conn_ref(c);
+    s->grvs[s->ngrvs].c = c;
+    s->grvs[s->ngrvs].reply = req.reply.token;
+    s->ngrvs++;
+    s->n_grvs += req.transactionCount;
+    cfdb_arena_free(&a);
+    srv_batch_schedule(s);
+}
+
+void grv_flush(srv *s)
+{
+    if (s->ngrvs == 0)
+        return;
+    int64_t v = srv_advance_version(s);
+    cfdb_get_read_version_reply r;
+    memset(&r, 0, sizeof r);
+    r.version = v;
+    r.locked = false;
+    cfdb_bytes mv;
+    bool present = false;
+    if (cfdb_mvcc_get(s->store, v, metadata_version_key, &mv, &present) == 0 && present) {
+        r.metadataVersion.present = 1;
+        r.metadataVersion.value = mv;
+    }
+    r.midShardSize = 0;
+    r.ssVersionVectorDelta = cfdb_version_vector_empty();
+    r.proxyId = s->grv_base;
+    /* replies may be parked (delay fault); the list is ours until we clear it */
+    size_t n = s->ngrvs;
+    s->ngrvs = 0;
+    for (size_t i = 0; i < n; i++) {
+        srv_reply(s, s->grvs[i].c, s->grvs[i].reply, &cfdb_msg_get_read_version_reply, &r, 0);
+        srv_conn_unref(s->grvs[i].c);
+    }
+}
+
+void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_global_config_refresh_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_global_config_refresh_request, msg, len, &req, NULL, &a) == 0) {
+        cfdb_global_config_refresh_reply r;
+        memset(&r, 0, sizeof r);
+        r.version = 0; /* no global configuration has ever been written */
+        srv_reply(s, c, req.reply.token, &cfdb_msg_global_config_refresh_reply, &r, 0);
+    } else {
+        srv_log(s, "malformed GlobalConfigRefreshRequest");
+    }
+    cfdb_arena_free(&a);
+}

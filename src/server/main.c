@@ -1,0 +1,221 @@
+/* cfdb-server command line. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfdb/event_loop.h"
+#include "cfdb/tcp.h"
+#include "server.h"
+
+static const char usage[] =
+    "usage: cfdb-server [--listen [IP:]PORT] --cluster-file PATH [options]\n"
+    "       cfdb-server --control PORT COMMAND [ARGS...]\n"
+    "A FoundationDB 7.3 protocol-compatible dev server: coordinator, cluster controller,\n"
+    "GRV and commit proxies, resolver and storage servers in one process.\n"
+    "  --listen [IP:]PORT       listen address (default 127.0.0.1:4500; port 0 = any)\n"
+    "  --cluster-file PATH      write the cluster file (desc:id@IP:PORT) once listening\n"
+    "  --description NAME       cluster file description (default cfdb)\n"
+    "  --cluster-id ID          cluster file id (default random)\n"
+    "  --datadir DIR            durable storage (WAL + snapshots); default in memory\n"
+    "  --storage-servers N      storage servers (default 3)\n"
+    "  --shards K1,K2,...       shard boundaries (\\xNN escapes), owners round robin\n"
+    "  --separate-ports         each role (grv, commit, each storage server) on its own port\n"
+    "  --control-port PORT      line-based control socket on 127.0.0.1 (0 = any)\n"
+    "  --seed N                 deterministic tokens and ids\n"
+    "  --quiet                  no log lines\n"
+    "  --help                   this text\n"
+    "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
+    "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
+    "split KEY, move KEY SS, unreachable LISTENER on|off, restart, snapshot, shutdown.\n";
+
+static cfdb_loop *g_loop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (g_loop)
+        cfdb_loop_stop(g_loop);
+}
+
+static size_t unescape(const char *in, size_t n, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i] == '\\' && i + 3 < n && in[i + 1] == 'x') {
+            char h[3] = { in[i + 2], in[i + 3], 0 };
+            out[o++] = (char)strtoul(h, NULL, 16);
+            i += 3;
+        } else {
+            out[o++] = in[i];
+        }
+    }
+    return o;
+}
+
+static int control_client(const char *port_s, int argc, char **argv)
+{
+    char line[2048];
+    size_t o = 0;
+    for (int i = 0; i < argc; i++)
+        o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? " " : "", argv[i]);
+    if (o + 2 >= sizeof line)
+        return 2;
+    line[o++] = '\n';
+    int fd = cfdb_tcp_connect("127.0.0.1", (uint16_t)atoi(port_s));
+    if (fd < 0) {
+        fprintf(stderr, "cfdb-server: cannot connect to control port %s: %s\n", port_s, strerror(-fd));
+        return 1;
+    }
+    /* the socket is non-blocking: poll the connect, the write and the answer */
+    for (int i = 0; i < 5000 && cfdb_tcp_connect_result(fd) == -EINPROGRESS; i++)
+        usleep(1000);
+    if (cfdb_tcp_connect_result(fd) != 0) {
+        fprintf(stderr, "cfdb-server: cannot connect to control port %s\n", port_s);
+        close(fd);
+        return 1;
+    }
+    size_t done = 0;
+    for (int i = 0; done < o && i < 5000; i++) {
+        ssize_t w = cfdb_tcp_write(fd, line + done, o - done);
+        if (w > 0)
+            done += (size_t)w;
+        else
+            usleep(1000);
+    }
+    char ans[8192];
+    size_t got = 0;
+    for (int i = 0; i < 10000 && got < sizeof ans - 1; i++) {
+        ssize_t r = cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got);
+        if (r > 0) {
+            got += (size_t)r;
+            if (memchr(ans, '\n', got))
+                break;
+        } else if (r == 0) {
+            break;
+        } else {
+            usleep(1000);
+        }
+    }
+    close(fd);
+    ans[got] = 0;
+    fputs(ans, stdout);
+    return strncmp(ans, "ok", 2) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    cfdb_server_config cfg;
+    cfdb_server_config_init(&cfg);
+    static char ipbuf[64];
+    static char keys[CFDB_SERVER_MAX_BOUNDARIES][256];
+    cfg.port = 4500;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG                                                      \
+    do {                                                              \
+        if (!v) {                                                     \
+            fprintf(stderr, "cfdb-server: %s needs an argument\n", a); \
+            return 2;                                                 \
+        }                                                             \
+        i++;                                                          \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--control")) {
+            NEED_ARG;
+            if (i + 1 >= argc) {
+                fprintf(stderr, "cfdb-server: --control PORT needs a command\n");
+                return 2;
+            }
+            return control_client(v, argc - i - 1, argv + i + 1);
+        } else if (!strcmp(a, "--listen")) {
+            NEED_ARG;
+            const char *colon = strrchr(v, ':');
+            if (colon) {
+                size_t n = (size_t)(colon - v);
+                if (n >= sizeof ipbuf)
+                    return 2;
+                memcpy(ipbuf, v, n);
+                ipbuf[n] = 0;
+                cfg.listen_ip = ipbuf;
+                cfg.port = (uint16_t)atoi(colon + 1);
+            } else {
+                cfg.port = (uint16_t)atoi(v);
+            }
+        } else if (!strcmp(a, "--cluster-file")) {
+            NEED_ARG;
+            cfg.cluster_file = v;
+        } else if (!strcmp(a, "--description")) {
+            NEED_ARG;
+            cfg.description = v;
+        } else if (!strcmp(a, "--cluster-id")) {
+            NEED_ARG;
+            cfg.cluster_id = v;
+        } else if (!strcmp(a, "--datadir")) {
+            NEED_ARG;
+            cfg.datadir = v;
+        } else if (!strcmp(a, "--storage-servers")) {
+            NEED_ARG;
+            cfg.storage_servers = atoi(v);
+            if (cfg.storage_servers < 1 || cfg.storage_servers > 32) {
+                fprintf(stderr, "cfdb-server: --storage-servers must be 1..32\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--shards")) {
+            NEED_ARG;
+            cfg.custom_boundaries = true;
+            const char *p = v;
+            while (*p && cfg.nboundaries < CFDB_SERVER_MAX_BOUNDARIES) {
+                const char *e = strchr(p, ',');
+                size_t n = e ? (size_t)(e - p) : strlen(p);
+                if (n > 0 && n < sizeof keys[0]) {
+                    size_t kl = unescape(p, n, keys[cfg.nboundaries]);
+                    cfg.boundaries[cfg.nboundaries] = keys[cfg.nboundaries];
+                    cfg.boundary_lens[cfg.nboundaries] = (unsigned)kl;
+                    cfg.nboundaries++;
+                }
+                p += n + (e ? 1 : 0);
+            }
+        } else if (!strcmp(a, "--separate-ports")) {
+            cfg.separate_ports = true;
+        } else if (!strcmp(a, "--control-port")) {
+            NEED_ARG;
+            cfg.control_port = atoi(v);
+        } else if (!strcmp(a, "--seed")) {
+            NEED_ARG;
+            cfg.seed = strtoull(v, NULL, 0);
+        } else if (!strcmp(a, "--quiet")) {
+            cfg.quiet = true;
+        } else {
+            fprintf(stderr, "cfdb-server: unknown option %s (try --help)\n", a);
+            return 2;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    g_loop = cfdb_loop_create();
+    if (!g_loop) {
+        perror("cfdb-server: event loop");
+        return 1;
+    }
+    cfdb_server *s = cfdb_server_create(g_loop, &cfg);
+    if (!s) {
+        cfdb_loop_destroy(g_loop);
+        return 1;
+    }
+    if (cfdb_server_control_port(s))
+        fprintf(stderr, "cfdb-server: control port %u\n", cfdb_server_control_port(s));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    int rc = cfdb_loop_run(g_loop);
+    cfdb_server_destroy(s);
+    cfdb_loop_destroy(g_loop);
+    return rc ? 1 : 0;
+}

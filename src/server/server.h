@@ -1,0 +1,47 @@
+/* cfdb-server: a FoundationDB 7.3 protocol-compatible dev server in one process.
+ * Embeddable: tests create it on their own event loop with port 0. */
+#ifndef CFDB_SERVER_H
+#define CFDB_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfdb/event_loop.h"
+
+#define CFDB_SERVER_MAX_BOUNDARIES 64
+
+typedef struct cfdb_server_config {
+    const char *listen_ip;     /* "127.0.0.1" when NULL */
+    uint16_t port;             /* 0: pick a free port */
+    const char *cluster_file;  /* written once listening; NULL: none */
+    const char *description;   /* cluster file description ("cfdb") */
+    const char *cluster_id;    /* cluster file id (random when NULL) */
+    const char *datadir;       /* durable when set */
+    int storage_servers;       /* default 3 */
+    bool separate_ports;       /* each role on its own listener */
+    /* Shard boundaries (raw keys, ascending, not ""), owners round robin. NULL: defaults. */
+    const char *boundaries[CFDB_SERVER_MAX_BOUNDARIES];
+    unsigned boundary_lens[CFDB_SERVER_MAX_BOUNDARIES];
+    int nboundaries;
+    bool custom_boundaries;
+    int control_port;          /* -1: no control socket; 0: any free port */
+    bool quiet;                /* no log lines on stderr */
+    uint64_t seed;             /* token randomness; 0: from the clock */
+    int64_t initial_version;   /* first version (default 1000) */
+} cfdb_server_config;
+
+typedef struct cfdb_server cfdb_server;
+
+void cfdb_server_config_init(cfdb_server_config *cfg);
+/* Creates the server on loop (recovering from datadir if set) and starts listening.
+ * Returns NULL and prints why on failure. */
+cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg);
+void cfdb_server_destroy(cfdb_server *s);
+uint16_t cfdb_server_port(const cfdb_server *s);
+uint16_t cfdb_server_control_port(const cfdb_server *s);
+/* "desc:id@127.0.0.1:PORT" */
+const char *cfdb_server_connection_string(const cfdb_server *s);
+/* Runs one control command (same language as the control socket); answer in out. */
+void cfdb_server_control(cfdb_server *s, const char *line, char *out, unsigned cap);
+
+#endif

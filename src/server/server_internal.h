@@ -1,0 +1,264 @@
+/* The dev server's shared state: roles, endpoints, connections, versions, faults.
+ * Everything runs on one event-loop thread; nothing here is thread-safe. */
+#ifndef CFDB_SERVER_INTERNAL_H
+#define CFDB_SERVER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfdb/arena.h"
+#include "cfdb/connection.h"
+#include "cfdb/event_loop.h"
+#include "cfdb/messages.h"
+#include "cfdb/uid.h"
+
+#include "conflict_resolver.h"
+#include "mvcc_store.h"
+#include "server.h"
+#include "shard_map.h"
+
+#define SRV_MAX_LISTENERS 40
+#define SRV_MVCC_WINDOW 5000000
+#define SRV_FUTURE_VERSION_DELAY_NS 1000000000ull
+#define SRV_WATCH_TIMEOUT_NS (30ull * 1000000000ull)
+#define SRV_OPEN_DATABASE_TIMEOUT_NS (600ull * 1000000000ull)
+
+typedef struct cfdb_server srv;
+typedef struct srv_conn srv_conn;
+
+/* What a registered token leads to. */
+typedef enum srv_role {
+    ROLE_COORDINATOR = 1, /* well-known tokens */
+    ROLE_CLUSTER,         /* cluster controller's ClusterInterface */
+    ROLE_GRV,
+    ROLE_COMMIT,
+    ROLE_STORAGE,
+} srv_role;
+
+typedef struct srv_endpoint {
+    cfdb_uid token;
+    uint8_t role;
+    uint8_t used;
+    uint16_t index;   /* stream index within the interface */
+    int32_t owner;    /* storage server index, or -1 */
+    int32_t listener; /* listener the endpoint lives on */
+} srv_endpoint;
+
+/* One listening socket: a "process" of the simulated cluster. */
+typedef struct srv_listener {
+    srv *s;
+    int fd;
+    uint16_t port;
+    bool unreachable; /* closed on purpose; connections refused */
+    const char *name;
+} srv_listener;
+
+/* A connection and the replies that may still be owed on it. */
+struct srv_conn {
+    srv *s;
+    cfdb_conn *conn;
+    int listener;
+    bool open;     /* false once on_closed ran */
+    int refs;      /* parked requests holding this */
+    srv_conn *next, *prev;
+};
+
+/* A request whose reply is sent later (long poll, watch, future version wait, delay). */
+typedef struct srv_parked srv_parked;
+typedef void (*srv_parked_fn)(srv *s, srv_parked *p, bool timed_out);
+struct srv_parked {
+    srv *s;
+    srv_conn *c;
+    cfdb_uid reply;
+    int kind;
+    cfdb_timer timer;
+    srv_parked_fn fn;
+    srv_parked *next, *prev;
+    /* request copy, kind-specific */
+    uint8_t *msg;       /* owned copy of the raw request message */
+    uint32_t msg_len;
+    cfdb_uid token;     /* endpoint it was addressed to */
+    int64_t version;    /* watch: version; waits: target version */
+    uint8_t *key;       /* watch key (owned) */
+    uint32_t key_len;
+    uint8_t *value;     /* watch value (owned), NULL if absent */
+    uint32_t value_len;
+    bool value_present;
+    int32_t owner;      /* storage server index */
+    uint64_t deadline_ns;
+};
+
+enum srv_parked_kind {
+    PARK_OPEN_DATABASE = 1,
+    PARK_GET_LEADER,
+    PARK_WATCH,
+    PARK_RETRY, /* a storage read waiting for its version */
+    PARK_DELAYED_REPLY,
+};
+
+typedef struct srv_storage {
+    cfdb_uid id;
+    cfdb_uid base; /* getValue token; derived streams by index */
+    int listener;
+    char machine_id[33], process_id[33];
+} srv_storage;
+
+/* Commit requests collected during one loop iteration form a batch. */
+typedef struct srv_pending_commit {
+    srv_conn *c;
+    cfdb_uid reply;
+    uint8_t *msg;
+    uint32_t msg_len;
+} srv_pending_commit;
+
+typedef struct srv_pending_grv {
+    srv_conn *c;
+    cfdb_uid reply;
+} srv_pending_grv;
+
+typedef struct srv_faults {
+    uint64_t delay_ns;          /* every reply waits this long */
+    int fail_commits;           /* next N commits answer commit_unknown_result */
+    bool fail_commits_applied;  /* ... after applying them */
+    int future_version_reads;   /* next N storage reads answer future_version */
+    int drop_after_commits;     /* reserved */
+} srv_faults;
+
+struct cfdb_server {
+    cfdb_loop *loop;
+    cfdb_server_config cfg;
+    char cluster_desc[64], cluster_id[64];
+    uint64_t rng;
+
+    srv_listener listeners[SRV_MAX_LISTENERS];
+    int nlisteners;
+    int coord_listener, grv_listener, commit_listener;
+
+    /* endpoint table: open addressing on token */
+    srv_endpoint *eps;
+    size_t eps_cap, eps_count;
+
+    srv_conn conns;      /* sentinel */
+    srv_parked parked;   /* sentinel */
+
+    /* roles */
+    cfdb_uid cluster_id_uid;
+    cfdb_uid client_info_id;  /* ClientDBInfo generation */
+    cfdb_uid grv_base, commit_base, cc_base;
+    cfdb_uid leader_change_id;
+    char proxy_process_id[33];
+    srv_storage *storage;
+    int nstorage;
+    srv_shard_map shards;
+
+    /* data */
+    cfdb_mvcc_store *store;
+    cfdb_resolver *resolver;
+    uint64_t start_ns;
+    int64_t base_version; /* version at start_ns */
+    int64_t last_commit_version;
+
+    /* batching */
+    cfdb_timer batch_timer;
+    srv_pending_grv *grvs;
+    size_t ngrvs, grvs_cap;
+    srv_pending_commit *commits;
+    size_t ncommits, commits_cap;
+
+    cfdb_timer maint_timer;
+
+    /* durability */
+    struct srv_wal *wal;
+
+    /* faults */
+    srv_faults faults;
+
+    /* control */
+    int control_fd;
+    uint16_t control_port;
+    struct srv_control_client *controls;
+
+    /* counters (status) */
+    uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
+    bool started;
+    bool cluster_file_written;
+};
+
+/* ---- server.c ---- */
+uint64_t srv_random64(srv *s);
+cfdb_uid srv_random_uid(srv *s);
+/* A fresh random stream base token (bit 0 of first set, room for derived streams). */
+cfdb_uid srv_random_base(srv *s);
+int64_t srv_clock_version(srv *s);
+/* Makes the store's latest version at least the clock (empty version): the read version. */
+int64_t srv_advance_version(srv *s);
+cfdb_network_address srv_listener_address(srv *s, int listener);
+/* Sends a reply now, or after the injected delay. */
+void srv_reply(srv *s, srv_conn *c, cfdb_uid reply, const fb_message *m, const void *item, cfdb_reply_error err);
+void srv_conn_ref(srv_conn *c);
+void srv_conn_unref(srv_conn *c);
+srv_parked *srv_park(srv *s, srv_conn *c, cfdb_uid reply, int kind, srv_parked_fn fn, uint64_t timeout_ns);
+void srv_unpark(srv *s, srv_parked *p); /* frees it */
+void srv_log(srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void srv_drop_connections(srv *s, int listener); /* -1 = all */
+int srv_set_unreachable(srv *s, int listener, bool unreachable);
+void srv_bytes_repr(cfdb_bytes b, char *out, size_t cap);
+
+/* ---- dispatch.c ---- */
+int srv_endpoints_init(srv *s);
+void srv_endpoints_free(srv *s);
+int srv_register(srv *s, cfdb_uid token, srv_role role, uint16_t index, int32_t owner, int32_t listener);
+int srv_register_interface(srv *s, cfdb_uid base, int nstreams, srv_role role, int32_t owner, int32_t listener);
+void srv_unregister_interface(srv *s, cfdb_uid base, int nstreams);
+const srv_endpoint *srv_lookup(const srv *s, cfdb_uid token);
+void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len);
+/* Logs the request by name and answers endpoint-not-found (the client fails over). */
+void srv_unsupported(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len);
+int64_t srv_next_commit_version(srv *s);
+
+/* ---- coordinator.c ---- */
+void coord_open_database(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void coord_get_leader(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void coord_protocol_info(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void coord_status(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+/* A new generation of proxies: new tokens, new ClientDBInfo id; wakes long polls. */
+void coord_new_generation(srv *s);
+void coord_client_info_changed(srv *s);
+/* Fills a ClientDBInfo in the arena. */
+void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out);
+
+/* ---- grv_proxy.c ---- */
+void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void grv_flush(srv *s);
+
+/* ---- commit_proxy.c ---- */
+void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void cp_commit(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void cp_flush(srv *s);
+/* Applies one batch of already-decided mutations (system writes, recovery). */
+int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n);
+void srv_batch_schedule(srv *s);
+
+/* ---- storage_server.c ---- */
+void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len);
+void ss_check_watches(srv *s);
+void ss_fill_interface(srv *s, int ss, cfdb_arena *a, cfdb_storage_server_interface *out);
+
+/* ---- status.c ---- */
+/* JSON text of the cluster section, in the arena. */
+cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a);
+
+/* ---- control.c ---- */
+int control_start(srv *s, uint16_t port);
+void control_stop(srv *s);
+/* Runs one command line; writes a one-line answer to out. */
+void control_execute(srv *s, const char *line, char *out, size_t cap);
+
+/* ---- system_keys.c-ish helpers in shard_map.c ---- */
+/* Writes \xff/keyServers/ (and server list/tag keys) for the current shard map. */
+int srv_write_system_keys(srv *s);
+
+#endif

@@ -1,0 +1,538 @@
+/* Storage servers: reads over the shared MVCC store, restricted to the shards each
+ * server owns; watches; metrics and split points. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "mapper.h"
+#include "server_internal.h"
+
+typedef struct ss_ctx {
+    srv *s;
+    srv_conn *c;
+    const srv_endpoint *ep;
+    const uint8_t *msg;
+    uint32_t len;
+    bool no_wait; /* re-run after waiting: answer future_version instead of waiting again */
+    cfdb_arena a;
+} ss_ctx;
+
+static void ss_run(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len, bool no_wait);
+
+/* ---- waiting for a version ---- */
+
+static void retry_fire(srv *s, srv_parked *p, bool timed_out)
+{
+    (void)timed_out;
+    const srv_endpoint *ep = srv_lookup(s, p->token);
+    if (ep && p->c->open)
+        ss_run(s, p->c, ep, p->msg, p->msg_len, true);
+    srv_unpark(s, p);
+}
+
+/* 0: serve at *version; 1: parked (reply later); else an error code to answer. */
+static int check_version(ss_ctx *x, int64_t *version)
+{
+    srv *s = x->s;
+    if (s->faults.future_version_reads > 0) {
+        s->faults.future_version_reads--;
+        return CFDB_ERR_FUTURE_VERSION;
+    }
+    int64_t latest = cfdb_mvcc_latest_version(s->store);
+    if (*version == -2)
+        *version = latest > 0 ? latest : 1;
+    if (*version <= 0)
+        return CFDB_ERR_TRANSACTION_TOO_OLD;
+    if (*version > latest) {
+        int64_t clock = srv_clock_version(s);
+        if (*version <= clock) {
+            latest = srv_advance_version(s);
+        } else {
+            if (x->no_wait)
+                return CFDB_ERR_FUTURE_VERSION;
+            uint64_t wait_ns = (uint64_t)(*version - clock) * 1000u + 1000u;
+            if (wait_ns > SRV_FUTURE_VERSION_DELAY_NS)
+                wait_ns = SRV_FUTURE_VERSION_DELAY_NS;
+            srv_parked *p = srv_park(s, x->c, (cfdb_uid){ 0, 0 }, PARK_RETRY, retry_fire, wait_ns);
+            if (!p)
+                return CFDB_ERR_OPERATION_FAILED;
+            p->msg = malloc(x->len ? x->len : 1);
+            if (!p->msg) {
+                srv_unpark(s, p);
+                return CFDB_ERR_OPERATION_FAILED;
+            }
+            memcpy(p->msg, x->msg, x->len);
+            p->msg_len = x->len;
+            p->token = x->ep->token;
+            return 1;
+        }
+    }
+    return cfdb_mvcc_check_read_version(s->store, *version);
+}
+
+static bool owns(srv *s, int ss, size_t shard)
+{
+    return s->shards.shards[shard].owner == ss;
+}
+
+static bool is_backward(const cfdb_key_selector *sel)
+{
+    return !sel->orEqual && sel->offset <= 0;
+}
+
+static size_t selector_shard(srv *s, const cfdb_key_selector *sel)
+{
+    return is_backward(sel) ? srv_shard_map_find_before(&s->shards, sel->key) : srv_shard_map_find(&s->shards, sel->key);
+}
+
+static cfdb_mvcc_selector to_mvcc(const cfdb_key_selector *k)
+{
+    cfdb_mvcc_selector m = { k->key, k->orEqual, k->offset };
+    return m;
+}
+
+/* ---- GetValue ---- */
+
+static void get_value(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_get_value_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_value_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed GetValueRequest");
+        return;
+    }
+    cfdb_get_value_reply r;
+    memset(&r, 0, sizeof r);
+    r.penalty = 1.0;
+    int64_t v = req.version;
+    int rc = check_version(x, &v);
+    if (rc == 1)
+        return;
+    if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
+        rc = CFDB_ERR_WRONG_SHARD_SERVER;
+    if (rc == 0) {
+        bool present = false;
+        cfdb_bytes val;
+        rc = cfdb_mvcc_get(s->store, v, req.key, &val, &present);
+        if (rc == 0 && present) {
+            r.value.present = 1;
+            r.value.value = val;
+        }
+        s->n_reads++;
+    }
+    if (rc) {
+        r.error.present = 1;
+        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+    }
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_value_reply, &r, 0);
+}
+
+/* ---- GetKey ---- */
+
+static void get_key(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_get_key_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_key_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed GetKeyRequest");
+        return;
+    }
+    cfdb_get_key_reply r;
+    memset(&r, 0, sizeof r);
+    r.penalty = 1.0;
+    int64_t v = req.version;
+    int rc = check_version(x, &v);
+    if (rc == 1)
+        return;
+    size_t shard = selector_shard(s, &req.sel);
+    if (rc == 0 && !owns(s, x->ep->owner, shard))
+        rc = CFDB_ERR_WRONG_SHARD_SERVER;
+    if (rc == 0) {
+        cfdb_mvcc_selector out;
+        rc = cfdb_mvcc_get_key(s->store, v, srv_shard_begin(&s->shards, shard), srv_shard_end(&s->shards, shard),
+                               to_mvcc(&req.sel), &x->a, &out);
+        if (rc == 0) {
+            r.sel.key = out.key;
+            r.sel.orEqual = out.or_equal;
+            r.sel.offset = out.offset;
+        }
+        s->n_reads++;
+    }
+    if (rc) {
+        r.error.present = 1;
+        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+    }
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_key_reply, &r, 0);
+}
+
+/* ---- GetKeyValues ---- */
+
+static int read_range(ss_ctx *x, int64_t v, const cfdb_key_selector *b, const cfdb_key_selector *e, int limit,
+                      int limit_bytes, cfdb_mvcc_range_result *out)
+{
+    srv *s = x->s;
+    size_t shard = selector_shard(s, b);
+    if (!owns(s, x->ep->owner, shard))
+        return CFDB_ERR_WRONG_SHARD_SERVER;
+    if (limit == 0)
+        limit = 1;
+    if (limit_bytes <= 0)
+        limit_bytes = 80000;
+    s->n_reads++;
+    return cfdb_mvcc_get_range(s->store, v, srv_shard_begin(&s->shards, shard), srv_shard_end(&s->shards, shard),
+                               to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
+}
+
+static void get_key_values(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_get_key_values_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed GetKeyValuesRequest");
+        return;
+    }
+    cfdb_get_key_values_reply r;
+    memset(&r, 0, sizeof r);
+    r.penalty = 1.0;
+    int64_t v = req.version;
+    int rc = check_version(x, &v);
+    if (rc == 1)
+        return;
+    if (rc == 0) {
+        cfdb_mvcc_range_result out;
+        memset(&out, 0, sizeof out);
+        rc = read_range(x, v, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        if (rc == 0) {
+            cfdb_key_value *kv = cfdb_arena_alloc(&x->a, (out.count ? out.count : 1) * sizeof(*kv));
+            for (size_t i = 0; kv && i < out.count; i++) {
+                kv[i].key = out.rows[i].key;
+                kv[i].value = out.rows[i].value;
+            }
+            r.data.items = kv;
+            r.data.count = (uint32_t)out.count;
+            r.more = out.more;
+            r.version = v;
+        }
+    }
+    if (rc) {
+        r.error.present = 1;
+        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+    }
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_key_values_reply, &r, 0);
+}
+
+/* ---- GetMappedKeyValues ---- */
+
+static cfdb_bytes strinc(cfdb_arena *a, cfdb_bytes k)
+{
+    uint32_t n = k.len;
+    while (n > 0 && k.ptr[n - 1] == 0xff)
+        n--;
+    if (n == 0)
+        return k;
+    uint8_t *p = cfdb_arena_alloc(a, n);
+    memcpy(p, k.ptr, n);
+    p[n - 1]++;
+    return cfdb_bytes_make(p, n);
+}
+
+static void get_mapped_key_values(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_get_mapped_key_values_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_mapped_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed GetMappedKeyValuesRequest");
+        return;
+    }
+    cfdb_get_mapped_key_values_reply r;
+    memset(&r, 0, sizeof r);
+    r.penalty = 1.0;
+    int64_t v = req.version;
+    int rc = check_version(x, &v);
+    if (rc == 1)
+        return;
+    if (rc == 0) {
+        cfdb_mvcc_range_result out;
+        memset(&out, 0, sizeof out);
+        rc = read_range(x, v, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        cfdb_mapped_key_value *rows = NULL;
+        if (rc == 0)
+            rows = cfdb_arena_zalloc(&x->a, (out.count ? out.count : 1) * sizeof(*rows));
+        for (size_t i = 0; rc == 0 && i < out.count; i++) {
+            cfdb_mapped_key_value *m = &rows[i];
+            m->kv.key = out.rows[i].key;
+            m->kv.value = out.rows[i].value;
+            cfdb_bytes mapped;
+            bool is_range = false;
+            rc = srv_map_key(req.mapper, out.rows[i].key, out.rows[i].value, &x->a, &mapped, &is_range);
+            if (rc)
+                break;
+            if (!is_range) {
+                m->reqAndResult.tag = 1;
+                m->reqAndResult.getValue.key = mapped;
+                bool present = false;
+                cfdb_bytes val;
+                size_t shard = srv_shard_map_find(&s->shards, mapped);
+                if (!owns(s, x->ep->owner, shard)) {
+                    rc = CFDB_ERR_QUICK_GET_VALUE_MISS;
+                    break;
+                }
+                rc = cfdb_mvcc_get(s->store, v, mapped, &val, &present);
+                if (rc == 0 && present) {
+                    m->reqAndResult.getValue.result.present = 1;
+                    m->reqAndResult.getValue.result.value = val;
+                }
+            } else {
+                m->reqAndResult.tag = 2;
+                cfdb_get_range_req_and_result *g = &m->reqAndResult.getRange;
+                g->begin.key = mapped;
+                g->begin.orEqual = false;
+                g->begin.offset = 1;
+                g->end.key = strinc(&x->a, mapped);
+                g->end.orEqual = false;
+                g->end.offset = 1;
+                size_t shard = srv_shard_map_find(&s->shards, mapped);
+                if (!owns(s, x->ep->owner, shard) ||
+                    cfdb_bytes_cmp(g->end.key, srv_shard_end(&s->shards, shard)) > 0) {
+                    rc = CFDB_ERR_QUICK_GET_KEY_VALUES_MISS;
+                    break;
+                }
+                cfdb_mvcc_range_result sub;
+                rc = cfdb_mvcc_read_range(s->store, v, g->begin.key, g->end.key, 10000, 80000, &x->a, &sub);
+                if (rc)
+                    break;
+                if (sub.more) {
+                    rc = CFDB_ERR_QUICK_GET_KEY_VALUES_HAS_MORE;
+                    break;
+                }
+                cfdb_key_value *kv = cfdb_arena_alloc(&x->a, (sub.count ? sub.count : 1) * sizeof(*kv));
+                for (size_t k = 0; k < sub.count; k++) {
+                    kv[k].key = sub.rows[k].key;
+                    kv[k].value = sub.rows[k].value;
+                }
+                g->result.data.items = kv;
+                g->result.data.count = (uint32_t)sub.count;
+            }
+        }
+        if (rc == 0) {
+            r.data.items = rows;
+            r.data.count = (uint32_t)out.count;
+            r.more = out.more;
+            r.version = v;
+        }
+    }
+    if (rc) {
+        memset(&r.data, 0, sizeof r.data);
+        r.error.present = 1;
+        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+    }
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_mapped_key_values_reply, &r, 0);
+}
+
+/* ---- watches ---- */
+
+static bool watch_differs(srv *s, srv_parked *p, int64_t v)
+{
+    bool present = false;
+    cfdb_bytes val;
+    cfdb_mvcc_get(s->store, v, cfdb_bytes_make(p->key, p->key_len), &val, &present);
+    if (present != p->value_present)
+        return true;
+    return present && !cfdb_bytes_eq(val, cfdb_bytes_make(p->value, p->value_len));
+}
+
+static void watch_timeout(srv *s, srv_parked *p, bool timed_out)
+{
+    (void)timed_out;
+    srv_reply(s, p->c, p->reply, &cfdb_msg_watch_value_reply, NULL, CFDB_ERR_TIMED_OUT);
+    srv_unpark(s, p);
+}
+
+void ss_check_watches(srv *s)
+{
+    int64_t latest = cfdb_mvcc_latest_version(s->store);
+    for (srv_parked *p = s->parked.next; p != &s->parked;) {
+        srv_parked *n = p->next;
+        if (p->kind == PARK_WATCH) {
+            size_t shard = srv_shard_map_find(&s->shards, cfdb_bytes_make(p->key, p->key_len));
+            if (!owns(s, p->owner, shard)) {
+                srv_reply(s, p->c, p->reply, &cfdb_msg_watch_value_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
+                srv_unpark(s, p);
+            } else if (watch_differs(s, p, latest)) {
+                cfdb_watch_value_reply r = { latest, false };
+                srv_reply(s, p->c, p->reply, &cfdb_msg_watch_value_reply, &r, 0);
+                srv_unpark(s, p);
+            }
+        }
+        p = n;
+    }
+}
+
+static void watch_value(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_watch_value_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_watch_value_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed WatchValueRequest");
+        return;
+    }
+    int64_t v = req.version;
+    int rc = check_version(x, &v);
+    if (rc == 1)
+        return;
+    if (rc == CFDB_ERR_TRANSACTION_TOO_OLD)
+        rc = 0; /* compare with the newest value: a change since then fires at once */
+    if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
+        rc = CFDB_ERR_WRONG_SHARD_SERVER;
+    if (rc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_watch_value_reply, NULL, (cfdb_reply_error)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc));
+        return;
+    }
+    srv_parked *p = srv_park(s, x->c, req.reply.token, PARK_WATCH, watch_timeout, SRV_WATCH_TIMEOUT_NS);
+    if (!p)
+        return;
+    p->owner = x->ep->owner;
+    p->key = malloc(req.key.len ? req.key.len : 1);
+    p->key_len = req.key.len;
+    p->value_present = req.value.present;
+    p->value = malloc(req.value.value.len ? req.value.value.len : 1);
+    p->value_len = req.value.value.len;
+    if (!p->key || !p->value) {
+        srv_unpark(s, p);
+        return;
+    }
+    memcpy(p->key, req.key.ptr, req.key.len);
+    if (req.value.value.len)
+        memcpy(p->value, req.value.value.ptr, req.value.value.len);
+    p->version = v;
+    int64_t latest = cfdb_mvcc_latest_version(s->store);
+    if (watch_differs(s, p, latest)) {
+        cfdb_watch_value_reply r = { latest, false };
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_watch_value_reply, &r, 0);
+        srv_unpark(s, p);
+    }
+}
+
+/* ---- metrics ---- */
+
+/* Bytes of keys and values in [b, e) at the newest version. */
+static int64_t range_bytes(srv *s, cfdb_bytes b, cfdb_bytes e)
+{
+    int64_t total = 0;
+    cfdb_mvcc_iter it;
+    for (cfdb_mvcc_iter_seek_ge(&it, s->store, cfdb_mvcc_latest_version(s->store), b);
+         cfdb_mvcc_iter_valid(&it) && cfdb_bytes_cmp(it.key, e) < 0; cfdb_mvcc_iter_next(&it))
+        total += it.key.len + it.value.len;
+    return total;
+}
+
+static bool range_in_owned_shard(srv *s, int ss, cfdb_key_range r)
+{
+    size_t shard = srv_shard_map_find(&s->shards, r.begin);
+    return owns(s, ss, shard) && cfdb_bytes_cmp(r.end, srv_shard_end(&s->shards, shard)) <= 0;
+}
+
+static void wait_metrics(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_wait_metrics_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_wait_metrics_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed WaitMetricsRequest");
+        return;
+    }
+    if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
+        return;
+    }
+    /* Answered at once with the current figures (no waiting for them to leave [min, max]). */
+    cfdb_storage_metrics m;
+    memset(&m, 0, sizeof m);
+    m.bytes = range_bytes(s, req.keys.begin, req.keys.end);
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, &m, 0);
+}
+
+static void split_range(ss_ctx *x)
+{
+    srv *s = x->s;
+    cfdb_split_range_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_split_range_request, x->msg, x->len, &req, NULL, &x->a)) {
+        srv_log(s, "malformed SplitRangeRequest");
+        return;
+    }
+    if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
+        return;
+    }
+    int64_t chunk = req.chunkSize > 0 ? req.chunkSize : 1;
+    size_t cap = 16, n = 0;
+    cfdb_bytes *pts = cfdb_arena_alloc(&x->a, cap * sizeof(*pts));
+    int64_t acc = 0;
+    cfdb_mvcc_iter it;
+    for (cfdb_mvcc_iter_seek_ge(&it, s->store, cfdb_mvcc_latest_version(s->store), req.keys.begin);
+         pts && cfdb_mvcc_iter_valid(&it) && cfdb_bytes_cmp(it.key, req.keys.end) < 0; cfdb_mvcc_iter_next(&it)) {
+        if (acc >= chunk && cfdb_bytes_cmp(it.key, req.keys.begin) > 0) {
+            if (n == cap) {
+                cfdb_bytes *np = cfdb_arena_alloc(&x->a, cap * 2 * sizeof(*np));
+                if (!np)
+                    break;
+                memcpy(np, pts, n * sizeof(*np));
+                pts = np;
+                cap *= 2;
+            }
+            cfdb_arena_dup_bytes(&x->a, it.key, &pts[n++]);
+            acc = 0;
+        }
+        acc += it.key.len + it.value.len;
+    }
+    cfdb_split_range_reply r;
+    r.splitPoints.items = pts;
+    r.splitPoints.count = (uint32_t)n;
+    srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, &r, 0);
+}
+
+/* ---- routing ---- */
+
+static void ss_run(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len, bool no_wait)
+{
+    ss_ctx x = { s, c, ep, msg, len, no_wait, { 0 } };
+    cfdb_arena_init(&x.a);
+    switch (ep->index) {
+    case CFDB_SS_GET_VALUE:
+        get_value(&x);
+        break;
+    case CFDB_SS_GET_KEY:
+        get_key(&x);
+        break;
+    case CFDB_SS_GET_KEY_VALUES:
+        get_key_values(&x);
+        break;
+    case CFDB_SS_WAIT_METRICS:
+        wait_metrics(&x);
+        break;
+    case CFDB_SS_WATCH_VALUE:
+        watch_value(&x);
+        break;
+    case CFDB_SS_GET_RANGE_SPLIT_POINTS:
+        split_range(&x);
+        break;
+    case CFDB_SS_GET_MAPPED_KEY_VALUES:
+        get_mapped_key_values(&x);
+        break;
+    default:
+        srv_unsupported(s, c, ep->token, msg, len);
+        break;
+    }
+    cfdb_arena_free(&x.a);
+}
+
+void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len)
+{
+    ss_run(s, c, ep, msg, len, false);
+}
