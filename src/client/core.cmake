@@ -5,6 +5,12 @@ add_library(cfdb_client_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/omap.c
   ${CMAKE_CURRENT_LIST_DIR}/range_set.c
   ${CMAKE_CURRENT_LIST_DIR}/write_map.c
+  ${CMAKE_CURRENT_LIST_DIR}/cluster_file.c
+  ${CMAKE_CURRENT_LIST_DIR}/retry_policy.c
+  ${CMAKE_CURRENT_LIST_DIR}/conflict_ranges.c
+  ${CMAKE_CURRENT_LIST_DIR}/location_cache.c
+  ${CMAKE_CURRENT_LIST_DIR}/key_selector.c
+  ${CMAKE_CURRENT_LIST_DIR}/native_tx.c
 )
 target_include_directories(cfdb_client_core PUBLIC ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cfdb_client_core PUBLIC cfdb_common)

@@ -98,6 +98,8 @@ struct op {
     bool watch_have_value;
     /* on_error */
     int error;
+    /* commit */
+    bool read_only;
 };
 
 static void op_start(void *arg);
@@ -386,6 +388,7 @@ static op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
     txn_ref(tx);
     o->gen = atomic_load(&tx->gen);
     cfdb_arena_init(&o->commit_arena);
+    cfdb_timer_init(&o->timer, NULL, o);
     return o;
 }
 
@@ -1133,6 +1136,11 @@ static void commit_send(op *o, int64_t read_version)
 static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
+    if (o->read_only) {
+        start_watches(o->tx, error);
+        op_finish(o, error);
+        return;
+    }
     if (error) {
         pthread_mutex_lock(&o->tx->mu);
         o->tx->committing = false;
@@ -1408,6 +1416,10 @@ static void op_start(void *arg)
         txn_need_read_version(tx, &o->w);
         break;
     case OP_COMMIT:
+        if (o->read_only && !tx->watches) {
+            op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
+            break;
+        }
         o->w.fn = commit_have_version;
         txn_need_read_version(tx, &o->w);
         break;
@@ -1565,13 +1577,12 @@ cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
         pthread_mutex_unlock(&tx->mu);
         return cfdb_future_error(CFDB_FUTURE_VOID, rc);
     }
-    if (cfdb_ryw_is_read_only(&tx->ryw)) {
-        /* nothing to send: libfdb_c reports committed version -1 */
-        pthread_mutex_unlock(&tx->mu);
-        return cfdb_future_error(CFDB_FUTURE_VOID, 0);
-    }
-    tx->committing = true;
+    bool read_only = cfdb_ryw_is_read_only(&tx->ryw);
+    if (!read_only)
+        tx->committing = true;
     op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
+    if (o)
+        o->read_only = read_only; /* nothing to send, but watches start at its read version */
     pthread_mutex_unlock(&tx->mu);
     return o ? op_launch(o) : NULL;
 }

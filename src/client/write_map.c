@@ -620,7 +620,9 @@ void cfdb_wm_range_feed(cfdb_wm_range_iter *it, const cfdb_key_value *rows, size
     }
 }
 
-/* Emits the value of entry key k (cursor moves past it). Returns 1 to continue, or a status. */
+#define STEP_CONTINUE 100
+
+/* Emits the value of entry key k (cursor moves past it). Returns STEP_CONTINUE, or a status. */
 static int step_entry(cfdb_wm_range_iter *it, cfdb_omap_node *n)
 {
     cfdb_wm_entry *e = n->val.ptr;
@@ -655,7 +657,7 @@ static int step_entry(cfdb_wm_range_iter *it, cfdb_omap_node *n)
             return -1;
         it->cursor = ka;
     }
-    return 1;
+    return STEP_CONTINUE;
 }
 
 static int advance_forward(cfdb_wm_range_iter *it)
@@ -673,7 +675,7 @@ static int advance_forward(cfdb_wm_range_iter *it)
             n = NULL;
         if (n && cfdb_bytes_eq(n->key, c)) {
             int rc = step_entry(it, n);
-            if (rc != 1)
+            if (rc != STEP_CONTINUE)
                 return rc;
             continue;
         }
@@ -729,7 +731,7 @@ static int advance_reverse(cfdb_wm_range_iter *it)
             n = NULL;
         if (n && is_key_after(n->key, p)) {
             int rc = step_entry(it, n);
-            if (rc != 1)
+            if (rc != STEP_CONTINUE)
                 return rc;
             continue;
         }

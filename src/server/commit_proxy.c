@@ -21,10 +21,13 @@ static void batch_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     grv_flush(s);
 }
 
+void srv_batch_init(srv *s)
+{
+    cfdb_timer_init(&s->batch_timer, batch_fire, s);
+}
+
 void srv_batch_schedule(srv *s)
 {
-    if (s->batch_timer.fn == NULL)
-        cfdb_timer_init(&s->batch_timer, batch_fire, s);
     if (!cfdb_timer_is_armed(&s->batch_timer))
         cfdb_loop_timer_add_in(s->loop, &s->batch_timer, 0);
 }

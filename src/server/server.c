@@ -446,6 +446,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     for (int i = 0; i < SRV_MAX_LISTENERS; i++)
         s->listeners[i].fd = -1;
     cfdb_timer_init(&s->maint_timer, maint, s);
+    srv_batch_init(s);
 
     s->store = cfdb_mvcc_create();
     s->resolver = cfdb_resolver_create(CFDB_RESOLVER_DEFAULT_WINDOW);
@@ -511,8 +512,15 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
         int64_t recovered = 0;
         if (srv_wal_open(s, &recovered))
             goto fail;
+        /* Versions follow the wall clock since the data directory was created, so read
+         * versions handed out before a crash stay below every version after it. */
+        int64_t wall = srv_wal_epoch_version(s);
+        if (wall > s->base_version)
+            s->base_version = wall;
         if (recovered > 0) {
-            s->base_version = recovered + 10 * SRV_MVCC_WINDOW; /* like a recovery: old read versions are too old */
+            /* like a recovery: read versions from before it are too old */
+            if (s->base_version < recovered + 10 * SRV_MVCC_WINDOW)
+                s->base_version = recovered + 10 * SRV_MVCC_WINDOW;
             s->last_commit_version = recovered;
             cfdb_mvcc_forget_before(s->store, recovered);
         }

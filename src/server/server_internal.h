@@ -241,6 +241,7 @@ void cp_flush(srv *s);
 /* Applies one batch of already-decided mutations (system writes, recovery). */
 int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n);
 void srv_batch_schedule(srv *s);
+void srv_batch_init(srv *s);
 
 /* ---- storage_server.c ---- */
 void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len);

@@ -406,7 +406,8 @@ static void watch_value(ss_ctx *x)
         srv_unpark(s, p);
         return;
     }
-    memcpy(p->key, req.key.ptr, req.key.len);
+    if (req.key.len)
+        memcpy(p->key, req.key.ptr, req.key.len);
     if (req.value.value.len)
         memcpy(p->value, req.value.value.ptr, req.value.value.len);
     p->version = v;

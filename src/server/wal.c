@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -29,6 +30,8 @@ typedef struct wbuf {
 
 static int wput(wbuf *b, const void *d, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (b->len + n > b->cap) {
         size_t nc = (b->cap ? b->cap * 2 : 4096) + n;
         uint8_t *np = realloc(b->p, nc);
@@ -362,6 +365,40 @@ out:
     }
     s->wal = w;
     return 0;
+}
+
+int64_t srv_wal_epoch_version(srv *s)
+{
+    char *path = path_join(s->cfg.datadir, "epoch");
+    if (!path)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    int64_t epoch = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        long long e = 0;
+        if (fscanf(f, "%lld", &e) == 1)
+            epoch = e;
+        fclose(f);
+    }
+    if (epoch <= 0 || epoch > now_us) {
+        epoch = now_us;
+        char *tmp = path_join(s->cfg.datadir, "epoch.tmp");
+        FILE *o = tmp ? fopen(tmp, "w") : NULL;
+        if (o) {
+            fprintf(o, "%lld\n", (long long)epoch);
+            fflush(o);
+            fsync(fileno(o));
+            fclose(o);
+            rename(tmp, path);
+            fsync_dir(s->cfg.datadir);
+        }
+        free(tmp);
+    }
+    free(path);
+    return now_us - epoch + 1000;
 }
 
 void srv_wal_close(srv *s)

@@ -27,5 +27,8 @@ int srv_wal_append(struct cfdb_server *s, int64_t version, const cfdb_mutation *
 void srv_wal_maybe_snapshot(struct cfdb_server *s);
 int srv_wal_snapshot(struct cfdb_server *s);
 void srv_wal_close(struct cfdb_server *s);
+/* Microseconds of wall-clock time since the data directory was first used (the file
+ * "epoch" records that moment), or 0. */
+int64_t srv_wal_epoch_version(struct cfdb_server *s);
 
 #endif

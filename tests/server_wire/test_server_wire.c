@@ -675,7 +675,13 @@ static void test_separate_ports(void **state)
     int64_t rv = wc_grv(&g);
     assert_true(rv > 0);
     /* the GRV proxy is not reachable through the coordinator's port */
-    assert_int_equal(wc_grv(&f->w), -1);
+    cfdb_get_read_version_request gq;
+    memset(&gq, 0, sizeof gq);
+    wc_send(&f->w, f->w.grv, &cfdb_msg_get_read_version_request, &gq, &gq.reply.token);
+    cfdb_endpoint_not_found nf;
+    assert_int_equal(wc_wait(&f->w, cfdb_well_known_token(CFDB_WLTOKEN_ENDPOINT_NOT_FOUND), &cfdb_msg_endpoint_not_found,
+                             &nf, NULL, &f->a, SEC),
+                     0);
     assert_int_equal(wc_connect(&c, f->loop, f->w.commit_port), 0);
     c.commit = f->w.commit;
     cfdb_uid ss;
@@ -702,7 +708,9 @@ static void test_separate_ports(void **state)
     assert_true(strncmp(out, "ok", 2) == 0);
     wc s3;
     assert_int_equal(wc_connect(&s3, f->loop, port), 0);
-    assert_int_equal(wc_get(&s3, ss, CFDB_BYTES_LIT("k"), wc_grv(&g), &present, &val, &f->a), 0);
+    int64_t rv2 = wc_grv(&g);
+    assert_true(rv2 >= rv);
+    assert_int_equal(wc_get(&s3, ss, CFDB_BYTES_LIT("k"), rv2, &present, &val, &f->a), 0);
     wc_close(&s3);
     wc_close(&s);
     wc_close(&c);
@@ -760,6 +768,152 @@ static void test_faults(void **state)
     fx_stop(f);
 }
 
+/* ---- bounded load: 4 connections, batched commits with conflicts ---- */
+
+static void test_load(void **state)
+{
+    (void)state;
+    fx *f = fx_start(NULL);
+    enum { NC = 4, ROUNDS = 250 };
+    wc cl[NC];
+    cfdb_client_db_info info;
+    for (int i = 0; i < NC; i++) {
+        assert_int_equal(wc_connect(&cl[i], f->loop, cfdb_server_port(f->srv)), 0);
+        assert_int_equal(wc_open_database(&cl[i], f->key, &info, &f->a), 0);
+    }
+    uint64_t rng = 99;
+    int committed = 0, conflicted = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        cfdb_arena ra;
+        cfdb_arena_init(&ra);
+        cfdb_uid toks[NC];
+        int64_t rv = wc_grv(&cl[r % NC]);
+        assert_true(rv > 0);
+        for (int i = 0; i < NC; i++) {
+            wc_txn t;
+            memset(&t, 0, sizeof t);
+            t.read_snapshot = rv;
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            char *k = cfdb_arena_alloc(&ra, 16);
+            snprintf(k, 16, "load/%02d", (int)((rng >> 33) % 20));
+            wc_txn_read(&t, &ra, k);
+            wc_txn_set(&t, &ra, k, "v");
+            uint64_t one = 1;
+            cfdb_bytes op;
+            cfdb_arena_dup_bytes(&ra, cfdb_bytes_make(&one, 8), &op);
+            wc_txn_atomic(&t, &ra, CFDB_MUT_ADD_VALUE, CFDB_BYTES_LIT("load/counter"), op);
+            toks[i] = wc_commit_send(&cl[i], &t);
+        }
+        for (int i = 0; i < NC; i++) {
+            cfdb_commit_id id;
+            cfdb_reply_error err = 0;
+            assert_int_equal(wc_wait(&cl[i], toks[i], &cfdb_msg_commit_id_reply, &id, &err, &ra, 5 * SEC), 0);
+            if (err == 0)
+                committed++;
+            else {
+                assert_int_equal(err, CFDB_ERR_NOT_COMMITTED);
+                conflicted++;
+            }
+        }
+        bool present;
+        cfdb_bytes val;
+        cfdb_uid ss;
+        assert_int_equal(wc_locate(&cl[0], CFDB_BYTES_LIT("load/00"), &ss, NULL, NULL, &ra), 0);
+        assert_int_equal(wc_get(&cl[0], ss, CFDB_BYTES_LIT("load/00"), wc_grv(&cl[1]), &present, &val, &ra), 0);
+        cfdb_arena_free(&ra);
+    }
+    assert_int_equal(committed + conflicted, NC * ROUNDS);
+    assert_true(committed > ROUNDS);
+    assert_true(conflicted > 0);
+    bool present;
+    cfdb_bytes val;
+    assert_int_equal(get(f, "load/counter", wc_grv(&f->w), &present, &val), 0);
+    uint64_t n;
+    memcpy(&n, val.ptr, 8);
+    assert_int_equal(n, (uint64_t)committed); /* exactly the committed transactions' increments */
+    for (int i = 0; i < NC; i++)
+        wc_close(&cl[i]);
+    fx_stop(f);
+}
+
+/* ---- mapped range reads ---- */
+
+static void test_mapped_range(void **state)
+{
+    (void)state;
+    cfdb_server_config cfg;
+    cfdb_server_config_init(&cfg);
+    cfg.storage_servers = 1;
+    fx *f = fx_start(&cfg);
+    /* index ("idx", "odd", n) -> record ("rec", n) */
+    wc_txn t;
+    memset(&t, 0, sizeof t);
+    t.read_snapshot = wc_grv(&f->w);
+    for (int n = 1; n <= 5; n++) {
+        char *ik = cfdb_arena_alloc(&f->a, 16), *rk = cfdb_arena_alloc(&f->a, 16), *rv = cfdb_arena_alloc(&f->a, 16);
+        memcpy(ik, "\x02idx\x00\x02odd\x00\x15", 11);
+        ik[11] = (char)n;
+        memcpy(rk, "\x02rec\x00\x15", 6);
+        rk[6] = (char)n;
+        snprintf(rv, 16, "record-%d", n);
+        if (n % 2) {
+            t.muts[t.nmuts++] = (cfdb_mutation){ CFDB_MUT_SET_VALUE, cfdb_bytes_make(ik, 12), CFDB_BYTES_LIT("") };
+        }
+        t.muts[t.nmuts++] = (cfdb_mutation){ CFDB_MUT_SET_VALUE, cfdb_bytes_make(rk, 7), cfdb_bytes_str(rv) };
+    }
+    t.writes[t.nwrites++] = (cfdb_key_range){ CFDB_BYTES_LIT(""), CFDB_BYTES_LIT("\xff") };
+    cfdb_commit_id id;
+    assert_int_equal(wc_commit(&f->w, &t, &id, &f->a), 0);
+    cfdb_uid ss;
+    assert_int_equal(wc_locate(&f->w, CFDB_BYTES_LIT("\x02idx"), &ss, NULL, NULL, &f->a), 0);
+    cfdb_get_mapped_key_values_request req;
+    cfdb_get_mapped_key_values_reply rep;
+    cfdb_reply_error err = 0;
+    memset(&req, 0, sizeof req);
+    req.begin = (cfdb_key_selector){ cfdb_bytes_make("\x02idx\x00\x02odd\x00", 10), false, 1 };
+    req.end = (cfdb_key_selector){ cfdb_bytes_make("\x02idx\x00\x02odd\x00\xff", 11), false, 1 };
+    req.mapper = cfdb_bytes_make("\x02rec\x00\x02{K[2]}\x00\x02{...}\x00", 20);
+    req.version = id.version;
+    req.limit = 100;
+    req.limitBytes = 80000;
+    req.tenantInfo.tenantId = -1;
+    req.ssLatestCommitVersions = cfdb_version_vector_empty();
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(ss, CFDB_SS_GET_MAPPED_KEY_VALUES),
+                             &cfdb_msg_get_mapped_key_values_request, &req, &req.reply.token,
+                             &cfdb_msg_get_mapped_key_values_reply, &rep, &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_false(rep.error.present);
+    assert_int_equal(rep.data.count, 3);
+    for (int i = 0; i < 3; i++) {
+        cfdb_mapped_key_value *m = &rep.data.items[i];
+        assert_int_equal(m->reqAndResult.tag, 2);
+        assert_int_equal(m->reqAndResult.getRange.result.data.count, 1);
+        char want[16];
+        snprintf(want, sizeof want, "record-%d", 2 * i + 1);
+        assert_int_equal(m->reqAndResult.getRange.result.data.items[0].value.len, strlen(want));
+        assert_memory_equal(m->reqAndResult.getRange.result.data.items[0].value.ptr, want, strlen(want));
+    }
+    /* point mapping, and a bad index */
+    req.mapper = cfdb_bytes_make("\x02rec\x00\x02{K[2]}\x00", 13);
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(ss, CFDB_SS_GET_MAPPED_KEY_VALUES),
+                             &cfdb_msg_get_mapped_key_values_request, &req, &req.reply.token,
+                             &cfdb_msg_get_mapped_key_values_reply, &rep, &err, &f->a),
+                     0);
+    assert_int_equal(rep.data.count, 3);
+    assert_int_equal(rep.data.items[1].reqAndResult.tag, 1);
+    assert_true(rep.data.items[1].reqAndResult.getValue.result.present);
+    assert_memory_equal(rep.data.items[1].reqAndResult.getValue.result.value.ptr, "record-3", 8);
+    req.mapper = cfdb_bytes_make("\x02rec\x00\x02{K[9]}\x00", 13);
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(ss, CFDB_SS_GET_MAPPED_KEY_VALUES),
+                             &cfdb_msg_get_mapped_key_values_request, &req, &req.reply.token,
+                             &cfdb_msg_get_mapped_key_values_reply, &rep, &err, &f->a),
+                     0);
+    assert_true(rep.error.present);
+    assert_int_equal(rep.error.value.code, CFDB_ERR_MAPPER_BAD_INDEX);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -774,6 +928,8 @@ int main(void)
         cmocka_unit_test(test_shards),
         cmocka_unit_test(test_separate_ports),
         cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_load),
+        cmocka_unit_test(test_mapped_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

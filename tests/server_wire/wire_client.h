@@ -59,9 +59,9 @@ int wc_get_range(wc *w, cfdb_uid ss, cfdb_key_selector b, cfdb_key_selector e, i
                  int limit_bytes, cfdb_get_key_values_reply *out, cfdb_arena *a);
 
 typedef struct wc_txn {
-    cfdb_key_range reads[16];
+    cfdb_key_range reads[64];
     int nreads;
-    cfdb_key_range writes[16];
+    cfdb_key_range writes[64];
     int nwrites;
     cfdb_mutation muts[64];
     int nmuts;

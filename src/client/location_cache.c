@@ -1,0 +1,265 @@
+#include "location_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_addr(cfdb_network_address *dst, uint8_t v6[16], const cfdb_network_address *src)
+{
+    *dst = *src;
+    if (src->ip.tag == 2 && src->ip.v6.count == 16 && src->ip.v6.items) {
+        memcpy(v6, src->ip.v6.items, 16);
+        dst->ip.v6.items = v6;
+        dst->ip.v6.count = 16;
+    } else {
+        dst->ip.v6.items = NULL;
+        dst->ip.v6.count = 0;
+    }
+}
+
+void cfdb_loc_server_from_interface(cfdb_loc_server *out, const cfdb_storage_server_interface *ssi)
+{
+    memset(out, 0, sizeof *out);
+    out->id = ssi->uniqueID;
+    const cfdb_endpoint *ep = &ssi->getValue.endpoint;
+    copy_addr(&out->addr, out->v6, &ep->addresses.address);
+    if (ep->addresses.secondaryAddress.present) {
+        out->has_secondary = true;
+        copy_addr(&out->secondary, out->secondary_v6, &ep->addresses.secondaryAddress.value);
+    }
+    out->get_value_token = ep->token;
+    if (ssi->tssPairID.present) {
+        out->has_tss_pair = true;
+        out->tss_pair_id = ssi->tssPairID.value;
+    }
+}
+
+cfdb_location *cfdb_location_new(const cfdb_storage_server_interface *ssi, size_t count)
+{
+    cfdb_location *l = malloc(sizeof *l + count * sizeof(cfdb_loc_server));
+    if (!l)
+        return NULL;
+    l->refs = 1;
+    l->count = (uint32_t)count;
+    for (size_t i = 0; i < count; i++) {
+        cfdb_loc_server_from_interface(&l->servers[i], &ssi[i]);
+        /* v6 pointers must refer to this copy */
+        if (l->servers[i].addr.ip.v6.items)
+            l->servers[i].addr.ip.v6.items = l->servers[i].v6;
+        if (l->servers[i].secondary.ip.v6.items)
+            l->servers[i].secondary.ip.v6.items = l->servers[i].secondary_v6;
+    }
+    return l;
+}
+
+void cfdb_location_ref(cfdb_location *loc)
+{
+    if (loc)
+        loc->refs++;
+}
+
+void cfdb_location_unref(cfdb_location *loc)
+{
+    if (loc && --loc->refs == 0)
+        free(loc);
+}
+
+int cfdb_location_cache_init(cfdb_location_cache *c, size_t max_ranges)
+{
+    memset(c, 0, sizeof *c);
+    c->max_ranges = max_ranges ? max_ranges : 600000;
+    c->rng = 0x2545F4914F6CDD1Dull;
+    return cfdb_omap_init(&c->map, NULL);
+}
+
+static void free_range(cfdb_loc_range *r)
+{
+    if (!r)
+        return;
+    free((void *)r->end.ptr);
+    cfdb_location_unref(r->loc);
+    free(r);
+}
+
+static void remove_node(cfdb_location_cache *c, cfdb_omap_node *n)
+{
+    cfdb_loc_range *r = n->val.ptr;
+    cfdb_omap_remove(&c->map, n->key);
+    free_range(r);
+}
+
+void cfdb_location_cache_clear(cfdb_location_cache *c)
+{
+    for (cfdb_omap_node *n = cfdb_omap_first(&c->map); n; n = cfdb_omap_next(n))
+        free_range(n->val.ptr);
+    cfdb_omap_clear(&c->map);
+}
+
+void cfdb_location_cache_destroy(cfdb_location_cache *c)
+{
+    cfdb_location_cache_clear(c);
+    cfdb_omap_destroy(&c->map);
+}
+
+static cfdb_omap_node *containing(const cfdb_location_cache *c, cfdb_bytes key, bool reverse)
+{
+    cfdb_omap_node *n = reverse ? cfdb_omap_find_lt(&c->map, key) : cfdb_omap_find_le(&c->map, key);
+    if (!n)
+        return NULL;
+    cfdb_loc_range *r = n->val.ptr;
+    int cmp = cfdb_bytes_cmp(key, r->end);
+    if (reverse ? cmp <= 0 : cmp < 0)
+        return n;
+    return NULL;
+}
+
+cfdb_location *cfdb_location_cache_get(const cfdb_location_cache *c, cfdb_bytes key, bool reverse, cfdb_bytes *begin,
+                                       cfdb_bytes *end)
+{
+    cfdb_omap_node *n = containing(c, key, reverse);
+    if (!n)
+        return NULL;
+    cfdb_loc_range *r = n->val.ptr;
+    if (begin)
+        *begin = n->key;
+    if (end)
+        *end = r->end;
+    return r->loc;
+}
+
+static int put(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_location *loc)
+{
+    cfdb_loc_range *r = malloc(sizeof *r);
+    uint8_t *e = malloc(end.len ? end.len : 1);
+    if (!r || !e) {
+        free(r);
+        free(e);
+        return -1;
+    }
+    if (end.len)
+        memcpy(e, end.ptr, end.len);
+    r->end = cfdb_bytes_make(e, end.len);
+    r->loc = loc;
+    cfdb_location_ref(loc);
+    bool created;
+    cfdb_omap_node *n = cfdb_omap_insert(&c->map, begin, &created);
+    if (!n) {
+        free_range(r);
+        return -1;
+    }
+    if (!created)
+        free_range(n->val.ptr);
+    n->val.ptr = r;
+    return 0;
+}
+
+/* Removes [begin, end) from the cache, trimming ranges that stick out. */
+static int carve(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end)
+{
+    cfdb_omap_node *p = cfdb_omap_find_lt(&c->map, begin);
+    if (p) {
+        cfdb_loc_range *r = p->val.ptr;
+        if (cfdb_bytes_cmp(r->end, begin) > 0) {
+            /* p = [pb, pe) with pb < begin < pe: keep [pb, begin), maybe [end, pe) */
+            if (cfdb_bytes_cmp(r->end, end) > 0 && put(c, end, r->end, r->loc))
+                return -1;
+            uint8_t *nb = malloc(begin.len ? begin.len : 1);
+            if (!nb)
+                return -1;
+            if (begin.len)
+                memcpy(nb, begin.ptr, begin.len);
+            free((void *)r->end.ptr);
+            r->end = cfdb_bytes_make(nb, begin.len);
+        }
+    }
+    cfdb_omap_node *n = cfdb_omap_find_ge(&c->map, begin);
+    while (n && cfdb_bytes_cmp(n->key, end) < 0) {
+        cfdb_omap_node *nx = cfdb_omap_next(n);
+        cfdb_loc_range *r = n->val.ptr;
+        if (cfdb_bytes_cmp(r->end, end) > 0) {
+            if (put(c, end, r->end, r->loc))
+                return -1;
+            nx = cfdb_omap_next(n); /* the new node follows n */
+        }
+        remove_node(c, n);
+        n = nx;
+    }
+    return 0;
+}
+
+static void evict_some(cfdb_location_cache *c)
+{
+    for (int attempts = 0; attempts < 100 && c->map.count >= c->max_ranges; attempts++) {
+        uint64_t x = c->rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        c->rng = x;
+        uint8_t probe[8];
+        for (int i = 0; i < 8; i++)
+            probe[i] = (uint8_t)(x >> (8 * i));
+        cfdb_omap_node *n = cfdb_omap_find_ge(&c->map, cfdb_bytes_make(probe, 1 + (x >> 61)));
+        if (!n)
+            n = cfdb_omap_first(&c->map);
+        if (n)
+            remove_node(c, n);
+    }
+}
+
+int cfdb_location_cache_insert(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_location *loc)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        return 0;
+    if (c->map.count >= c->max_ranges)
+        evict_some(c);
+    /* begin/end may point into cache memory that carve frees: copy first */
+    uint8_t *buf = malloc((size_t)begin.len + end.len + 1);
+    if (!buf)
+        return -1;
+    if (begin.len)
+        memcpy(buf, begin.ptr, begin.len);
+    if (end.len)
+        memcpy(buf + begin.len, end.ptr, end.len);
+    cfdb_bytes b = cfdb_bytes_make(buf, begin.len), e = cfdb_bytes_make(buf + begin.len, end.len);
+    int rc = carve(c, b, e);
+    if (!rc)
+        rc = put(c, b, e, loc);
+    free(buf);
+    return rc;
+}
+
+int cfdb_location_cache_insert_reply(cfdb_location_cache *c, const cfdb_get_key_server_locations_reply *reply)
+{
+    for (uint32_t i = 0; i < reply->results.count; i++) {
+        const cfdb_shard_location *s = &reply->results.items[i];
+        cfdb_location *loc = cfdb_location_new(s->second.items, s->second.count);
+        if (!loc)
+            return -1;
+        int rc = cfdb_location_cache_insert(c, s->first.begin, s->first.end, loc);
+        cfdb_location_unref(loc);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void cfdb_location_cache_invalidate_key(cfdb_location_cache *c, cfdb_bytes key, bool reverse)
+{
+    cfdb_omap_node *n = containing(c, key, reverse);
+    if (n)
+        remove_node(c, n);
+}
+
+void cfdb_location_cache_invalidate_range(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0)
+        return;
+    /* the range containing begin, then every range beginning before end */
+    cfdb_omap_node *n = containing(c, begin, false);
+    if (!n)
+        n = cfdb_omap_find_ge(&c->map, begin);
+    while (n && cfdb_bytes_cmp(n->key, end) < 0) {
+        cfdb_omap_node *nx = cfdb_omap_next(n);
+        remove_node(c, n);
+        n = nx;
+    }
+}

@@ -1,0 +1,89 @@
+/* The client's key-location cache (DatabaseContext::locationCache in
+ * NativeAPI.actor.cpp): key ranges -> the storage servers holding them. Gaps are
+ * "unknown". Lookup by key (forward) or by the key before (reverse reads),
+ * insertion of GetKeyServerLocationsReply results, invalidation of the range
+ * containing a key or of every range intersecting a range, and a size bound with
+ * random eviction (LOCATION_CACHE_EVICTION_SIZE, default 600000). */
+#ifndef CFDB_CLIENT_LOCATION_CACHE_H
+#define CFDB_CLIENT_LOCATION_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfdb/bytes.h"
+#include "cfdb/messages.h"
+#include "cfdb/uid.h"
+#include "omap.h"
+
+/* What the engine needs to talk to one storage server. Other streams' tokens
+ * derive from get_value_token with cfdb_adjusted_token(token, stream index). */
+typedef struct cfdb_loc_server {
+    cfdb_uid id;              /* StorageServerInterface.uniqueID */
+    cfdb_network_address addr; /* primary address; addr.ip.v6 points at v6 below */
+    uint8_t v6[16];
+    bool has_secondary;
+    cfdb_network_address secondary;
+    uint8_t secondary_v6[16];
+    cfdb_uid get_value_token; /* getValue endpoint token (stream 0) */
+    bool has_tss_pair;
+    cfdb_uid tss_pair_id;
+} cfdb_loc_server;
+
+/* An immutable, reference-counted server list shared by the ranges of one reply. */
+typedef struct cfdb_location {
+    uint32_t refs;
+    uint32_t count;
+    cfdb_loc_server servers[];
+} cfdb_location;
+
+/* Copies a decoded interface into a cfdb_loc_server. */
+void cfdb_loc_server_from_interface(cfdb_loc_server *out, const cfdb_storage_server_interface *ssi);
+/* A new location (refs = 1) from count interfaces; NULL if out of memory. */
+cfdb_location *cfdb_location_new(const cfdb_storage_server_interface *ssi, size_t count);
+void cfdb_location_ref(cfdb_location *loc);
+void cfdb_location_unref(cfdb_location *loc);
+
+typedef struct cfdb_location_cache {
+    cfdb_omap map; /* begin -> cfdb_loc_range* (malloc mode) */
+    size_t max_ranges;
+    uint64_t rng;
+} cfdb_location_cache;
+
+typedef struct cfdb_loc_range {
+    cfdb_bytes end; /* malloc'ed */
+    cfdb_location *loc;
+} cfdb_loc_range;
+
+/* max_ranges 0 means the default 600000. Returns 0 or -1. */
+int cfdb_location_cache_init(cfdb_location_cache *c, size_t max_ranges);
+void cfdb_location_cache_destroy(cfdb_location_cache *c);
+static inline size_t cfdb_location_cache_size(const cfdb_location_cache *c)
+{
+    return c->map.count;
+}
+
+/* The cached range containing key (reverse=false) or the key just before key
+ * (reverse=true: the range r with r.begin < key <= r.end). Returns the location
+ * (not referenced: valid until the cache changes; take a ref to keep it) or NULL
+ * when unknown; *begin / *end (may be NULL) receive the range (cache memory). */
+cfdb_location *cfdb_location_cache_get(const cfdb_location_cache *c, cfdb_bytes key, bool reverse, cfdb_bytes *begin,
+                                       cfdb_bytes *end);
+
+/* Records [begin, end) -> loc (takes a reference of its own); whatever was cached
+ * over that range is replaced. Evicts random ranges first when the cache is full
+ * (at most 100 attempts, as FDB). Returns 0 or -1. */
+int cfdb_location_cache_insert(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_location *loc);
+
+/* Inserts every (range, servers) of a GetKeyServerLocationsReply; each shard gets
+ * its own location object. Returns 0 or -1. */
+int cfdb_location_cache_insert_reply(cfdb_location_cache *c, const cfdb_get_key_server_locations_reply *reply);
+
+/* invalidateCache(key[, isBackward]): the cached range containing key (or the key
+ * before it) becomes unknown. */
+void cfdb_location_cache_invalidate_key(cfdb_location_cache *c, cfdb_bytes key, bool reverse);
+/* invalidateCache(range): every cached range intersecting [begin, end) becomes unknown. */
+void cfdb_location_cache_invalidate_range(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end);
+void cfdb_location_cache_clear(cfdb_location_cache *c);
+
+#endif

@@ -1,0 +1,226 @@
+/* Location cache: lookups forward / key-before, reply insertion, overlapping
+ * inserts, invalidation of a key and of a range, eviction bound; checked against
+ * a byte-per-key model for short keys. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "location_cache.h"
+
+#define B(s) cfdb_bytes_make((s), sizeof(s) - 1)
+
+static cfdb_location *mkloc(uint64_t id)
+{
+    cfdb_storage_server_interface ssi[2];
+    memset(ssi, 0, sizeof ssi);
+    static uint8_t v6[16] = { 0x20, 0x01, [15] = 7 };
+    for (int i = 0; i < 2; i++) {
+        ssi[i].uniqueID.first = id;
+        ssi[i].uniqueID.second = (uint64_t)i;
+        ssi[i].getValue.endpoint.token.first = id * 100 + (uint64_t)i;
+        ssi[i].getValue.endpoint.addresses.address.ip.tag = (uint8_t)(i ? 2 : 1);
+        ssi[i].getValue.endpoint.addresses.address.ip.v4 = 0x7f000001;
+        if (i) {
+            ssi[i].getValue.endpoint.addresses.address.ip.v6.items = v6;
+            ssi[i].getValue.endpoint.addresses.address.ip.v6.count = 16;
+        }
+        ssi[i].getValue.endpoint.addresses.address.port = (uint16_t)(4500 + i);
+    }
+    return cfdb_location_new(ssi, 2);
+}
+
+static void test_basic(void **state)
+{
+    (void)state;
+    cfdb_location_cache c;
+    assert_int_equal(cfdb_location_cache_init(&c, 0), 0);
+    cfdb_location *l1 = mkloc(1), *l2 = mkloc(2);
+    assert_int_equal(l1->count, 2);
+    assert_int_equal(l1->servers[1].addr.ip.tag, 2);
+    assert_ptr_equal(l1->servers[1].addr.ip.v6.items, l1->servers[1].v6);
+    assert_int_equal(l1->servers[1].v6[15], 7);
+    assert_int_equal(l1->servers[0].get_value_token.first, 100);
+
+    assert_null(cfdb_location_cache_get(&c, B("a"), false, NULL, NULL));
+    cfdb_location_cache_insert(&c, B("b"), B("d"), l1);
+    cfdb_location_cache_insert(&c, B("d"), B("f"), l2);
+    cfdb_bytes b, e;
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("b"), false, &b, &e), l1);
+    assert_true(cfdb_bytes_eq(b, B("b")) && cfdb_bytes_eq(e, B("d")));
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("c"), false, NULL, NULL), l1);
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("d"), false, NULL, NULL), l2);
+    assert_null(cfdb_location_cache_get(&c, B("f"), false, NULL, NULL));
+    assert_null(cfdb_location_cache_get(&c, B("a"), false, NULL, NULL));
+    /* key before */
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("d"), true, NULL, NULL), l1);
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("f"), true, NULL, NULL), l2);
+    assert_null(cfdb_location_cache_get(&c, B("b"), true, NULL, NULL));
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("b\0"), true, NULL, NULL), l1);
+
+    /* overlapping insert splits */
+    cfdb_location *l3 = mkloc(3);
+    cfdb_location_cache_insert(&c, B("c"), B("e"), l3);
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("b"), false, &b, &e), l1);
+    assert_true(cfdb_bytes_eq(e, B("c")));
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("d"), false, NULL, NULL), l3);
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("e"), false, &b, &e), l2);
+    assert_true(cfdb_bytes_eq(b, B("e")) && cfdb_bytes_eq(e, B("f")));
+    assert_int_equal(cfdb_location_cache_size(&c), 3);
+
+    /* invalidation */
+    cfdb_location_cache_invalidate_key(&c, B("cc"), false);
+    assert_null(cfdb_location_cache_get(&c, B("c"), false, NULL, NULL));
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("b"), false, NULL, NULL), l1);
+    cfdb_location_cache_invalidate_key(&c, B("e"), true); /* range before "e" is gone already */
+    assert_ptr_equal(cfdb_location_cache_get(&c, B("e"), false, NULL, NULL), l2);
+    cfdb_location_cache_invalidate_key(&c, B("f"), true);
+    assert_null(cfdb_location_cache_get(&c, B("e"), false, NULL, NULL));
+    cfdb_location_cache_insert(&c, B(""), B("\xff\xff"), l3);
+    assert_int_equal(cfdb_location_cache_size(&c), 1);
+    cfdb_location_cache_invalidate_range(&c, B("x"), B("y"));
+    assert_int_equal(cfdb_location_cache_size(&c), 0);
+
+    cfdb_location_unref(l1);
+    cfdb_location_unref(l2);
+    cfdb_location_unref(l3);
+    cfdb_location_cache_destroy(&c);
+}
+
+static void test_reply_and_eviction(void **state)
+{
+    (void)state;
+    cfdb_location_cache c;
+    cfdb_location_cache_init(&c, 10);
+    cfdb_storage_server_interface ssi[1];
+    memset(ssi, 0, sizeof ssi);
+    cfdb_shard_location shards[3];
+    memset(shards, 0, sizeof shards);
+    const char *bounds[] = { "", "g", "p", "\xff" };
+    for (int i = 0; i < 3; i++) {
+        shards[i].first.begin = cfdb_bytes_str(bounds[i]);
+        shards[i].first.end = cfdb_bytes_str(bounds[i + 1]);
+        shards[i].second.items = ssi;
+        shards[i].second.count = 1;
+    }
+    cfdb_get_key_server_locations_reply reply;
+    memset(&reply, 0, sizeof reply);
+    reply.results.items = shards;
+    reply.results.count = 3;
+    ssi[0].uniqueID.first = 42;
+    assert_int_equal(cfdb_location_cache_insert_reply(&c, &reply), 0);
+    assert_int_equal(cfdb_location_cache_size(&c), 3);
+    cfdb_location *l = cfdb_location_cache_get(&c, B("h"), false, NULL, NULL);
+    assert_non_null(l);
+    assert_int_equal(l->servers[0].id.first, 42);
+    cfdb_location_cache_invalidate_range(&c, B("f"), B("h"));
+    assert_int_equal(cfdb_location_cache_size(&c), 1);
+    assert_non_null(cfdb_location_cache_get(&c, B("q"), false, NULL, NULL));
+
+    /* the bound holds */
+    cfdb_location *loc = mkloc(9);
+    char k[8];
+    for (int i = 0; i < 200; i++) {
+        k[0] = (char)('a' + i % 26);
+        k[1] = (char)('a' + i / 26);
+        k[2] = 0;
+        char e2[3] = { k[0], k[1], 1 };
+        assert_int_equal(cfdb_location_cache_insert(&c, cfdb_bytes_make(k, 2), cfdb_bytes_make(e2, 3), loc), 0);
+        assert_true(cfdb_location_cache_size(&c) <= 11); /* bound checked before an insert, as FDB */
+        assert_ptr_equal(cfdb_location_cache_get(&c, cfdb_bytes_make(k, 2), false, NULL, NULL), loc);
+    }
+    assert_true(loc->refs >= 2);
+    cfdb_location_cache_destroy(&c);
+    assert_int_equal(loc->refs, 1);
+    cfdb_location_unref(loc);
+}
+
+/* Random operations over 1-byte keys against a model that tracks, per key, the
+ * location and the identity of the cached range holding it. */
+static void test_randomized(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+#define RND(n) (x ^= x << 13, x ^= x >> 7, x ^= x << 17, (unsigned)(x % (n)))
+    cfdb_location *locs[4];
+    for (int i = 0; i < 4; i++)
+        locs[i] = mkloc((uint64_t)i);
+    for (int round = 0; round < 500; round++) {
+        cfdb_location_cache c;
+        cfdb_location_cache_init(&c, 0);
+        cfdb_location *model[16] = { 0 };
+        int id[16] = { 0 };
+        int next_id = 1;
+        for (int op = 0; op < 40; op++) {
+            unsigned a = RND(16), b = RND(17);
+            uint8_t ka = (uint8_t)('a' + a), kb = (uint8_t)('a' + b);
+            unsigned what = RND(4);
+            if (what < 2 && a < b) {
+                cfdb_location *l = locs[RND(4)];
+                cfdb_location_cache_insert(&c, cfdb_bytes_make(&ka, 1), cfdb_bytes_make(&kb, 1), l);
+                /* the part of a range sticking out on the right becomes its own range */
+                if (b < 16 && id[b] && b > 0 && id[b] == id[b - 1]) {
+                    int old = id[b], fresh = next_id++;
+                    for (unsigned i = b; i < 16 && id[i] == old; i++)
+                        id[i] = fresh;
+                }
+                int nid = next_id++;
+                for (unsigned i = a; i < b; i++) {
+                    model[i] = l;
+                    id[i] = nid;
+                }
+            } else if (what == 2) {
+                bool rev = RND(2);
+                cfdb_location_cache_invalidate_key(&c, cfdb_bytes_make(&ka, 1), rev);
+                int k = rev ? (int)a - 1 : (int)a;
+                if (k >= 0 && id[k]) {
+                    int gone = id[k];
+                    for (unsigned i = 0; i < 16; i++)
+                        if (id[i] == gone) {
+                            id[i] = 0;
+                            model[i] = NULL;
+                        }
+                }
+            } else if (a < b) {
+                cfdb_location_cache_invalidate_range(&c, cfdb_bytes_make(&ka, 1), cfdb_bytes_make(&kb, 1));
+                int gone[16];
+                int ng = 0;
+                for (unsigned i = a; i < b; i++)
+                    if (id[i])
+                        gone[ng++] = id[i];
+                for (unsigned i = 0; i < 16; i++)
+                    for (int g = 0; g < ng; g++)
+                        if (id[i] == gone[g]) {
+                            id[i] = 0;
+                            model[i] = NULL;
+                        }
+            }
+            for (unsigned i = 0; i < 16; i++) {
+                uint8_t ki = (uint8_t)('a' + i);
+                assert_ptr_equal(cfdb_location_cache_get(&c, cfdb_bytes_make(&ki, 1), false, NULL, NULL), model[i]);
+                uint8_t kn[2] = { ki, 0 };
+                /* the key before "x\0" is "x" */
+                assert_ptr_equal(cfdb_location_cache_get(&c, cfdb_bytes_make(kn, 2), true, NULL, NULL), model[i]);
+            }
+        }
+        cfdb_location_cache_destroy(&c);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(locs[i]->refs, 1);
+        cfdb_location_unref(locs[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_reply_and_eviction),
+        cmocka_unit_test(test_randomized),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
