@@ -644,7 +644,7 @@ FDBFuture *fdb_transaction_get_key(FDBTransaction *tr, uint8_t const *key_name, 
 
 FDBFuture *fdb_transaction_get_addresses_for_key(FDBTransaction *tr, uint8_t const *key_name, int key_name_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_addresses_for_key(TX(tr), B(key_name, key_name_length));
 }
 
 FDBFuture *fdb_transaction_get_range(FDBTransaction *tr, uint8_t const *begin_key_name, int begin_key_name_length,
@@ -759,14 +759,16 @@ FDBFuture *fdb_transaction_get_estimated_range_size_bytes(FDBTransaction *tr, ui
                                                           int begin_key_name_length, uint8_t const *end_key_name,
                                                           int end_key_name_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_estimated_range_size(TX(tr), B(begin_key_name, begin_key_name_length),
+                                                          B(end_key_name, end_key_name_length));
 }
 
 FDBFuture *fdb_transaction_get_range_split_points(FDBTransaction *tr, uint8_t const *begin_key_name,
                                                   int begin_key_name_length, uint8_t const *end_key_name,
                                                   int end_key_name_length, int64_t chunk_size)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_range_split_points(TX(tr), B(begin_key_name, begin_key_name_length),
+                                                        B(end_key_name, end_key_name_length), chunk_size);
 }
 
 FDBFuture *fdb_transaction_get_blob_granule_ranges(FDBTransaction *tr, uint8_t const *b, int bl, uint8_t const *e,

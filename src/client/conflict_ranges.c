@@ -5,6 +5,7 @@
 
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
+#include "retry_policy.h"
 
 static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
 {
@@ -218,10 +219,13 @@ int cfdb_commit_conflict_ranges(const cfdb_read_conflicts *rc, const cfdb_key_ra
         return -1;
     size_t i = 0;
     if (rc)
-        for (cfdb_omap_node *n = cfdb_omap_first(&rc->set.map); n; n = cfdb_omap_next(n), i++) {
-            reads[i].begin = n->key;
-            reads[i].end = n->val.bytes;
+        for (cfdb_omap_node *n = cfdb_omap_first(&rc->set.map); n; n = cfdb_omap_next(n)) {
+            /* Transaction::addReadConflictRange: over-long bounds shortened, empty dropped */
+            cfdb_key_range kr = { cfdb_truncate_range_key(n->key), cfdb_truncate_range_key(n->val.bytes) };
+            if (cfdb_bytes_cmp(kr.begin, kr.end) < 0)
+                reads[i++] = kr;
         }
+    nr = i;
     if (n_writes)
         memcpy(ws, writes, n_writes * sizeof *ws);
     size_t nw = n_writes;

@@ -593,3 +593,13 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_wait
     if (!id)
         on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
 }
+
+cfdb_peer *cfdb_db_coordinator(cfdb_db *db)
+{
+    return cfdb_client_peer(db->cl, &db->coordinators[db->coordinator_index % db->ncoordinators]);
+}
+
+const char *cfdb_db_cluster_key(const cfdb_db *db)
+{
+    return db->cluster_key;
+}

@@ -63,6 +63,11 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_wait
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
 
+/* A coordinator to ask (round robin over the cluster file's), and the cluster key
+ * "description:id". */
+cfdb_peer *cfdb_db_coordinator(cfdb_db *db);
+const char *cfdb_db_cluster_key(const cfdb_db *db);
+
 /* The most recent committed version this client has seen (for causality of watches). */
 int64_t cfdb_db_last_seen_version(const cfdb_db *db);
 void cfdb_db_note_version(cfdb_db *db, int64_t v);

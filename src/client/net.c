@@ -293,3 +293,11 @@ void cfdb_client_forget(cfdb_client *cl, uint64_t request_id)
     if (request_id && i < cl->nslots && cl->slots[i].gen == gen && cl->slots[i].fn)
         slot_free(cl, i);
 }
+
+void cfdb_peer_address(const cfdb_peer *p, char *buf, size_t cap)
+{
+    if (strchr(p->ip, ':'))
+        snprintf(buf, cap, "[%s]:%u", p->ip, p->port);
+    else
+        snprintf(buf, cap, "%s:%u", p->ip, p->port);
+}

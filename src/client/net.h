@@ -26,6 +26,9 @@ cfdb_loop *cfdb_client_loop(cfdb_client *cl);
  * is not usable (e.g. hostname not resolved). */
 cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr);
 
+/* "ip:port" of a peer (IPv6 in brackets). */
+void cfdb_peer_address(const cfdb_peer *p, char *buf, size_t cap);
+
 /* Sends a request: allocates a reply token, stores it at *reply_token (the request's
  * ReplyPromise member inside item), encodes and queues the message. The reply (or a
  * failure) is delivered once to fn. Returns a request id for cfdb_client_forget, or 0

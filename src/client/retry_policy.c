@@ -253,3 +253,36 @@ int cfdb_check_commit_size(uint64_t size, int64_t size_limit)
 {
     return (int64_t)size > size_limit ? CFDB_ERR_TRANSACTION_TOO_LARGE : 0;
 }
+
+int64_t cfdb_approx_size_set(size_t key_len, size_t value_len, bool add_conflict)
+{
+    return (int64_t)(key_len + value_len + CFDB_SIZEOF_MUTATION_REF +
+                     (add_conflict ? CFDB_SIZEOF_KEY_RANGE_REF + 2 * key_len + 1 : 0));
+}
+
+int64_t cfdb_approx_size_atomic(size_t key_len, size_t operand_len, bool add_conflict)
+{
+    return cfdb_approx_size_set(key_len, operand_len, add_conflict);
+}
+
+int64_t cfdb_approx_size_clear_range(size_t begin_len, size_t end_len, bool add_conflict)
+{
+    size_t r = begin_len + end_len;
+    return (int64_t)(r + CFDB_SIZEOF_MUTATION_REF + (add_conflict ? CFDB_SIZEOF_KEY_RANGE_REF + r : 0));
+}
+
+int64_t cfdb_approx_size_clear_key(size_t key_len, bool add_conflict)
+{
+    size_t r = 2 * key_len + 1;
+    return (int64_t)(r + CFDB_SIZEOF_KEY_RANGE_REF + (add_conflict ? CFDB_SIZEOF_KEY_RANGE_REF + r : 0));
+}
+
+int64_t cfdb_approx_size_conflict_range(size_t begin_len, size_t end_len)
+{
+    return (int64_t)(begin_len + end_len + CFDB_SIZEOF_KEY_RANGE_REF);
+}
+
+int64_t cfdb_approx_size_read_key(size_t key_len)
+{
+    return (int64_t)(2 * key_len + 1 + CFDB_SIZEOF_KEY_RANGE_REF);
+}

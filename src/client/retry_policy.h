@@ -129,4 +129,16 @@ uint64_t cfdb_commit_size(const cfdb_mutation *mutations, size_t n_mutations, co
 /* transaction_too_large (2101) when size > limit (SIZE_LIMIT option, default 10,000,000). */
 int cfdb_check_commit_size(uint64_t size, int64_t size_limit);
 
+
+/* fdb_transaction_get_approximate_size: ReadYourWritesTransaction::approximateSize
+ * grows by these amounts per call (lengths in bytes). */
+int64_t cfdb_approx_size_set(size_t key_len, size_t value_len, bool add_conflict);
+int64_t cfdb_approx_size_atomic(size_t key_len, size_t operand_len, bool add_conflict);
+int64_t cfdb_approx_size_clear_range(size_t begin_len, size_t end_len, bool add_conflict);
+int64_t cfdb_approx_size_clear_key(size_t key_len, bool add_conflict);
+/* add_conflict_range(WRITE), and each read conflict piece [begin, end) added */
+int64_t cfdb_approx_size_conflict_range(size_t begin_len, size_t end_len);
+/* a get(key) that adds a read conflict */
+int64_t cfdb_approx_size_read_key(size_t key_len);
+
 #endif

@@ -9,101 +9,9 @@
 #include "cfdb/errors.h"
 #include "cfdb/mutation.h"
 #include "ryw.h"
-
-/* Knobs (fdbclient/ClientKnobs.cpp at 7.3.77). */
-#define WRONG_SHARD_SERVER_DELAY_NS 10000000ull  /* WRONG_SHARD_SERVER_DELAY */
-#define FUTURE_VERSION_RETRY_DELAY 0.01           /* FUTURE_VERSION_RETRY_DELAY */
-#define DEFAULT_BACKOFF 0.01
-#define DEFAULT_MAX_BACKOFF 1.0
-#define RESOURCE_CONSTRAINED_MAX_BACKOFF 30.0
-#define BACKOFF_GROWTH_RATE 2.0
-#define KEY_SIZE_LIMIT 10000
-#define SYSTEM_KEY_SIZE_LIMIT 30000
-#define VALUE_SIZE_LIMIT 100000
-#define TRANSACTION_SIZE_LIMIT 10000000
-#define REPLY_BYTE_LIMIT 80000
-#define WATCH_RETRY_DELAY_NS 10000000ull
-
-enum op_kind { OP_GET, OP_GET_KEY, OP_GET_RANGE, OP_GRV, OP_COMMIT, OP_WATCH, OP_ON_ERROR };
-
-typedef struct op op;
-
-struct cfdb_txn {
-    cfdb_db *db;
-    cfdb_client *cl;
-    atomic_int refs;
-    pthread_mutex_t mu;
-    atomic_uint gen;
-
-    /* guarded by mu */
-    cfdb_ryw ryw;
-    int deferred_error;
-    bool committing;
-    bool committed;
-    cfdb_txn_options opt;
-    double backoff;
-    int64_t retries;
-    uint64_t deadline_ns; /* 0 = none */
-
-    /* network thread only */
-    int64_t read_version;
-    bool rv_requested;
-    uint32_t rv_gen;
-    cfdb_waiter rv_waiter;
-    cfdb_waiter *rv_waiters;
-    int64_t committed_version;
-    uint8_t versionstamp[10];
-    bool has_versionstamp;
-    cfdb_future *versionstamp_future;
-    op *ops;      /* in flight */
-    op *watches;  /* waiting for the commit */
-};
-
-struct op {
-    cfdb_waiter w;
-    enum op_kind kind;
-    cfdb_txn *tx;
-    cfdb_future *f;
-    uint32_t gen;
-    op *prev, *next;
-    cfdb_timer timer;
-    uint64_t request;
-    int replica;
-
-    cfdb_bytes key;         /* get, get_key, watch */
-    cfdb_ryw_point point;   /* get: local writes over the storage value */
-    bool snapshot;
-    /* get_key */
-    bool or_equal;
-    int offset;
-    /* get_range */
-    cfdb_key_selector begin_sel, end_sel;
-    int range_phase;            /* 0 resolve begin, 1 resolve end, 2 read */
-    cfdb_bytes rbegin, rend;    /* resolved */
-    bool reverse;
-    cfdb_ryw_limits limits;
-    cfdb_write_map private_wm;  /* empty map when read-your-writes is off */
-    bool use_ryw, iter_started;
-    cfdb_wm_range_iter it;
-    cfdb_bytes fetch_cursor;    /* forward: next begin; reverse: next end */
-    cfdb_key_value *acc;
-    size_t nacc, capacc;
-    void (*key_done)(op *o);    /* get_key used inside another op */
-    /* commit */
-    cfdb_commit_transaction_request commit;
-    cfdb_arena commit_arena;
-    /* watch */
-    cfdb_opt_bytes watch_value;
-    int64_t watch_version;
-    bool watch_have_value;
-    /* on_error */
-    int error;
-    /* commit */
-    bool read_only;
-};
+#include "txn_internal.h"
 
 static void op_start(void *arg);
-static void op_finish(op *o, int error);
 
 /* ---------- small helpers ---------- */
 
@@ -371,7 +279,7 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
 
 /* ---------- operations: common machinery (network thread) ---------- */
 
-static op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
+op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
 {
     op *o = calloc(1, sizeof *o);
     cfdb_future *f = cfdb_future_new(fkind);
@@ -393,7 +301,7 @@ static op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
 }
 
 /* Queues the op's start on the network thread; returns the application's future. */
-static cfdb_future *op_launch(op *o)
+cfdb_future *op_launch(op *o)
 {
     cfdb_future *f = o->f;
     if (cfdb_loop_post(cfdb_client_loop(o->tx->cl), op_start, o) != 0) {
@@ -402,7 +310,7 @@ static cfdb_future *op_launch(op *o)
     return f;
 }
 
-static void op_link(op *o)
+void op_link(op *o)
 {
     cfdb_txn *tx = o->tx;
     o->next = tx->ops;
@@ -424,7 +332,7 @@ static void op_unlink(op *o)
     o->prev = o->next = NULL;
 }
 
-static void op_finish(op *o, int error)
+void op_finish(op *o, int error)
 {
     cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
     if (cfdb_timer_is_armed(&o->timer))
@@ -446,7 +354,7 @@ static void op_finish(op *o, int error)
 
 /* True when the op should stop: cancelled by the application, or its transaction was
  * reset, cancelled or timed out. Finishes it in that case. */
-static bool op_abandoned(op *o)
+bool op_abandoned(op *o)
 {
     cfdb_txn *tx = o->tx;
     if (cfdb_future_is_ready(o->f)) {
@@ -464,7 +372,7 @@ static bool op_abandoned(op *o)
     return false;
 }
 
-static void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
+void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
 {
     cfdb_timer_init(&o->timer, fn, o);
     cfdb_loop_timer_add_in(cfdb_client_loop(o->tx->cl), &o->timer, delay_ns);
@@ -489,7 +397,7 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
 }
 
 /* Calls w when the transaction has a read version. */
-static void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
+void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
 {
     if (tx->read_version) {
         w->fn(w, 0, tx->read_version);
@@ -1424,23 +1332,30 @@ static void op_start(void *arg)
         txn_need_read_version(tx, &o->w);
         break;
     default:
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        cfdb_metadata_op_start(o);
     }
 }
 
 /* ---------- the API's operations (any thread) ---------- */
 
-static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
+bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_bytes limit = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
                                                                                : CFDB_BYTES_LIT("\xff");
-    if (cfdb_bytes_cmp(key, limit) >= 0)
-        return CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
-    return 0;
+    return cfdb_bytes_cmp(key, limit) < 0;
+}
+
+static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
+{
+    return txn_key_readable(tx, key) ? 0 : CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
 }
 
 cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
 {
+    if (cfdb_special_key_op(key)) {
+        op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
+        return so ? op_launch(so) : NULL;
+    }
     pthread_mutex_lock(&tx->mu);
     int rc = tx->deferred_error;
     if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))

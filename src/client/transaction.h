@@ -65,6 +65,11 @@ cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error);
 void cfdb_txn_reset(cfdb_txn *tx);
 void cfdb_txn_cancel(cfdb_txn *tx);
 
+/* Metadata (txn_metadata.c). */
+cfdb_future *cfdb_txn_get_estimated_range_size(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);
+cfdb_future *cfdb_txn_get_range_split_points(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int64_t chunk_size);
+cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key);
+
 /* A future that is already complete with an error. */
 cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error);
 

@@ -257,6 +257,17 @@ fdb_error_t api_wait(FDBFuture *f)
     return fdb_future_get_error(f);
 }
 
+fdb_error_t api_wait_ms(FDBFuture *f, int ms)
+{
+    double end = api_now_ms() + ms;
+    while (!fdb_future_is_ready(f)) {
+        if (api_now_ms() > end)
+            return API_TIMEOUT;
+        usleep(1000);
+    }
+    return fdb_future_get_error(f);
+}
+
 fdb_error_t api_wait_destroy(FDBFuture *f)
 {
     fdb_error_t e = api_wait(f);

@@ -44,6 +44,9 @@ int api_env_teardown(void);
 /* ---- futures ---- */
 fdb_error_t api_wait(FDBFuture *f);              /* blocks; returns the future's error */
 fdb_error_t api_wait_destroy(FDBFuture *f);      /* same, then destroys it */
+/* Waits at most ms milliseconds; API_TIMEOUT (-1) if the future is still not ready. */
+#define API_TIMEOUT (-1)
+fdb_error_t api_wait_ms(FDBFuture *f, int ms);
 /* get: returns error; *present, value copied into buf (cap) and *len */
 fdb_error_t api_get(FDBTransaction *tr, const void *key, int klen, int snapshot, int *present, void *buf,
                     int cap, int *len);

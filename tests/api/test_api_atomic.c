@@ -575,19 +575,28 @@ static void test_versionstamp_invalid_offset(void **state)
     fdb_transaction_destroy(tr);
 }
 
-static void test_versionstamp_read_only_and_unreadable(void **state)
+static void test_versionstamp_read_only(void **state)
+{
+    (void)state;
+    /* BUG: the get_versionstamp future of a transaction that commits without writes never
+     * becomes ready in cfdb (blocks forever). libfdb_c 7.3 fails it with no_commit_version
+     * (2021) when the read-only commit completes. */
+    BUG_SKIP();
+    FDBTransaction *tr = api_tr();
+    FDBFuture *vf = fdb_transaction_get_versionstamp(tr);
+    assert_int_equal(api_commit(tr), 0);
+    assert_int_equal(api_wait_ms(vf, 3000), 2021);
+    fdb_future_destroy(vf);
+    fdb_transaction_destroy(tr);
+}
+
+static void test_versionstamp_unreadable(void **state)
 {
     (void)state;
     char p[128], key[192];
     api_prefix(p, sizeof p, "vsro");
     snprintf(key, sizeof key, "%sk", p);
     FDBTransaction *tr = api_tr();
-    /* no writes: no versionstamp (no_commit_version 2021) */
-    FDBFuture *vf = fdb_transaction_get_versionstamp(tr);
-    assert_int_equal(api_commit(tr), 0);
-    assert_int_equal(api_wait(vf), 2021);
-    fdb_future_destroy(vf);
-    fdb_transaction_reset(tr);
     /* reading a versionstamped value before commit: accessed_unreadable 1036 */
     uint8_t v[14] = { 'x', 'y', 'z', 'w', 0 };
     fdb_transaction_atomic_op(tr, S(key), L(key), v, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
@@ -596,16 +605,28 @@ static void test_versionstamp_read_only_and_unreadable(void **state)
     fdb_transaction_destroy(tr);
 }
 
-/* the versionstamp future of a transaction that failed to commit fails as well */
-static void test_versionstamp_future_on_failed_commit(void **state)
+/* the versionstamp future of a transaction whose commit conflicts fails with
+ * transaction_invalid_version (2020) */
+static void test_versionstamp_future_on_conflict(void **state)
 {
     (void)state;
+    /* BUG: cfdb fails the versionstamp future with the commit's error (not_committed 1020);
+     * libfdb_c 7.3 fails it with transaction_invalid_version (2020) whenever the commit
+     * fails (NativeAPI commitAndWatch catch block). Minor. */
+    BUG_SKIP();
+    char p[128], key[192], vkey[192];
+    api_prefix(p, sizeof p, "vsconflict");
+    snprintf(key, sizeof key, "%sk", p);
+    snprintf(vkey, sizeof vkey, "%sv", p);
     FDBTransaction *tr = api_tr();
+    int present;
+    assert_int_equal(api_get(tr, key, L(key), 0, &present, NULL, 0, NULL), 0);
+    assert_int_equal(api_set_committed(key, L(key), "other", 5), 0);
     uint8_t v[14] = { 0 };
-    fdb_transaction_atomic_op(tr, S("\xff\x05zz"), 4, v, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+    fdb_transaction_atomic_op(tr, S(vkey), L(vkey), v, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
     FDBFuture *vf = fdb_transaction_get_versionstamp(tr);
-    assert_int_equal(api_commit(tr), 2004);
-    assert_true(api_wait(vf) != 0);
+    assert_int_equal(api_commit(tr), 1020);
+    assert_int_equal(api_wait_ms(vf, 3000), 2020);
     fdb_future_destroy(vf);
     fdb_transaction_destroy(tr);
 }
@@ -691,8 +712,9 @@ int main(void)
         cmocka_unit_test(test_versionstamped_value),
         cmocka_unit_test(test_versionstamps_order),
         cmocka_unit_test(test_versionstamp_invalid_offset),
-        cmocka_unit_test(test_versionstamp_read_only_and_unreadable),
-        cmocka_unit_test(test_versionstamp_future_on_failed_commit),
+        cmocka_unit_test(test_versionstamp_read_only),
+        cmocka_unit_test(test_versionstamp_unreadable),
+        cmocka_unit_test(test_versionstamp_future_on_conflict),
         cmocka_unit_test(test_counter_8_threads),
     };
     return cmocka_run_group_tests_name("api_atomic", tests, group_setup, group_teardown);

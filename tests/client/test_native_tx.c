@@ -24,10 +24,7 @@ static void test_program_order(void **state)
     assert_int_equal(cfdb_native_tx_clear(&t, B("c"), B("c"), true), 0); /* empty: dropped */
     assert_int_equal(cfdb_native_tx_atomic(&t, CFDB_MUT_MIN, B("m"), B("\x01"), false), 0);
     assert_int_equal(cfdb_native_tx_clear_key(&t, B("k"), true), 0);
-    uint8_t vk[14] = { 'p', [11] = 1, [12] = 0 };
-    vk[10] = 0;
     uint8_t vkey[2 + 10 + 4] = { 'v', 'k', [12] = 2, [13] = 0, [14] = 0, [15] = 0 };
-    (void)vk;
     assert_int_equal(cfdb_native_tx_atomic(&t, CFDB_MUT_SET_VERSIONSTAMPED_KEY, cfdb_bytes_make(vkey, sizeof vkey),
                                            B("x"), true),
                      0);

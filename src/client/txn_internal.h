@@ -1,0 +1,139 @@
+/* Shared by the transaction files: the transaction and operation structs and the
+ * operation machinery (transaction.c), used by txn_metadata.c. Network-thread rules as
+ * in transaction.h. */
+#ifndef CFDB_CLIENT_TXN_INTERNAL_H
+#define CFDB_CLIENT_TXN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "ryw.h"
+#include "transaction.h"
+
+/* Knobs (fdbclient/ClientKnobs.cpp at 7.3.77). */
+#define WRONG_SHARD_SERVER_DELAY_NS 10000000ull  /* WRONG_SHARD_SERVER_DELAY */
+#define FUTURE_VERSION_RETRY_DELAY 0.01           /* FUTURE_VERSION_RETRY_DELAY */
+#define DEFAULT_BACKOFF 0.01
+#define DEFAULT_MAX_BACKOFF 1.0
+#define RESOURCE_CONSTRAINED_MAX_BACKOFF 30.0
+#define BACKOFF_GROWTH_RATE 2.0
+#define KEY_SIZE_LIMIT 10000
+#define SYSTEM_KEY_SIZE_LIMIT 30000
+#define VALUE_SIZE_LIMIT 100000
+#define TRANSACTION_SIZE_LIMIT 10000000
+#define REPLY_BYTE_LIMIT 80000
+#define WATCH_RETRY_DELAY_NS 10000000ull
+
+enum op_kind {
+    OP_GET,
+    OP_GET_KEY,
+    OP_GET_RANGE,
+    OP_GRV,
+    OP_COMMIT,
+    OP_WATCH,
+    OP_ON_ERROR,
+    /* txn_metadata.c */
+    OP_STATUS,
+    OP_ADDRESSES,
+    OP_ESTIMATE_SIZE,
+    OP_SPLIT_POINTS,
+};
+
+typedef struct op op;
+
+struct cfdb_txn {
+    cfdb_db *db;
+    cfdb_client *cl;
+    atomic_int refs;
+    pthread_mutex_t mu;
+    atomic_uint gen;
+
+    /* guarded by mu */
+    cfdb_ryw ryw;
+    int deferred_error;
+    bool committing;
+    bool committed;
+    cfdb_txn_options opt;
+    double backoff;
+    int64_t retries;
+    uint64_t deadline_ns; /* 0 = none */
+
+    /* network thread only */
+    int64_t read_version;
+    bool rv_requested;
+    uint32_t rv_gen;
+    cfdb_waiter rv_waiter;
+    cfdb_waiter *rv_waiters;
+    int64_t committed_version;
+    uint8_t versionstamp[10];
+    bool has_versionstamp;
+    cfdb_future *versionstamp_future;
+    op *ops;      /* in flight */
+    op *watches;  /* waiting for the commit */
+};
+
+struct op {
+    cfdb_waiter w;
+    enum op_kind kind;
+    cfdb_txn *tx;
+    cfdb_future *f;
+    uint32_t gen;
+    op *prev, *next;
+    cfdb_timer timer;
+    uint64_t request;
+    int replica;
+
+    cfdb_bytes key;         /* get, get_key, watch */
+    cfdb_ryw_point point;   /* get: local writes over the storage value */
+    bool snapshot;
+    /* get_key */
+    bool or_equal;
+    int offset;
+    /* get_range */
+    cfdb_key_selector begin_sel, end_sel;
+    int range_phase;            /* 0 resolve begin, 1 resolve end, 2 read */
+    cfdb_bytes rbegin, rend;    /* resolved */
+    bool reverse;
+    cfdb_ryw_limits limits;
+    cfdb_write_map private_wm;  /* empty map when read-your-writes is off */
+    bool use_ryw, iter_started;
+    cfdb_wm_range_iter it;
+    cfdb_bytes fetch_cursor;    /* forward: next begin; reverse: next end */
+    cfdb_key_value *acc;
+    size_t nacc, capacc;
+    void (*key_done)(op *o);    /* get_key used inside another op */
+    /* commit */
+    cfdb_commit_transaction_request commit;
+    cfdb_arena commit_arena;
+    /* watch */
+    cfdb_opt_bytes watch_value;
+    int64_t watch_version;
+    bool watch_have_value;
+    /* on_error */
+    int error;
+    /* commit */
+    bool read_only;
+    /* metadata operations (txn_metadata.c) */
+    cfdb_bytes end_key;
+    int64_t chunk_size;
+    int64_t sum;
+    cfdb_bytes_vec points;
+    uint32_t points_cap;
+};
+
+/* Operation machinery (transaction.c). */
+op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind);
+cfdb_future *op_launch(op *o);
+void op_link(op *o);
+void op_finish(op *o, int error);
+bool op_abandoned(op *o);
+void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn);
+void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w);
+bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
+
+/* Metadata operations (txn_metadata.c): started on the network thread. */
+void cfdb_metadata_op_start(op *o);
+/* Special keys under \xff\xff served by the client itself; true when key is one. */
+bool cfdb_special_key_op(cfdb_bytes key);
+
+#endif

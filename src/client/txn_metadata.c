@@ -1,0 +1,448 @@
+#define _GNU_SOURCE
+/* Operations that read cluster metadata rather than data: \xff\xff/status/json (through the
+ * coordinators' leader and the cluster controller's status endpoint), the addresses of a
+ * key's storage servers, estimated range sizes (WaitMetrics) and split points (SplitRange).
+ * All run on the network thread with the operation machinery of transaction.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "txn_internal.h"
+
+#define STATUS_KEY "\xff\xff/status/json"
+#define METRICS_RETRY_NS 10000000ull
+
+bool cfdb_special_key_op(cfdb_bytes key)
+{
+    return cfdb_bytes_eq(key, CFDB_BYTES_LIT(STATUS_KEY));
+}
+
+static void metadata_step(op *o);
+
+static void retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    op *o = arg;
+    if (!op_abandoned(o))
+        metadata_step(o);
+}
+
+static void retry_later(op *o, cfdb_bytes key, bool reverse)
+{
+    cfdb_db_invalidate(o->tx->db, key, reverse);
+    op_retry_after(o, METRICS_RETRY_NS, retry_fire);
+}
+
+/* ---------- \xff\xff/status/json ---------- */
+
+/* Whether "name" appears followed by the literal value (spaces allowed around ':'). */
+static bool json_has(cfdb_bytes json, const char *name, const char *value)
+{
+    const uint8_t *p = json.ptr, *end = json.ptr + json.len;
+    size_t nl = strlen(name), vl = strlen(value);
+    while ((p = memmem(p, (size_t)(end - p), name, nl)) != NULL) {
+        const uint8_t *q = p + nl;
+        while (q < end && (*q == ' ' || *q == ':'))
+            q++;
+        if ((size_t)(end - q) >= vl && memcmp(q, value, vl) == 0)
+            return true;
+        p += nl;
+    }
+    return false;
+}
+
+/* Wraps the cluster controller's cluster object with the client section libfdb_c adds
+ * (StatusClient.actor.cpp): coordinators reachable, cluster file, database_status. */
+static void status_deliver(op *o, cfdb_bytes cluster_json, bool reachable)
+{
+    bool available = false, healthy = false;
+    if (reachable && cluster_json.len) {
+        const char *names[] = { "\"accepting_commits\"", "\"all_logs_recruited\"", "\"storage_recovered\"",
+                                "\"fully_recovered\"" };
+        bool recovered = false;
+        for (size_t i = 0; i < 4 && !recovered; i++)
+            recovered = json_has(cluster_json, "\"name\"", names[i]);
+        available = recovered && json_has(cluster_json, "\"database_available\"", "true");
+        healthy = available && json_has(cluster_json, "\"healthy\"", "true") &&
+                  !json_has(cluster_json, "\"healthy\"", "false");
+    }
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "{\"client\":{\"coordinators\":{\"quorum_reachable\":%s},"
+                     "\"cluster_file\":{\"up_to_date\":true},\"messages\":[%s],"
+                     "\"database_status\":{\"available\":%s,\"healthy\":%s},\"timestamp\":%lld}",
+                     reachable ? "true" : "false",
+                     cluster_json.len ? ""
+                                      : "{\"name\":\"status_incomplete_cluster\",\"description\":\"Could not "
+                                        "retrieve cluster status information.\"}",
+                     available ? "true" : "false", healthy ? "true" : "false", (long long)time(NULL));
+    const char *layers = "{\"layers\":{\"_valid\":false}}";
+    size_t body = cluster_json.len ? cluster_json.len : strlen(layers);
+    size_t total = (size_t)n + 11 + body + 1;
+    uint8_t *out = cfdb_arena_alloc(&o->f->arena, total + 1);
+    if (!out) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    size_t at = 0;
+    memcpy(out, head, (size_t)n); /* the document is still open after the client section */
+    at = (size_t)n;
+    memcpy(out + at, ",\"cluster\":", 11);
+    at += 11;
+    memcpy(out + at, cluster_json.len ? cluster_json.ptr : (const uint8_t *)layers, body);
+    at += body;
+    out[at++] = '}';
+    o->f->r.value.present = true;
+    o->f->r.value.value = cfdb_bytes_make(out, at);
+    op_finish(o, 0);
+}
+
+static void on_status_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    cfdb_status_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    if (error || fb_decode(&cfdb_msg_status_reply, msg, len, &rep, &err, &o->f->arena) || err) {
+        status_deliver(o, cfdb_bytes_make("", 0), true);
+        return;
+    }
+    cfdb_bytes copy;
+    if (cfdb_arena_dup_bytes(&o->f->arena, rep.statusStr, &copy)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    status_deliver(o, copy, true);
+}
+
+static void on_leader_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    cfdb_get_leader_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    if (error || fb_decode(&cfdb_msg_get_leader_reply, msg, len, &rep, &err, &o->f->arena) || err ||
+        !rep.leader.present || rep.leader.value.forward || rep.leader.value.serializedInfo.len <= 8) {
+        status_deliver(o, cfdb_bytes_make("", 0), !error);
+        return;
+    }
+    /* serializedInfo: an 8-byte protocol version, then the interface message */
+    cfdb_bytes info = rep.leader.value.serializedInfo;
+    cfdb_cluster_controller_client_interface cc;
+    memset(&cc, 0, sizeof cc);
+    if (fb_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, info.len - 8, &cc, NULL,
+                  &o->f->arena)) {
+        status_deliver(o, cfdb_bytes_make("", 0), true);
+        return;
+    }
+    const cfdb_endpoint *ep = &cc.clientInterface.databaseStatus.endpoint;
+    cfdb_peer *peer = cfdb_client_peer(o->tx->cl, &ep->addresses.address);
+    cfdb_status_request req;
+    memset(&req, 0, sizeof req);
+    o->request = peer ? cfdb_client_request(o->tx->cl, peer, ep->token, &cfdb_msg_status_request, &req,
+                                            &req.reply.token, on_status_reply, o)
+                      : 0;
+    if (!o->request)
+        status_deliver(o, cfdb_bytes_make("", 0), true);
+}
+
+static void status_start(op *o)
+{
+    cfdb_get_leader_request req;
+    memset(&req, 0, sizeof req);
+    req.key = cfdb_bytes_str(cfdb_db_cluster_key(o->tx->db));
+    cfdb_peer *coordinator = cfdb_db_coordinator(o->tx->db);
+    o->request = coordinator ? cfdb_client_request(o->tx->cl, coordinator,
+                                                   cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                                                   &cfdb_msg_get_leader_request, &req, &req.reply.token,
+                                                   on_leader_reply, o)
+                             : 0;
+    if (!o->request)
+        status_deliver(o, cfdb_bytes_make("", 0), false);
+}
+
+/* ---------- addresses of a key's storage servers ---------- */
+
+static void addresses_deliver(op *o, const cfdb_shard *s)
+{
+    const char **items = cfdb_arena_alloc(&o->f->arena, (size_t)(s->nservers ? s->nservers : 1) * sizeof *items);
+    if (!items) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    for (int i = 0; i < s->nservers; i++) {
+        char buf[80];
+        cfdb_peer_address(s->servers[i].peer, buf, sizeof buf);
+        char *copy = cfdb_arena_dup(&o->f->arena, buf, strlen(buf) + 1);
+        if (!copy) {
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            return;
+        }
+        items[i] = copy;
+    }
+    o->f->r.strings.items = items;
+    o->f->r.strings.count = s->nservers;
+    op_finish(o, 0);
+}
+
+/* ---------- estimated size and split points, one shard at a time ---------- */
+
+static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len);
+static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t len);
+
+static void located(cfdb_waiter *w, int error, int64_t v)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_retry_after(o, METRICS_RETRY_NS, retry_fire);
+    else
+        metadata_step(o);
+}
+
+static int add_point(op *o, cfdb_bytes k)
+{
+    if (o->points.count == o->points_cap) {
+        uint32_t cap = o->points_cap ? o->points_cap * 2 : 16;
+        cfdb_bytes *n = cfdb_arena_alloc(&o->f->arena, cap * sizeof *n);
+        if (!n)
+            return -1;
+        if (o->points.count)
+            memcpy(n, o->points.items, o->points.count * sizeof *n);
+        o->points.items = n;
+        o->points_cap = cap;
+    }
+    if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->points.items[o->points.count]))
+        return -1;
+    o->points.count++;
+    return 0;
+}
+
+static void split_deliver(op *o)
+{
+    cfdb_fdb_key *keys = cfdb_arena_alloc(&o->f->arena, (o->points.count ? o->points.count : 1) * sizeof *keys);
+    if (!keys) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    for (uint32_t i = 0; i < o->points.count; i++) {
+        keys[i].key = o->points.items[i].ptr;
+        keys[i].key_length = (int)o->points.items[i].len;
+    }
+    o->f->r.keys.items = keys;
+    o->f->r.keys.count = (int)o->points.count;
+    op_finish(o, 0);
+}
+
+/* The shard holding o->key, or NULL after starting a location lookup. */
+static const cfdb_shard *shard_or_locate(op *o)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
+    if (!s) {
+        o->w.fn = located;
+        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+    }
+    return s;
+}
+
+static void metadata_step(op *o)
+{
+    if (o->kind == OP_STATUS) {
+        status_start(o);
+        return;
+    }
+    const cfdb_shard *s = shard_or_locate(o);
+    if (!s)
+        return;
+    if (o->kind == OP_ADDRESSES) {
+        addresses_deliver(o, s);
+        return;
+    }
+    /* the part of [key, end) inside this shard */
+    cfdb_key_range keys = { o->key, cfdb_bytes_cmp(s->end, o->end_key) < 0 ? s->end : o->end_key };
+    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
+    if (o->kind == OP_ESTIMATE_SIZE) {
+        cfdb_wait_metrics_request req;
+        memset(&req, 0, sizeof req);
+        req.keys = keys;
+        req.max.bytes = -1; /* an inverted window: the answer comes at once */
+        req.tenantInfo.tenantId = -1;
+        req.minVersion = -2;
+        o->request = cfdb_client_request(o->tx->cl, server->peer,
+                                         cfdb_adjusted_token(server->token, CFDB_SS_WAIT_METRICS),
+                                         &cfdb_msg_wait_metrics_request, &req, &req.reply.token, on_metrics_reply, o);
+    } else {
+        cfdb_split_range_request req;
+        memset(&req, 0, sizeof req);
+        req.keys = keys;
+        req.chunkSize = o->chunk_size;
+        req.tenantInfo.tenantId = -1;
+        o->request = cfdb_client_request(o->tx->cl, server->peer,
+                                         cfdb_adjusted_token(server->token, CFDB_SS_GET_RANGE_SPLIT_POINTS),
+                                         &cfdb_msg_split_range_request, &req, &req.reply.token, on_split_reply, o);
+    }
+    if (!o->request)
+        retry_later(o, o->key, false);
+}
+
+/* Moves o->key to the end of the shard just answered; true when the range is done. */
+static bool next_shard(op *o)
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
+    if (!s || cfdb_bytes_cmp(s->end, o->end_key) >= 0)
+        return true;
+    cfdb_arena_dup_bytes(&o->f->arena, s->end, &o->key);
+    return false;
+}
+
+static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    cfdb_storage_metrics m;
+    memset(&m, 0, sizeof m);
+    cfdb_reply_error err = 0;
+    cfdb_arena a;
+    uint64_t mem[32];
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    int rc = error ? error : fb_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
+    cfdb_arena_free(&a);
+    int e = rc ? rc : err;
+    if (e == CFDB_ERR_FUTURE_VERSION || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED ||
+        error || rc) {
+        retry_later(o, o->key, false);
+        return;
+    }
+    if (e) {
+        op_finish(o, e);
+        return;
+    }
+    o->sum += m.bytes;
+    if (next_shard(o)) {
+        o->f->r.i64 = o->sum;
+        op_finish(o, 0);
+    } else {
+        metadata_step(o);
+    }
+}
+
+static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (op_abandoned(o))
+        return;
+    cfdb_split_range_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    int rc = error ? error : fb_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
+    int e = rc ? rc : err;
+    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED || error || rc) {
+        retry_later(o, o->key, false);
+        return;
+    }
+    if (e) {
+        op_finish(o, e);
+        return;
+    }
+    /* [begin] + split points and shard boundaries in order + [end] (getRangeSplitPoints) */
+    for (uint32_t i = 0; i < rep.splitPoints.count; i++)
+        if (add_point(o, rep.splitPoints.items[i])) {
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            return;
+        }
+    if (next_shard(o)) {
+        if (add_point(o, o->end_key)) {
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            return;
+        }
+        split_deliver(o);
+        return;
+    }
+    if (add_point(o, o->key)) { /* the shard boundary */
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    metadata_step(o);
+}
+
+void cfdb_metadata_op_start(op *o)
+{
+    if (o->kind == OP_SPLIT_POINTS && add_point(o, o->key)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    switch (o->kind) {
+    case OP_STATUS:
+    case OP_ADDRESSES:
+    case OP_ESTIMATE_SIZE:
+    case OP_SPLIT_POINTS:
+        metadata_step(o);
+        break;
+    default:
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    }
+}
+
+/* ---------- the API's entry points ---------- */
+
+static cfdb_future *range_metadata_op(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind, cfdb_bytes begin,
+                                      cfdb_bytes end, int64_t chunk)
+{
+    if (cfdb_bytes_cmp(begin, end) > 0)
+        return cfdb_future_error(fkind, CFDB_ERR_INVERTED_RANGE);
+    if (!txn_key_readable(tx, begin) || (!txn_key_readable(tx, end) && !cfdb_bytes_eq(end, CFDB_BYTES_LIT("\xff"))))
+        return cfdb_future_error(fkind, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
+    op *o = op_new(tx, kind, fkind);
+    if (!o)
+        return NULL;
+    if (cfdb_arena_dup_bytes(&o->f->arena, begin, &o->key) || cfdb_arena_dup_bytes(&o->f->arena, end, &o->end_key)) {
+        cfdb_future *f = o->f;
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return f;
+    }
+    o->chunk_size = chunk;
+    if (kind == OP_ESTIMATE_SIZE && cfdb_bytes_cmp(begin, end) == 0) {
+        cfdb_future *f = o->f;
+        o->f->r.i64 = 0;
+        op_finish(o, 0);
+        return f;
+    }
+    return op_launch(o);
+}
+
+cfdb_future *cfdb_txn_get_estimated_range_size(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
+{
+    return range_metadata_op(tx, OP_ESTIMATE_SIZE, CFDB_FUTURE_INT64, begin, end, 0);
+}
+
+cfdb_future *cfdb_txn_get_range_split_points(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int64_t chunk_size)
+{
+    if (chunk_size <= 0)
+        return cfdb_future_error(CFDB_FUTURE_KEYS, CFDB_ERR_INVALID_OPTION_VALUE);
+    return range_metadata_op(tx, OP_SPLIT_POINTS, CFDB_FUTURE_KEYS, begin, end, chunk_size);
+}
+
+cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key)
+{
+    op *o = op_new(tx, OP_ADDRESSES, CFDB_FUTURE_STRINGS);
+    if (!o)
+        return NULL;
+    if (cfdb_arena_dup_bytes(&o->f->arena, key, &o->key)) {
+        cfdb_future *f = o->f;
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return f;
+    }
+    return op_launch(o);
+}
