@@ -960,6 +960,24 @@ static void range_have_version(cfdb_waiter *w, int error, int64_t version)
 
 static void start_watches(cfdb_txn *tx, int error);
 
+/* The versionstamp future ends with the commit: the stamp on success (NativeAPI sends it
+ * for every committed transaction), no_commit_version for a read-only one,
+ * transaction_invalid_version after a failure. */
+static void settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
+{
+    cfdb_future *vf = tx->versionstamp_future;
+    if (!vf)
+        return;
+    tx->versionstamp_future = NULL;
+    if (!error && !read_only) {
+        cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
+        cfdb_future_complete(vf, 0);
+    } else {
+        cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION : CFDB_ERR_TRANSACTION_INVALID_VERSION);
+    }
+    cfdb_future_unref(vf);
+}
+
 static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
@@ -1000,17 +1018,7 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     tx->committing = false;
     tx->committed = error == 0;
     pthread_mutex_unlock(&tx->mu);
-    if (tx->versionstamp_future) {
-        cfdb_future *vf = tx->versionstamp_future;
-        tx->versionstamp_future = NULL;
-        if (!error && cfdb_ryw_has_versionstamp_ops(&tx->ryw)) {
-            cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
-            cfdb_future_complete(vf, 0);
-        } else {
-            cfdb_future_complete(vf, error ? error : CFDB_ERR_NO_COMMIT_VERSION);
-        }
-        cfdb_future_unref(vf);
-    }
+    settle_versionstamp(tx, error, false);
     start_watches(tx, error);
     op_finish(o, error);
 }
@@ -1045,6 +1053,7 @@ static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
     if (o->read_only) {
+        settle_versionstamp(o->tx, error, true);
         start_watches(o->tx, error);
         op_finish(o, error);
         return;
@@ -1325,6 +1334,7 @@ static void op_start(void *arg)
         break;
     case OP_COMMIT:
         if (o->read_only && !tx->watches) {
+            settle_versionstamp(tx, 0, true);
             op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
             break;
         }
@@ -1421,6 +1431,13 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
     pthread_mutex_lock(&tx->mu);
     if (!rc)
         rc = tx->deferred_error;
+    if (!rc) {
+        /* RYW getRange: selector keys beyond the readable key space are refused */
+        cfdb_bytes top = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                                 : CFDB_BYTES_LIT("\xff");
+        if (cfdb_bytes_cmp(begin_key, top) > 0 || cfdb_bytes_cmp(end_key, top) > 0)
+            rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
+    }
     op *o = rc ? NULL : op_new(tx, OP_GET_RANGE, CFDB_FUTURE_KEYVALUES);
     if (o) {
         cfdb_arena *a = &o->f->arena;
@@ -1451,6 +1468,11 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
 
 cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_INT64, rc);
     op *o = op_new(tx, OP_GRV, CFDB_FUTURE_INT64);
     return o ? op_launch(o) : NULL;
 }
@@ -1512,7 +1534,7 @@ static void versionstamp_task(void *arg)
 {
     op *o = arg;
     cfdb_txn *tx = o->tx;
-    if (tx->has_versionstamp && cfdb_ryw_has_versionstamp_ops(&tx->ryw)) {
+    if (tx->has_versionstamp) {
         cfdb_arena_dup_bytes(&o->f->arena, cfdb_bytes_make(tx->versionstamp, 10), &o->f->r.key);
         op_link(o);
         op_finish(o, 0);
@@ -1580,6 +1602,11 @@ cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 
 cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error)
 {
+    pthread_mutex_lock(&tx->mu);
+    bool cancelled = tx->cancelled;
+    pthread_mutex_unlock(&tx->mu);
+    if (cancelled) /* a cancelled transaction stays cancelled until reset */
+        return cfdb_future_error(CFDB_FUTURE_VOID, CFDB_ERR_TRANSACTION_CANCELLED);
     op *o = op_new(tx, OP_ON_ERROR, CFDB_FUTURE_VOID);
     if (!o)
         return NULL;
@@ -1594,6 +1621,7 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     atomic_fetch_add(&tx->gen, 1);
     cfdb_ryw_reset(&tx->ryw);
     tx->deferred_error = 0;
+    tx->cancelled = false;
     tx->committing = false;
     tx->committed = false;
     if (!keep_backoff) {
@@ -1659,8 +1687,8 @@ void cfdb_txn_cancel(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     atomic_fetch_add(&tx->gen, 1);
-    defer_error(tx, CFDB_ERR_TRANSACTION_CANCELLED);
     tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
+    tx->cancelled = true;
     pthread_mutex_unlock(&tx->mu);
     txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
 }

@@ -51,6 +51,7 @@ struct cfdb_txn {
     /* guarded by mu */
     cfdb_ryw ryw;
     int deferred_error;
+    bool cancelled;
     bool committing;
     bool committed;
     cfdb_txn_options opt;
