@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
+#include "cluster_file.h"
 #include "database.h"
 #include "future.h"
 #include "net.h"
@@ -21,7 +22,6 @@
 
 #define CFDB_MAX_API_VERSION 730
 #define CFDB_CLIENT_VERSION "7.3.77"
-#define MAX_CLUSTER_FILE_BYTES 60000
 
 /* Exported in libfdb_c for old API versions; at 730 fdb_c.h turns their names into
  * compile errors, so the names are freed first. */
@@ -401,37 +401,6 @@ fdb_error_t fdb_result_get_bg_mutations_array(FDBResult *r, FDBBGMutation const 
 
 /* ---------- databases ---------- */
 
-/* fdb.cluster resolution: the given path, $FDB_CLUSTER_FILE, ./fdb.cluster, then the
- * platform default. */
-static int read_cluster_file(const char *path, char **out)
-{
-    const char *p = path && *path ? path : getenv("FDB_CLUSTER_FILE");
-    if (!p || !*p) {
-        FILE *probe = fopen("fdb.cluster", "r");
-        if (probe) {
-            fclose(probe);
-            p = "fdb.cluster";
-        } else {
-            p = "/etc/foundationdb/fdb.cluster";
-        }
-    }
-    FILE *f = fopen(p, "r");
-    if (!f)
-        return errno == ENOENT ? CFDB_ERR_NO_CLUSTER_FILE_FOUND : CFDB_ERR_FILE_NOT_READABLE;
-    char *buf = malloc(MAX_CLUSTER_FILE_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_CLUSTER_FILE_BYTES + 1, f) : 0;
-    fclose(f);
-    if (!buf)
-        return CFDB_ERR_PLATFORM_ERROR;
-    if (n > MAX_CLUSTER_FILE_BYTES) {
-        free(buf);
-        return CFDB_ERR_FILE_TOO_LARGE;
-    }
-    buf[n] = 0;
-    *out = buf;
-    return 0;
-}
-
 static fdb_error_t create_database(const char *connection_string, FDBDatabase **out)
 {
     if (atomic_load(&g_network_state) == 0)
@@ -444,12 +413,20 @@ static fdb_error_t create_database(const char *connection_string, FDBDatabase **
     return 0;
 }
 
+/* The cluster file is found as libfdb_c finds it: the given path, $FDB_CLUSTER_FILE,
+ * ./fdb.cluster, then /etc/foundationdb/fdb.cluster (cluster_file.c). */
 fdb_error_t fdb_create_database(const char *cluster_file_path, FDBDatabase **out_database)
 {
-    char *text;
-    int rc = read_cluster_file(cluster_file_path, &text);
+    cfdb_cluster_string cs;
+    char *resolved = NULL;
+    int rc = cfdb_cluster_file_open(cluster_file_path, &cs, &resolved);
+    free(resolved);
     if (rc)
-        return rc;
+        return rc < 0 ? CFDB_ERR_PLATFORM_ERROR : rc;
+    char *text = cfdb_cluster_string_format(&cs);
+    cfdb_cluster_string_free(&cs);
+    if (!text)
+        return CFDB_ERR_PLATFORM_ERROR;
     rc = create_database(text, out_database);
     free(text);
     return rc;

@@ -138,8 +138,8 @@ static bool is_hostname(const char *s, size_t n)
 /* NetworkAddress::parse. s is NUL-terminated at n. */
 static int parse_ip(const char *s, size_t n, cfdb_coordinator *c)
 {
-    if (n == 0)
-        return INVALID;
+    if (n == 0 || memchr(s, 0, n))
+        return INVALID; /* an embedded NUL never survives libfdb_c's whole-string checks */
     char buf[256];
     if (n >= sizeof buf)
         return INVALID;

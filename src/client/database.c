@@ -7,6 +7,11 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
+#include "cluster_file.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
 #define MAX_COORDINATORS 16
 #define MAX_PROXIES 8
@@ -82,63 +87,63 @@ void cfdb_db_note_version(cfdb_db *db, int64_t v)
 static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 
-/* "description:id@addr[,addr...]" with comments and whitespace already removed. */
-static int parse_connection_string(cfdb_db *db, const char *s)
+/* Coordinators from a parsed connection string. Hostnames are resolved here, once
+ * (libfdb_c re-resolves them before each use; see the README). */
+static int install_coordinators(cfdb_db *db, const cfdb_cluster_string *cs)
 {
-    const char *at = strchr(s, '@');
-    if (!at || at == s || (size_t)(at - s) >= sizeof db->cluster_key)
-        return CFDB_ERR_CONNECTION_STRING_INVALID;
-    const char *colon = memchr(s, ':', (size_t)(at - s));
-    if (!colon || colon == s || colon + 1 == at)
-        return CFDB_ERR_CONNECTION_STRING_INVALID;
-    for (const char *p = s; p < at; p++) {
-        bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                  (p < colon && *p == '_') || p == colon;
-        if (!ok)
-            return CFDB_ERR_CONNECTION_STRING_INVALID;
-    }
-    memcpy(db->cluster_key, s, (size_t)(at - s));
-    db->cluster_key[at - s] = 0;
-    const char *p = at + 1;
-    while (*p) {
-        const char *e = strchr(p, ',');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (db->ncoordinators == MAX_COORDINATORS)
-            return CFDB_ERR_CONNECTION_STRING_INVALID;
-        int i = db->ncoordinators;
-        if (cfdb_network_address_parse(p, n, &db->coordinators[i], db->coordinator_v6[i]) != 0)
-            return CFDB_ERR_CONNECTION_STRING_INVALID;
+    snprintf(db->cluster_key, sizeof db->cluster_key, "%s", cs->key);
+    for (size_t i = 0; i < cs->count && db->ncoordinators < MAX_COORDINATORS; i++) {
+        const cfdb_coordinator *c = &cs->coords[i];
+        int k = db->ncoordinators;
+        if (!c->is_hostname) {
+            db->coordinators[k] = c->addr;
+            if (c->addr.ip.tag == 2) {
+                memcpy(db->coordinator_v6[k], c->v6, 16);
+                db->coordinators[k].ip.v6.items = db->coordinator_v6[k];
+            }
+            db->ncoordinators++;
+            continue;
+        }
+        struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+        if (getaddrinfo(c->host, c->service, &hints, &res) != 0 || !res)
+            continue;
+        memset(&db->coordinators[k], 0, sizeof db->coordinators[k]);
+        if (res->ai_family == AF_INET) {
+            const struct sockaddr_in *sa = (const struct sockaddr_in *)res->ai_addr;
+            db->coordinators[k].ip.tag = 1;
+            db->coordinators[k].ip.v4 = ntohl(sa->sin_addr.s_addr);
+            db->coordinators[k].port = ntohs(sa->sin_port);
+        } else {
+            const struct sockaddr_in6 *sa = (const struct sockaddr_in6 *)res->ai_addr;
+            memcpy(db->coordinator_v6[k], &sa->sin6_addr, 16);
+            db->coordinators[k].ip.tag = 2;
+            db->coordinators[k].ip.v6.items = db->coordinator_v6[k];
+            db->coordinators[k].ip.v6.count = 16;
+            db->coordinators[k].port = ntohs(sa->sin6_port);
+        }
+        db->coordinators[k].fromHostname = true;
+        db->coordinators[k].flags = c->tls ? CFDB_ADDR_FLAG_TLS : 0;
+        freeaddrinfo(res);
         db->ncoordinators++;
-        p += n + (e ? 1 : 0);
-        if (e && !*p)
-            return CFDB_ERR_CONNECTION_STRING_INVALID;
     }
     return db->ncoordinators ? 0 : CFDB_ERR_CONNECTION_STRING_INVALID;
 }
 
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out)
 {
+    cfdb_cluster_string cs;
+    int rc = cfdb_cluster_string_parse(connection_string, strlen(connection_string), &cs);
+    if (rc)
+        return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
     cfdb_db *db = calloc(1, sizeof *db);
-    if (!db)
+    if (!db) {
+        cfdb_cluster_string_free(&cs);
         return CFDB_ERR_INTERNAL_ERROR;
+    }
     db->cl = cl;
     atomic_init(&db->refs, 1);
-    /* strip whitespace and # comments, as the cluster file grammar says */
-    size_t n = strlen(connection_string);
-    char *clean = malloc(n + 1), *w = clean;
-    for (size_t i = 0; i < n; i++) {
-        char c = connection_string[i];
-        if (c == '#') {
-            while (i < n && connection_string[i] != '\n' && connection_string[i] != '\r')
-                i++;
-            continue;
-        }
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
-            *w++ = c;
-    }
-    *w = 0;
-    int rc = parse_connection_string(db, clean);
-    free(clean);
+    rc = install_coordinators(db, &cs);
+    cfdb_cluster_string_free(&cs);
     if (rc) {
         free(db);
         return rc;
@@ -261,7 +266,7 @@ static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 static void send_poll(cfdb_db *db)
 {
     static const cfdb_client_version versions[1] = {
-        { { (const uint8_t *)"7.3.77", 6 }, { (const uint8_t *)"cfdb", 4 }, { (const uint8_t *)"fdb00b073000000", 15 } }
+        { { (const uint8_t *)"7.3.77", 6 }, { (const uint8_t *)"", 0 }, { (const uint8_t *)"fdb00b073000000", 15 } }
     };
     cfdb_open_database_coord_request *r = &db->poll;
     memset(r, 0, sizeof *r);
@@ -548,7 +553,7 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
     cfdb_db_unref(db);
 }
 
-void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_waiter *w)
+void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w)
 {
     /* share an identical lookup already in flight */
     for (location_request *lr = db->locating; lr; lr = lr->next) {
@@ -584,7 +589,7 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_wait
     req.limit = LOCATION_LIMIT;
     req.reverse = reverse;
     req.tenant.tenantId = -1;
-    req.minTenantVersion = -2; /* latestVersion */
+    req.minTenantVersion = read_version > 0 ? read_version : -2; /* else latestVersion */
     cfdb_db_ref(db);
     uint64_t id = cfdb_client_request(db->cl, proxy->peer,
                                       cfdb_adjusted_token(proxy->token, CFDB_CP_GET_KEY_SERVERS_LOCATIONS),

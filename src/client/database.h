@@ -58,8 +58,9 @@ void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w);
 /* The cached shard holding key (reverse: the key just before it), or NULL. Valid until
  * the next cache change: copy what you keep. */
 const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse);
-/* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0). */
-void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, cfdb_waiter *w);
+/* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0).
+ * read_version (0 if unknown) goes in minTenantVersion, as NativeAPI sends it. */
+void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w);
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
 

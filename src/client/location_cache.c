@@ -126,6 +126,41 @@ cfdb_location *cfdb_location_cache_get(const cfdb_location_cache *c, cfdb_bytes 
     return r->loc;
 }
 
+bool cfdb_location_cache_get_ranges(const cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, size_t limit,
+                                    bool reverse, cfdb_loc_hit *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (limit > cap)
+        limit = cap;
+    if (limit == 0 || cfdb_bytes_cmp(begin, end) >= 0)
+        return true;
+    cfdb_bytes pos = reverse ? end : begin;
+    for (;;) {
+        cfdb_omap_node *x = containing(c, pos, reverse);
+        if (!x) {
+            *n = 0;
+            return false;
+        }
+        cfdb_loc_range *r = x->val.ptr;
+        cfdb_loc_hit h;
+        h.begin = cfdb_bytes_cmp(x->key, begin) > 0 ? x->key : begin;
+        h.end = cfdb_bytes_cmp(r->end, end) < 0 ? r->end : end;
+        h.loc = r->loc;
+        out[(*n)++] = h;
+        if (*n == limit)
+            return true;
+        if (reverse) {
+            if (cfdb_bytes_cmp(x->key, begin) <= 0)
+                return true;
+            pos = x->key;
+        } else {
+            if (cfdb_bytes_cmp(r->end, end) >= 0)
+                return true;
+            pos = r->end;
+        }
+    }
+}
+
 static int put(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_location *loc)
 {
     cfdb_loc_range *r = malloc(sizeof *r);

@@ -70,6 +70,20 @@ static inline size_t cfdb_location_cache_size(const cfdb_location_cache *c)
 cfdb_location *cfdb_location_cache_get(const cfdb_location_cache *c, cfdb_bytes key, bool reverse, cfdb_bytes *begin,
                                        cfdb_bytes *end);
 
+/* One cached shard met by a range lookup, clipped to the looked-up range (bounds
+ * point into the cache or into the caller's begin/end). */
+typedef struct cfdb_loc_hit {
+    cfdb_bytes begin, end;
+    cfdb_location *loc;
+} cfdb_loc_hit;
+
+/* getCachedLocations: the cached shards covering [begin, end) in order (from the
+ * end when reverse), at most limit (and at most cap) of them. Returns true when
+ * they are all cached up to the limit; false (and *n = 0) when a gap is met first:
+ * the caller then asks the proxies. */
+bool cfdb_location_cache_get_ranges(const cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, size_t limit,
+                                    bool reverse, cfdb_loc_hit *out, size_t cap, size_t *n);
+
 /* Records [begin, end) -> loc (takes a reference of its own); whatever was cached
  * over that range is replaced. Evicts random ranges first when the cache is full
  * (at most 100 attempts, as FDB). Returns 0 or -1. */

@@ -286,3 +286,24 @@ int64_t cfdb_approx_size_read_key(size_t key_len)
 {
     return (int64_t)(2 * key_len + 1 + CFDB_SIZEOF_KEY_RANGE_REF);
 }
+
+int cfdb_option_int(const uint8_t *value, int value_len, int64_t min, int64_t max, int64_t *out)
+{
+    if (!value || value_len != 8)
+        return CFDB_ERR_INVALID_OPTION_VALUE;
+    uint64_t u = 0;
+    for (int i = 7; i >= 0; i--)
+        u = (u << 8) | value[i];
+    int64_t v = (int64_t)u;
+    if (v > max || v < min)
+        return CFDB_ERR_INVALID_OPTION_VALUE;
+    *out = v;
+    return 0;
+}
+
+double cfdb_timeout_deadline(double creation_time, int64_t timeout_ms)
+{
+    if (timeout_ms <= 0)
+        return 0;
+    return creation_time + (double)timeout_ms / 1000.0;
+}

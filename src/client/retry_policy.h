@@ -130,6 +130,31 @@ uint64_t cfdb_commit_size(const cfdb_mutation *mutations, size_t n_mutations, co
 int cfdb_check_commit_size(uint64_t size, int64_t size_limit);
 
 
+/* ---- transaction option values ------------------------------------------------------ */
+
+/* extractIntOption: an integer option value must be exactly 8 bytes (little-endian
+ * int64) within [min, max]. Returns 0, CFDB_ERR_INVALID_OPTION_VALUE (2006) for a
+ * bad length or range, or CFDB_ERR_INVALID_OPTION_VALUE when value is NULL. */
+int cfdb_option_int(const uint8_t *value, int value_len, int64_t min, int64_t max, int64_t *out);
+/* Bounds libfdb_c applies: TIMEOUT (ms) [0, INT_MAX]; RETRY_LIMIT [-1, INT_MAX];
+ * MAX_RETRY_DELAY (ms) [0, INT32_MAX]; SIZE_LIMIT [32, 10,000,000]. */
+#define CFDB_OPTION_TIMEOUT_MIN 0
+#define CFDB_OPTION_TIMEOUT_MAX 2147483647LL
+#define CFDB_OPTION_RETRY_LIMIT_MIN (-1)
+#define CFDB_OPTION_RETRY_LIMIT_MAX 2147483647LL
+#define CFDB_OPTION_MAX_RETRY_DELAY_MIN 0
+#define CFDB_OPTION_MAX_RETRY_DELAY_MAX 2147483647LL
+#define CFDB_OPTION_SIZE_LIMIT_MIN 32
+#define CFDB_OPTION_SIZE_LIMIT_MAX CFDB_KNOB_TRANSACTION_SIZE_LIMIT
+
+/* TIMEOUT: the transaction fails with transaction_timed_out (1031) at
+ * creation_time + timeout, where creation_time is when the transaction was created
+ * or last fdb_transaction_reset (on_error does not move it; the option survives
+ * on_error). Returns the deadline in the caller's clock, or 0 when timeout_ms is 0
+ * (no timeout). Setting the option re-arms the timer from the same creation time,
+ * so a deadline already past fires at once. */
+double cfdb_timeout_deadline(double creation_time, int64_t timeout_ms);
+
 /* fdb_transaction_get_approximate_size: ReadYourWritesTransaction::approximateSize
  * grows by these amounts per call (lengths in bytes). */
 int64_t cfdb_approx_size_set(size_t key_len, size_t value_len, bool add_conflict);

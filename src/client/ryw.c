@@ -17,13 +17,13 @@ void cfdb_ryw_init(cfdb_ryw *r)
     memset(r, 0, sizeof *r);
     cfdb_arena_init(&r->arena);
     cfdb_write_map_init(&r->wm, &r->arena);
-    cfdb_range_set_init(&r->reads, &r->arena);
+    cfdb_read_conflicts_init(&r->reads, &r->arena);
 }
 
 void cfdb_ryw_free(cfdb_ryw *r)
 {
     cfdb_write_map_destroy(&r->wm);
-    cfdb_range_set_clear(&r->reads);
+    cfdb_range_set_clear(&r->reads.set);
     cfdb_arena_free(&r->arena);
 }
 
@@ -69,22 +69,20 @@ int cfdb_ryw_atomic(cfdb_ryw *r, int type, cfdb_bytes key, cfdb_bytes operand)
     return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
 }
 
+/* Keys the transaction itself wrote or cleared are left out, as libfdb_c does: their
+ * values did not come from the database. */
 void cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
 {
     if (cfdb_bytes_cmp(begin, end) >= 0)
         return;
-    cfdb_range_set_add(&r->reads, begin, end);
+    cfdb_read_conflicts_add(&r->reads, &r->wm, begin, end);
     r->size += RANGE_OVERHEAD + begin.len + end.len;
 }
 
 void cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
 {
-    uint8_t *after = cfdb_arena_alloc(&r->arena, key.len + 1);
-    if (!after)
-        return;
-    memcpy(after, key.ptr, key.len);
-    after[key.len] = 0;
-    cfdb_ryw_add_read_conflict(r, key, cfdb_bytes_make(after, key.len + 1));
+    cfdb_read_conflicts_add_key(&r->reads, &r->wm, key);
+    r->size += RANGE_OVERHEAD + 2 * key.len + 1;
 }
 
 void cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
@@ -210,42 +208,6 @@ bool cfdb_selector_simple_key(cfdb_key_selector sel, cfdb_arena *arena, cfdb_byt
 
 /* ---- commit ---- */
 
-static bool ranges_intersect(const cfdb_key_range *a, size_t na, const cfdb_range_set *reads)
-{
-    for (size_t i = 0; i < na; i++)
-        if (cfdb_range_set_intersects(reads, a[i].begin, a[i].end))
-            return true;
-    return false;
-}
-
-/* getVersionstampKeyRange (NativeAPI): every key the stamp could produce. */
-static int versionstamp_key_range(cfdb_bytes param, int64_t min_version, cfdb_arena *a, cfdb_key_range *out)
-{
-    if (param.len < 4)
-        return CFDB_ERR_CLIENT_INVALID_OPERATION;
-    int32_t pos;
-    memcpy(&pos, param.ptr + param.len - 4, 4);
-    uint32_t klen = param.len - 4;
-    if (pos < 0 || (uint32_t)pos + 10 > klen)
-        return CFDB_ERR_CLIENT_INVALID_OPERATION;
-    uint8_t *b = cfdb_arena_alloc(a, klen), *e = cfdb_arena_alloc(a, klen + 1);
-    if (!b || !e)
-        return CFDB_ERR_INTERNAL_ERROR;
-    memcpy(b, param.ptr, klen);
-    memcpy(e, param.ptr, klen);
-    e[klen] = 0;
-    uint64_t v = (uint64_t)min_version;
-    for (int i = 0; i < 8; i++)
-        b[pos + i] = (uint8_t)(v >> (56 - 8 * i));
-    b[pos + 8] = b[pos + 9] = 0;
-    memset(e + pos, 0xff, 10);
-    out->begin = cfdb_bytes_make(b, klen);
-    out->end = cfdb_bytes_make(e, klen + 1);
-    if (cfdb_bytes_cmp(out->end, top_key) > 0)
-        out->end = top_key;
-    return 0;
-}
-
 int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_risky, uint64_t rnd1, uint64_t rnd2,
                           cfdb_arena *arena, cfdb_commit_transaction *out)
 {
@@ -256,45 +218,18 @@ int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_r
     size_t nwrites;
     if (cfdb_write_map_commit_data(&r->wm, arena, &muts, &nmuts, &writes, &nwrites))
         return CFDB_ERR_INTERNAL_ERROR;
-
-    size_t nstamped = 0;
-    for (size_t i = 0; i < nmuts; i++)
-        nstamped += muts[i].type == CFDB_MUT_SET_VERSIONSTAMPED_KEY;
-    size_t nreads = cfdb_range_set_count(&r->reads);
-    cfdb_key_range *w = cfdb_arena_alloc(arena, (nwrites + nstamped + 1) * sizeof *w);
-    cfdb_key_range *rd = cfdb_arena_alloc(arena, (nreads + 1) * sizeof *rd);
-    if (!w || !rd)
+    uint8_t random16[16];
+    memcpy(random16, &rnd1, 8);
+    memcpy(random16 + 8, &rnd2, 8);
+    cfdb_key_range *rd, *wr;
+    size_t nrd, nwr;
+    if (cfdb_commit_conflict_ranges(&r->reads, writes, nwrites, causal_write_risky, random16, arena, &rd, &nrd, &wr,
+                                    &nwr))
         return CFDB_ERR_INTERNAL_ERROR;
-    memcpy(w, writes, nwrites * sizeof *w);
-    for (size_t i = 0; i < nmuts; i++) {
-        if (muts[i].type != CFDB_MUT_SET_VERSIONSTAMPED_KEY)
-            continue;
-        int rc = versionstamp_key_range(muts[i].param1, read_version, arena, &w[nwrites]);
-        if (rc)
-            return rc;
-        nwrites++;
-    }
-    size_t k = 0;
-    for (cfdb_omap_node *n = cfdb_omap_first(&r->reads.map); n; n = cfdb_omap_next(n))
-        rd[k++] = (cfdb_key_range){ n->key, n->val.bytes };
-
-    if (!causal_write_risky && !ranges_intersect(w, nwrites, &r->reads)) {
-        /* "\xff/SC/" + a random UID: lets a later probe conflict with this commit */
-        uint8_t *sc = cfdb_arena_alloc(arena, 6 + 16 + 1);
-        if (!sc)
-            return CFDB_ERR_INTERNAL_ERROR;
-        memcpy(sc, "\xff/SC/", 5);
-        memcpy(sc + 5, &rnd1, 8);
-        memcpy(sc + 13, &rnd2, 8);
-        sc[21] = 0;
-        cfdb_key_range self = { cfdb_bytes_make(sc, 21), cfdb_bytes_make(sc, 22) };
-        rd[k++] = self;
-        w[nwrites++] = self;
-    }
     out->read_conflict_ranges.items = rd;
-    out->read_conflict_ranges.count = (uint32_t)k;
-    out->write_conflict_ranges.items = w;
-    out->write_conflict_ranges.count = (uint32_t)nwrites;
+    out->read_conflict_ranges.count = (uint32_t)nrd;
+    out->write_conflict_ranges.items = wr;
+    out->write_conflict_ranges.count = (uint32_t)nwr;
     out->mutations.items = muts;
     out->mutations.count = (uint32_t)nmuts;
     out->read_snapshot = read_version;

@@ -10,13 +10,14 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/messages.h"
+#include "conflict_ranges.h"
 #include "range_set.h"
 #include "write_map.h"
 
 typedef struct cfdb_ryw {
     cfdb_arena arena;
     cfdb_write_map wm;
-    cfdb_range_set reads;
+    cfdb_read_conflicts reads;
     bool next_write_no_conflict;
     bool has_versionstamp_ops;
     size_t size;           /* approximate bytes of mutations and conflict ranges */
@@ -58,9 +59,10 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
                            cfdb_arena *arena, cfdb_bytes *out, bool *present);
 
 /* Fills the commit's CommitTransactionRef: mutations and write conflict ranges in the
- * write map's commit order, read conflict ranges, versionstamped-key write ranges and,
- * unless causal_write_risky, the self-conflict key \xff/SC/<16 random bytes> when no
- * read range meets a write range (NativeAPI's makeSelfConflicting). Arrays in arena. */
+ * write map's commit order, read conflict ranges and, unless causal_write_risky, the
+ * self-conflict key \xff/SC/<16 random bytes> when no read range meets a write range
+ * (NativeAPI's makeSelfConflicting). Versionstamped keys get no write range here: the
+ * commit proxy adds the final key. Arrays in arena. */
 int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_risky, uint64_t rnd1, uint64_t rnd2,
                           cfdb_arena *arena, cfdb_commit_transaction *out);
 

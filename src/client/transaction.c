@@ -83,7 +83,7 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     pthread_mutex_init(&tx->mu, NULL);
     cfdb_ryw_init(&tx->ryw);
     default_options(&tx->opt);
-    tx->backoff = DEFAULT_BACKOFF;
+    cfdb_retry_state_init(&tx->retry);
     return tx;
 }
 
@@ -131,6 +131,7 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
             break;
         }
         o->retry_limit = option_int(value, length);
+        cfdb_retry_set_retry_limit(&tx->retry, o->retry_limit);
         break;
     case 502:                                                /* MAX_RETRY_DELAY */
         if (length != 8 || option_int(value, length) < 0) {
@@ -138,6 +139,7 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
             break;
         }
         o->max_retry_delay_ms = option_int(value, length);
+        cfdb_retry_set_max_retry_delay_ms(&tx->retry, o->max_retry_delay_ms);
         break;
     case 503:                                                /* SIZE_LIMIT */
         if (length != 8 || option_int(value, length) < 32 || option_int(value, length) > TRANSACTION_SIZE_LIMIT) {
@@ -486,7 +488,7 @@ static void get_send(op *o, int64_t version)
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
     if (!s) {
         o->w.fn = get_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
         return;
     }
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -637,7 +639,7 @@ static void get_key_step(op *o)
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, backward);
     if (!s) {
         o->w.fn = get_key_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, backward, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->key, backward, o->tx->read_version, &o->w);
         return;
     }
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -846,7 +848,7 @@ static void range_fetch(op *o)
     if (!s) {
         o->key = o->fetch_cursor;
         o->w.fn = range_located;
-        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->reverse, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->reverse, o->tx->read_version, &o->w);
         return;
     }
     cfdb_bytes b, e;
@@ -1134,7 +1136,7 @@ static void watch_step(op *o)
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
     if (!s) {
         o->w.fn = watch_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
         return;
     }
     const cfdb_endpoint_ref *server = &s->servers[0];
@@ -1220,25 +1222,6 @@ static void start_watches(cfdb_txn *tx, int error)
 
 /* ---------- on_error ---------- */
 
-static bool retryable_with_backoff(int e)
-{
-    switch (e) {
-    case CFDB_ERR_NOT_COMMITTED:
-    case CFDB_ERR_COMMIT_UNKNOWN_RESULT:
-    case CFDB_ERR_PROCESS_BEHIND:
-    case CFDB_ERR_DATABASE_LOCKED:
-    case CFDB_ERR_COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED:
-    case CFDB_ERR_GRV_PROXY_MEMORY_LIMIT_EXCEEDED:
-    case CFDB_ERR_BATCH_TRANSACTION_THROTTLED:
-    case CFDB_ERR_TAG_THROTTLED:
-    case CFDB_ERR_PROXY_TAG_THROTTLED:
-    case CFDB_ERR_BLOB_GRANULE_REQUEST_FAILED:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff);
 
 static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
@@ -1251,33 +1234,19 @@ static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     op_finish(o, 0);
 }
 
+/* Classification, backoff, retry limit and the cancelled state are retry_policy.c's
+ * (Transaction::onError and ReadYourWritesTransaction::onError). */
 static void on_error_start(op *o)
 {
     cfdb_txn *tx = o->tx;
-    int e = o->error;
-    double delay;
+    double delay = 0, r01 = (double)(cfdb_client_random(tx->cl) >> 11) / 9007199254740992.0;
     pthread_mutex_lock(&tx->mu);
-    double max_backoff = (double)tx->opt.max_retry_delay_ms / 1000.0;
-    if (e == CFDB_ERR_TRANSACTION_TOO_OLD || e == CFDB_ERR_FUTURE_VERSION) {
-        delay = FUTURE_VERSION_RETRY_DELAY < max_backoff ? FUTURE_VERSION_RETRY_DELAY : max_backoff;
-    } else if (retryable_with_backoff(e)) {
-        delay = tx->backoff * ((double)(cfdb_client_random(tx->cl) >> 11) / 9007199254740992.0);
-        double cap = (e == CFDB_ERR_COMMIT_PROXY_MEMORY_LIMIT_EXCEEDED || e == CFDB_ERR_GRV_PROXY_MEMORY_LIMIT_EXCEEDED)
-                         ? RESOURCE_CONSTRAINED_MAX_BACKOFF
-                         : max_backoff;
-        tx->backoff = fmin(tx->backoff * BACKOFF_GROWTH_RATE, cap);
-    } else {
-        pthread_mutex_unlock(&tx->mu);
-        op_finish(o, e == 0 ? CFDB_ERR_CLIENT_INVALID_OPERATION : e);
-        return;
-    }
-    if (tx->opt.retry_limit >= 0 && tx->retries >= tx->opt.retry_limit) {
-        pthread_mutex_unlock(&tx->mu);
-        op_finish(o, e);
-        return;
-    }
-    tx->retries++;
+    int rc = cfdb_retry_on_error(&tx->retry, o->error, r01, 0.0, &delay);
     pthread_mutex_unlock(&tx->mu);
+    if (rc) {
+        op_finish(o, rc);
+        return;
+    }
     op_retry_after(o, (uint64_t)(delay * 1e9), on_error_fire);
 }
 
@@ -1441,7 +1410,7 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
     op *o = rc ? NULL : op_new(tx, OP_GET_RANGE, CFDB_FUTURE_KEYVALUES);
     if (o) {
         cfdb_arena *a = &o->f->arena;
-        cfdb_bytes bk, ek;
+        cfdb_bytes bk = { 0, 0 }, ek = { 0, 0 };
         if (cfdb_arena_dup_bytes(a, begin_key, &bk) || cfdb_arena_dup_bytes(a, end_key, &ek))
             rc = CFDB_ERR_INTERNAL_ERROR;
         o->begin_sel = (cfdb_key_selector){ bk, begin_or_equal, begin_offset };
@@ -1602,11 +1571,6 @@ cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 
 cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error)
 {
-    pthread_mutex_lock(&tx->mu);
-    bool cancelled = tx->cancelled;
-    pthread_mutex_unlock(&tx->mu);
-    if (cancelled) /* a cancelled transaction stays cancelled until reset */
-        return cfdb_future_error(CFDB_FUTURE_VOID, CFDB_ERR_TRANSACTION_CANCELLED);
     op *o = op_new(tx, OP_ON_ERROR, CFDB_FUTURE_VOID);
     if (!o)
         return NULL;
@@ -1625,8 +1589,7 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     tx->committing = false;
     tx->committed = false;
     if (!keep_backoff) {
-        tx->backoff = DEFAULT_BACKOFF;
-        tx->retries = 0;
+        cfdb_retry_state_full_reset(&tx->retry);
         default_options(&tx->opt);
         tx->deadline_ns = 0;
     } else if (tx->opt.timeout_ms == 0) {
@@ -1689,6 +1652,7 @@ void cfdb_txn_cancel(cfdb_txn *tx)
     atomic_fetch_add(&tx->gen, 1);
     tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
     tx->cancelled = true;
+    tx->retry.cancelled_error = CFDB_ERR_TRANSACTION_CANCELLED;
     pthread_mutex_unlock(&tx->mu);
     txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "retry_policy.h"
 #include "ryw.h"
 #include "transaction.h"
 
@@ -55,8 +56,7 @@ struct cfdb_txn {
     bool committing;
     bool committed;
     cfdb_txn_options opt;
-    double backoff;
-    int64_t retries;
+    cfdb_retry_state retry; /* on_error's backoff, retry limit, cancelled state */
     uint64_t deadline_ns; /* 0 = none */
 
     /* network thread only */

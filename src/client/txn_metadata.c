@@ -249,7 +249,7 @@ static const cfdb_shard *shard_or_locate(op *o)
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
     }
     return s;
 }

@@ -609,7 +609,9 @@ void cfdb_wm_range_feed(cfdb_wm_range_iter *it, const cfdb_key_value *rows, size
     if (!more || n == 0) {
         it->known = it->reverse ? it->req_begin : it->req_end;
     } else if (it->reverse) {
-        it->known = rows[n - 1].key;
+        /* copied: the cursor may come to rest on it after the rows are gone */
+        if (cfdb_arena_dup_bytes(it->wm->arena, rows[n - 1].key, &it->known))
+            it->known_any = false; /* out of memory: nothing known, storage is asked again */
     } else {
         /* known through the last row: up to keyAfter(last) */
         cfdb_bytes ka;

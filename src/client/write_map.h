@@ -160,7 +160,8 @@ typedef struct cfdb_wm_range_iter {
 } cfdb_wm_range_iter;
 
 /* Starts a read of the keys in [begin, end) (already resolved selectors),
- * forward or reverse. Result rows are copied into out. */
+ * forward or reverse. Result rows are copied into out. begin and end must stay
+ * valid while the iterator is used; the write map must not change meanwhile. */
 void cfdb_wm_range_start(cfdb_wm_range_iter *it, cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end,
                          bool reverse, cfdb_range_limits limits, cfdb_arena *out);
 /* Runs the merge as far as it can. Returns CFDB_WM_RANGE_DONE,

@@ -26,6 +26,7 @@ static const char usage[] =
     "  --control-port PORT      line-based control socket on 127.0.0.1 (0 = any)\n"
     "  --seed N                 deterministic tokens and ids\n"
     "  --quiet                  no log lines\n"
+    "  --trace-frames FILE      append every received frame as a JSON line (cfdb-decode --jsonl)\n"
     "  --help                   this text\n"
     "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
     "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
@@ -191,6 +192,9 @@ int main(int argc, char **argv)
             cfg.seed = strtoull(v, NULL, 0);
         } else if (!strcmp(a, "--quiet")) {
             cfg.quiet = true;
+        } else if (!strcmp(a, "--trace-frames")) {
+            NEED_ARG;
+            cfg.trace_frames = v;
         } else {
             fprintf(stderr, "cfdb-server: unknown option %s (try --help)\n", a);
             return 2;

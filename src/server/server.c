@@ -116,10 +116,27 @@ static void on_open(cfdb_conn *conn, const cfdb_connect_packet *peer, void *arg)
     (void)arg;
 }
 
+/* One received frame as a JSON line, like the golden captures' *.frames.jsonl. */
+static void trace_frame(srv *s, const srv_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len)
+{
+    char tok[33];
+    fprintf(s->trace,
+            "{\"conn\": %llu, \"dir\": \"c2s\", \"seq\": %llu, \"kind\": \"frame\", \"token\": \"%s\", "
+            "\"file_identifier\": %u, \"length\": %u, \"hex\": \"",
+            (unsigned long long)(uintptr_t)c, (unsigned long long)s->trace_seq++, cfdb_uid_format(token, tok),
+            fb_peek_file_id(msg, len), len + 16);
+    for (uint32_t i = 0; i < len; i++)
+        fprintf(s->trace, "%02x", msg[i]);
+    fputs("\"}\n", s->trace);
+    fflush(s->trace);
+}
+
 static void on_frame(cfdb_conn *conn, cfdb_uid token, const uint8_t *msg, uint32_t len, void *arg)
 {
     srv_conn *c = arg;
     (void)conn;
+    if (c->s->trace)
+        trace_frame(c->s, c, token, msg, len);
     srv_dispatch(c->s, c, token, msg, len);
 }
 
@@ -448,6 +465,9 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     cfdb_timer_init(&s->maint_timer, maint, s);
     srv_batch_init(s);
 
+    if (cfg->trace_frames && !(s->trace = fopen(cfg->trace_frames, "a")))
+        fprintf(stderr, "cfdb-server: cannot open %s for frame traces\n", cfg->trace_frames);
+
     s->store = cfdb_mvcc_create();
     s->resolver = cfdb_resolver_create(CFDB_RESOLVER_DEFAULT_WINDOW);
     if (!s->store || !s->resolver || srv_endpoints_init(s) || srv_shard_map_init(&s->shards))
@@ -549,6 +569,8 @@ void cfdb_server_destroy(cfdb_server *s)
     if (!s)
         return;
     control_stop(s);
+    if (s->trace)
+        fclose(s->trace);
     cfdb_loop_timer_cancel(s->loop, &s->maint_timer);
     cfdb_loop_timer_cancel(s->loop, &s->batch_timer);
     while (s->parked.next != &s->parked)

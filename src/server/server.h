@@ -28,6 +28,9 @@ typedef struct cfdb_server_config {
     bool quiet;                /* no log lines on stderr */
     uint64_t seed;             /* token randomness; 0: from the clock */
     int64_t initial_version;   /* first version (default 1000) */
+    /* Every received frame appended as a JSON line, in the golden captures' format
+     * (cfdb-decode --jsonl reads it); NULL: off. */
+    const char *trace_frames;
 } cfdb_server_config;
 
 typedef struct cfdb_server cfdb_server;

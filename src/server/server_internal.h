@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cfdb/arena.h"
 #include "cfdb/connection.h"
@@ -128,6 +129,8 @@ typedef struct srv_faults {
 struct cfdb_server {
     cfdb_loop *loop;
     cfdb_server_config cfg;
+    FILE *trace;        /* --trace-frames */
+    uint64_t trace_seq;
     char cluster_desc[64], cluster_id[64];
     uint64_t rng;
 

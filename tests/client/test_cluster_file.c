@@ -104,6 +104,16 @@ static void test_grammar_table(void **state)
     }
 }
 
+static void test_embedded_nul(void **state)
+{
+    (void)state;
+    static const char in[] = "x:y@1.2.3.4:5\0xyz";
+    cfdb_cluster_string cs;
+    assert_int_equal(cfdb_cluster_string_parse(in, sizeof in - 1, &cs), CFDB_ERR_CONNECTION_STRING_INVALID);
+    static const char in2[] = "x\0:y@1.2.3.4:5";
+    assert_int_equal(cfdb_cluster_string_parse(in2, sizeof in2 - 1, &cs), CFDB_ERR_CONNECTION_STRING_INVALID);
+}
+
 static void test_fields(void **state)
 {
     (void)state;
@@ -228,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grammar_table),
         cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_embedded_nul),
         cmocka_unit_test(test_file_io),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

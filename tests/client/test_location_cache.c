@@ -72,6 +72,26 @@ static void test_basic(void **state)
     assert_true(cfdb_bytes_eq(b, B("e")) && cfdb_bytes_eq(e, B("f")));
     assert_int_equal(cfdb_location_cache_size(&c), 3);
 
+    /* range lookups */
+    cfdb_loc_hit hits[8];
+    size_t nh;
+    assert_true(cfdb_location_cache_get_ranges(&c, B("bb"), B("ee"), 10, false, hits, 8, &nh));
+    assert_int_equal(nh, 3);
+    assert_true(cfdb_bytes_eq(hits[0].begin, B("bb")) && cfdb_bytes_eq(hits[0].end, B("c")) && hits[0].loc == l1);
+    assert_true(cfdb_bytes_eq(hits[1].begin, B("c")) && cfdb_bytes_eq(hits[1].end, B("e")) && hits[1].loc == l3);
+    assert_true(cfdb_bytes_eq(hits[2].begin, B("e")) && cfdb_bytes_eq(hits[2].end, B("ee")) && hits[2].loc == l2);
+    assert_true(cfdb_location_cache_get_ranges(&c, B("bb"), B("ee"), 2, true, hits, 8, &nh));
+    assert_int_equal(nh, 2);
+    assert_ptr_equal(hits[0].loc, l2);
+    assert_ptr_equal(hits[1].loc, l3);
+    assert_true(cfdb_location_cache_get_ranges(&c, B("b"), B("e"), 1, false, hits, 8, &nh));
+    assert_int_equal(nh, 1);
+    assert_false(cfdb_location_cache_get_ranges(&c, B("a"), B("c"), 10, false, hits, 8, &nh)); /* gap at a */
+    assert_int_equal(nh, 0);
+    assert_false(cfdb_location_cache_get_ranges(&c, B("e"), B("g"), 10, false, hits, 8, &nh)); /* gap at f */
+    assert_true(cfdb_location_cache_get_ranges(&c, B("e"), B("g"), 1, false, hits, 8, &nh)); /* limit first */
+    assert_false(cfdb_location_cache_get_ranges(&c, B("e"), B("g"), 10, true, hits, 8, &nh));
+
     /* invalidation */
     cfdb_location_cache_invalidate_key(&c, B("cc"), false);
     assert_null(cfdb_location_cache_get(&c, B("c"), false, NULL, NULL));

@@ -202,6 +202,35 @@ static void test_key_checks(void **state)
                      CFDB_ERR_TRANSACTION_TOO_LARGE);
 }
 
+static void test_options(void **state)
+{
+    (void)state;
+    int64_t v;
+    uint8_t le[8] = { 0x10, 0x27, 0, 0, 0, 0, 0, 0 }; /* 10000 */
+    assert_int_equal(cfdb_option_int(le, 8, CFDB_OPTION_TIMEOUT_MIN, CFDB_OPTION_TIMEOUT_MAX, &v), 0);
+    assert_int_equal(v, 10000);
+    assert_int_equal(cfdb_option_int(le, 4, 0, 100000, &v), CFDB_ERR_INVALID_OPTION_VALUE);
+    assert_int_equal(cfdb_option_int(NULL, 0, 0, 100000, &v), CFDB_ERR_INVALID_OPTION_VALUE);
+    assert_int_equal(cfdb_option_int(le, 8, 0, 9999, &v), CFDB_ERR_INVALID_OPTION_VALUE);
+    uint8_t minus1[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    assert_int_equal(cfdb_option_int(minus1, 8, CFDB_OPTION_RETRY_LIMIT_MIN, CFDB_OPTION_RETRY_LIMIT_MAX, &v), 0);
+    assert_int_equal(v, -1);
+    assert_int_equal(cfdb_option_int(minus1, 8, CFDB_OPTION_TIMEOUT_MIN, CFDB_OPTION_TIMEOUT_MAX, &v),
+                     CFDB_ERR_INVALID_OPTION_VALUE);
+    uint8_t sz[8] = { 31, 0, 0, 0, 0, 0, 0, 0 };
+    assert_int_equal(cfdb_option_int(sz, 8, CFDB_OPTION_SIZE_LIMIT_MIN, CFDB_OPTION_SIZE_LIMIT_MAX, &v),
+                     CFDB_ERR_INVALID_OPTION_VALUE);
+    NEAR(cfdb_timeout_deadline(100.0, 0), 0);
+    NEAR(cfdb_timeout_deadline(100.0, 2500), 102.5);
+    /* approximate size bookkeeping */
+    assert_int_equal(cfdb_approx_size_set(3, 5, true), 3 + 5 + CFDB_SIZEOF_MUTATION_REF + CFDB_SIZEOF_KEY_RANGE_REF + 7);
+    assert_int_equal(cfdb_approx_size_set(3, 5, false), 3 + 5 + CFDB_SIZEOF_MUTATION_REF);
+    assert_int_equal(cfdb_approx_size_clear_key(3, false), 7 + CFDB_SIZEOF_KEY_RANGE_REF);
+    assert_int_equal(cfdb_approx_size_clear_range(1, 2, true), 3 + CFDB_SIZEOF_MUTATION_REF + CFDB_SIZEOF_KEY_RANGE_REF + 3);
+    assert_int_equal(cfdb_approx_size_conflict_range(1, 2), 3 + CFDB_SIZEOF_KEY_RANGE_REF);
+    assert_int_equal(cfdb_approx_size_read_key(4), 9 + CFDB_SIZEOF_KEY_RANGE_REF);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_backoff_sequence),
         cmocka_unit_test(test_non_retryable_and_limits),
         cmocka_unit_test(test_key_checks),
+        cmocka_unit_test(test_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,7 +166,9 @@ static int run_range(cfdb_write_map *wm, const model *store, cfdb_bytes b, cfdb_
                      cfdb_range_limits lim, cfdb_arena *out, cfdb_wm_range_iter *it)
 {
     cfdb_wm_range_start(it, wm, b, e, reverse, lim, out);
+    /* rows live in a buffer freed before the next feed, as a network reply would */
     cfdb_key_value *chunk = NULL;
+    mkv *copies = NULL;
     int rc;
     int guard = 0;
     while ((rc = cfdb_wm_range_advance(it)) == CFDB_WM_RANGE_NEED_STORAGE) {
@@ -177,15 +179,18 @@ static int run_range(cfdb_write_map *wm, const model *store, cfdb_bytes b, cfdb_
         if (rnd(3) == 0)
             take = avail;
         free(chunk);
+        free(copies);
         chunk = calloc(take ? take : 1, sizeof *chunk);
+        copies = calloc(take ? take : 1, sizeof *copies);
         for (size_t i = 0; i < take; i++) {
-            const mkv *s = reverse ? &store->items[hi - 1 - i] : &store->items[lo + i];
-            chunk[i].key = cfdb_bytes_make(s->k, s->klen);
-            chunk[i].value = cfdb_bytes_make(s->v, s->vlen);
+            copies[i] = reverse ? store->items[hi - 1 - i] : store->items[lo + i];
+            chunk[i].key = cfdb_bytes_make(copies[i].k, copies[i].klen);
+            chunk[i].value = cfdb_bytes_make(copies[i].v, copies[i].vlen);
         }
         cfdb_wm_range_feed(it, chunk, take, take < avail);
     }
     free(chunk);
+    free(copies);
     return rc;
 }
 

@@ -89,6 +89,11 @@ int golden_load_frames(const char *scenario, golden_capture *out)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/golden/%s.frames.jsonl", CFDB_VECTORS_DIR, scenario);
+    return golden_load_frames_path(path, out);
+}
+
+int golden_load_frames_path(const char *path, golden_capture *out)
+{
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;

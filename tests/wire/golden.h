@@ -27,6 +27,8 @@ char **golden_scenarios(void);
 void golden_free_names(char **names);
 
 int golden_load_frames(const char *scenario, golden_capture *out);
+/* The same for any file in that format (e.g. cfdb-server --trace-frames). */
+int golden_load_frames_path(const char *path, golden_capture *out);
 void golden_free(golden_capture *c);
 
 /* One TCP direction of a capture, reassembled. */
