@@ -452,7 +452,7 @@ void fdb_database_destroy(FDBDatabase *d)
 
 fdb_error_t fdb_database_set_option(FDBDatabase *d, FDBDatabaseOption option, uint8_t const *value, int value_length)
 {
-    return 0; /* location cache size, machine/datacenter ids, transaction defaults: accepted, not acted on */
+    return cfdb_db_set_option(DB(d), (int)option, value, value_length);
 }
 
 fdb_error_t fdb_database_open_tenant(FDBDatabase *d, uint8_t const *tenant_name, int tenant_name_length,

@@ -1,5 +1,6 @@
 #include "database.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,15 @@ struct cfdb_db {
     cfdb_waiter *grv_pending; /* waiting for the next request */
     cfdb_timer grv_retry;
     int64_t last_version;
+
+    /* transaction defaults from database options: {transaction option, value} */
+    pthread_mutex_t opt_mu;
+    struct {
+        int option;
+        uint8_t value[8];
+        int length;
+    } defaults[16];
+    int ndefaults;
 
     /* shard locations, sorted by begin */
     cfdb_shard *shards;
@@ -142,6 +152,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     }
     db->cl = cl;
     atomic_init(&db->refs, 1);
+    pthread_mutex_init(&db->opt_mu, NULL);
     rc = install_coordinators(db, &cs);
     cfdb_cluster_string_free(&cs);
     if (rc) {
@@ -607,4 +618,59 @@ cfdb_peer *cfdb_db_coordinator(cfdb_db *db)
 const char *cfdb_db_cluster_key(const cfdb_db *db)
 {
     return db->cluster_key;
+}
+
+/* FDBDatabaseOption -> the transaction option it sets by default (fdb.options). */
+static int default_for(int db_option)
+{
+    switch (db_option) {
+    case 26: return 600;  /* SNAPSHOT_RYW_ENABLE */
+    case 27: return 601;  /* SNAPSHOT_RYW_DISABLE */
+    case 500: return 500; /* TRANSACTION_TIMEOUT */
+    case 501: return 501; /* TRANSACTION_RETRY_LIMIT */
+    case 502: return 502; /* TRANSACTION_MAX_RETRY_DELAY */
+    case 503: return 503; /* TRANSACTION_SIZE_LIMIT */
+    case 504: return 20;  /* TRANSACTION_CAUSAL_READ_RISKY */
+    case 506: return 505; /* TRANSACTION_AUTOMATIC_IDEMPOTENCY */
+    case 700: return 1100; /* TRANSACTION_BYPASS_UNREADABLE */
+    case 701: return 701; /* TRANSACTION_USED_DURING_COMMIT_PROTECTION_DISABLE */
+    case 702: return 712; /* TRANSACTION_REPORT_CONFLICTING_KEYS */
+    default: return 0;
+    }
+}
+
+int cfdb_db_set_option(cfdb_db *db, int option, const uint8_t *value, int length)
+{
+    int txn_option = default_for(option);
+    if (!txn_option)
+        return 0; /* location cache size, max watches, machine/datacenter ids...: accepted */
+    if ((option >= 500 && option <= 503) && (length != 8 || !value))
+        return CFDB_ERR_INVALID_OPTION_VALUE;
+    pthread_mutex_lock(&db->opt_mu);
+    int i;
+    for (i = 0; i < db->ndefaults && db->defaults[i].option != txn_option; i++)
+        ;
+    /* the two snapshot RYW options replace each other */
+    if (i == db->ndefaults && (txn_option == 600 || txn_option == 601))
+        for (i = 0; i < db->ndefaults && db->defaults[i].option != (txn_option == 600 ? 601 : 600); i++)
+            ;
+    if (i < 16) {
+        db->defaults[i].option = txn_option;
+        db->defaults[i].length = length > 0 && length <= 8 ? length : 0;
+        if (db->defaults[i].length)
+            memcpy(db->defaults[i].value, value, (size_t)db->defaults[i].length);
+        if (i == db->ndefaults)
+            db->ndefaults++;
+    }
+    pthread_mutex_unlock(&db->opt_mu);
+    return 0;
+}
+
+void cfdb_db_apply_defaults(cfdb_db *db, void *tx, int (*apply)(void *tx, int option, const uint8_t *v, int len))
+{
+    pthread_mutex_lock(&db->opt_mu);
+    for (int i = 0; i < db->ndefaults; i++)
+        apply(tx, db->defaults[i].option, db->defaults[i].length ? db->defaults[i].value : NULL,
+              db->defaults[i].length);
+    pthread_mutex_unlock(&db->opt_mu);
 }

@@ -64,6 +64,12 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
 
+/* Database options (FDBDatabaseOption). The transaction defaults among them are kept and
+ * replayed on every new or reset transaction; returns 0 or invalid_option_value. */
+int cfdb_db_set_option(cfdb_db *db, int option, const uint8_t *value, int length);
+/* Calls apply(tx, txn_option, value, length) for each transaction default. Any thread. */
+void cfdb_db_apply_defaults(cfdb_db *db, void *tx, int (*apply)(void *tx, int option, const uint8_t *v, int len));
+
 /* A coordinator to ask (round robin over the cluster file's), and the cluster key
  * "description:id". */
 cfdb_peer *cfdb_db_coordinator(cfdb_db *db);

@@ -11,6 +11,8 @@
 #include "ryw.h"
 #include "txn_internal.h"
 
+#include <foundationdb/fdb_c_options.g.h>
+
 static void op_start(void *arg);
 
 /* ---------- small helpers ---------- */
@@ -70,6 +72,11 @@ static void default_options(cfdb_txn_options *o)
     o->size_limit = TRANSACTION_SIZE_LIMIT;
 }
 
+static int apply_default(void *tx, int option, const uint8_t *value, int length)
+{
+    return cfdb_txn_set_option(tx, option, value, length);
+}
+
 cfdb_txn *cfdb_txn_create(cfdb_db *db)
 {
     cfdb_txn *tx = calloc(1, sizeof *tx);
@@ -84,79 +91,68 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     cfdb_ryw_init(&tx->ryw);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
+    cfdb_db_apply_defaults(db, tx, apply_default);
     return tx;
 }
 
-static int64_t option_int(const uint8_t *v, int len)
-{
-    int64_t x = 0;
-    if (v && len == 8)
-        memcpy(&x, v, 8);
-    return x;
-}
-
-/* FDBTransactionOption codes (fdb.options at 7.3.77). */
+/* FDBTransactionOption (fdb_c_options.g.h). Options not acted on are accepted, as
+ * libfdb_c accepts them; the README lists them. */
 int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int length)
 {
     int rc = 0;
+    int64_t v = 0;
     pthread_mutex_lock(&tx->mu);
     cfdb_txn_options *o = &tx->opt;
     switch (option) {
-    case 20: o->causal_write_risky = true; break;            /* CAUSAL_WRITE_RISKY */
-    case 21: o->causal_read_risky = true; break;             /* CAUSAL_READ_RISKY */
-    case 22: break;                                          /* CAUSAL_READ_DISABLE */
-    case 23: break;                                          /* INCLUDE_PORT_IN_ADDRESS */
-    case 51: o->read_your_writes_disable = true; break;      /* READ_YOUR_WRITES_DISABLE */
-    case 52: break;                                          /* READ_AHEAD_DISABLE */
-    case 60: o->read_your_writes_disable = false; break;     /* DURABILITY_DATACENTER */
-    case 61: break;                                          /* DURABILITY_RISKY */
-    case 200: o->priority_system_immediate = true; break;    /* PRIORITY_SYSTEM_IMMEDIATE */
-    case 201: o->priority_batch = true; break;               /* PRIORITY_BATCH */
-    case 300: o->access_system_keys = true; o->read_system_keys = true; break; /* INITIALIZE_NEW_DATABASE */
-    case 301: o->access_system_keys = true; o->read_system_keys = true; break; /* ACCESS_SYSTEM_KEYS */
-    case 302: o->read_system_keys = true; break;             /* READ_SYSTEM_KEYS */
-    case 303: break;                                         /* RAW_ACCESS */
-    case 400: case 401: case 402: case 403: break;           /* debug / transaction logging */
-    case 500:                                                /* TIMEOUT */
-        if (length != 8 || option_int(value, length) < 0) {
-            rc = CFDB_ERR_INVALID_OPTION_VALUE;
-            break;
-        }
-        o->timeout_ms = option_int(value, length);
-        tx->deadline_ns = o->timeout_ms ? now_ns() + (uint64_t)o->timeout_ms * 1000000ull : 0;
+    case FDB_TR_OPTION_CAUSAL_WRITE_RISKY: o->causal_write_risky = true; break;
+    case FDB_TR_OPTION_CAUSAL_READ_RISKY: o->causal_read_risky = true; break;
+    case FDB_TR_OPTION_NEXT_WRITE_NO_WRITE_CONFLICT_RANGE: tx->ryw.next_write_no_conflict = true; break;
+    case FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE:
+        /* only before the transaction has read or written (ReadYourWritesTransaction) */
+        if (!cfdb_ryw_is_read_only(&tx->ryw) || cfdb_read_conflicts_count(&tx->ryw.reads))
+            rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
+        else
+            o->read_your_writes_disable = true;
         break;
-    case 501:                                                /* RETRY_LIMIT */
-        if (length != 8 || option_int(value, length) < -1) {
-            rc = CFDB_ERR_INVALID_OPTION_VALUE;
-            break;
-        }
-        o->retry_limit = option_int(value, length);
-        cfdb_retry_set_retry_limit(&tx->retry, o->retry_limit);
+    case FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE: o->priority_system_immediate = true; break;
+    case FDB_TR_OPTION_PRIORITY_BATCH: o->priority_batch = true; break;
+    case FDB_TR_OPTION_INITIALIZE_NEW_DATABASE:
+    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
+        o->access_system_keys = o->read_system_keys = true;
         break;
-    case 502:                                                /* MAX_RETRY_DELAY */
-        if (length != 8 || option_int(value, length) < 0) {
-            rc = CFDB_ERR_INVALID_OPTION_VALUE;
-            break;
+    case FDB_TR_OPTION_READ_SYSTEM_KEYS: o->read_system_keys = true; break;
+    case FDB_TR_OPTION_TIMEOUT:
+        if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
+            o->timeout_ms = v;
+            tx->deadline_ns = v ? now_ns() + (uint64_t)v * 1000000ull : 0;
         }
-        o->max_retry_delay_ms = option_int(value, length);
-        cfdb_retry_set_max_retry_delay_ms(&tx->retry, o->max_retry_delay_ms);
         break;
-    case 503:                                                /* SIZE_LIMIT */
-        if (length != 8 || option_int(value, length) < 32 || option_int(value, length) > TRANSACTION_SIZE_LIMIT) {
-            rc = CFDB_ERR_INVALID_OPTION_VALUE;
-            break;
+    case FDB_TR_OPTION_RETRY_LIMIT:
+        if ((rc = cfdb_option_int(value, length, -1, INT32_MAX, &v)) == 0) {
+            o->retry_limit = v;
+            cfdb_retry_set_retry_limit(&tx->retry, v);
         }
-        o->size_limit = option_int(value, length);
         break;
-    case 600: o->snapshot_ryw_disable = false; break;        /* SNAPSHOT_RYW_ENABLE */
-    case 601: o->snapshot_ryw_disable = true; break;         /* SNAPSHOT_RYW_DISABLE */
-    case 700: o->lock_aware = true; break;                   /* LOCK_AWARE */
-    case 701: o->used_during_commit_protection_disable = true; break; /* USED_DURING_COMMIT_PROTECTION_DISABLE */
-    case 702: o->lock_aware = true; break;                   /* READ_LOCK_AWARE */
-    case 710: tx->ryw.next_write_no_conflict = true; break;  /* NEXT_WRITE_NO_WRITE_CONFLICT_RANGE */
-    case 712: o->report_conflicting_keys = true; break;      /* REPORT_CONFLICTING_KEYS */
+    case FDB_TR_OPTION_MAX_RETRY_DELAY:
+        if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
+            o->max_retry_delay_ms = v;
+            cfdb_retry_set_max_retry_delay_ms(&tx->retry, v);
+        }
+        break;
+    case FDB_TR_OPTION_SIZE_LIMIT:
+        if ((rc = cfdb_option_int(value, length, 32, TRANSACTION_SIZE_LIMIT, &v)) == 0)
+            o->size_limit = v;
+        break;
+    case FDB_TR_OPTION_SNAPSHOT_RYW_ENABLE: o->snapshot_ryw_disable = false; break;
+    case FDB_TR_OPTION_SNAPSHOT_RYW_DISABLE: o->snapshot_ryw_disable = true; break;
+    case FDB_TR_OPTION_LOCK_AWARE:
+    case FDB_TR_OPTION_READ_LOCK_AWARE:
+        o->lock_aware = true;
+        break;
+    case FDB_TR_OPTION_USED_DURING_COMMIT_PROTECTION_DISABLE: o->used_during_commit_protection_disable = true; break;
+    case FDB_TR_OPTION_REPORT_CONFLICTING_KEYS: o->report_conflicting_keys = true; break;
     default:
-        break; /* accepted, not acted on: see the README's list */
+        break;
     }
     pthread_mutex_unlock(&tx->mu);
     return rc;
@@ -562,22 +558,12 @@ static void get_key_located(cfdb_waiter *w, int error, int64_t v)
         get_key_step(o);
 }
 
-static bool get_key_done(op *o)
+static void get_key_finish(op *o);
+
+/* KeySelectorRef::isBackward: resolution depends only on keys before the key. */
+static bool selector_backward(const op *o)
 {
-    /* the ends of the key space resolve without asking (NativeAPI getKey) */
-    cfdb_bytes top = o->tx->opt.read_system_keys || o->tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                                   : CFDB_BYTES_LIT("\xff");
-    if (o->offset == 0 && o->or_equal)
-        return true;
-    if (o->key.len == 0 && o->offset <= 0) {
-        o->key = cfdb_bytes_make("", 0);
-        return true;
-    }
-    if (cfdb_bytes_cmp(o->key, top) >= 0 && o->offset > 0) {
-        o->key = top;
-        return true;
-    }
-    return false;
+    return !o->or_equal && o->offset <= 0;
 }
 
 static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
@@ -586,7 +572,7 @@ static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     o->request = 0;
     if (op_abandoned(o))
         return;
-    bool backward = !(o->offset > 0);
+    bool backward = selector_backward(o);
     if (error) {
         storage_failed(o, error, backward);
         return;
@@ -610,7 +596,10 @@ static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     }
     o->or_equal = rep.sel.orEqual;
     o->offset = rep.sel.offset;
-    get_key_step(o);
+    if (o->offset == 0 && o->or_equal) /* resolved (NativeAPI getKey) */
+        get_key_finish(o);
+    else
+        get_key_step(o);
 }
 
 static void get_key_finish(op *o)
@@ -631,11 +620,20 @@ static void get_key_finish(op *o)
 
 static void get_key_step(op *o)
 {
-    if (get_key_done(o)) {
+    /* the ends of the key space resolve without asking */
+    static const cfdb_bytes all_end = { (const uint8_t *)"\xff\xff", 2 };
+    if (cfdb_bytes_eq(o->key, all_end)) {
+        if (o->offset > 0) {
+            o->key = all_end;
+            get_key_finish(o);
+            return;
+        }
+        o->or_equal = false;
+    } else if (o->key.len == 0 && o->offset <= 0) {
         get_key_finish(o);
         return;
     }
-    bool backward = !(o->offset > 0);
+    bool backward = selector_backward(o);
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, backward);
     if (!s) {
         o->w.fn = get_key_located;
@@ -1643,6 +1641,7 @@ void cfdb_txn_reset(cfdb_txn *tx)
     pthread_mutex_lock(&tx->mu);
     txn_reset_locked(tx, false);
     pthread_mutex_unlock(&tx->mu);
+    cfdb_db_apply_defaults(tx->db, tx, apply_default);
     txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
 }
 

@@ -142,7 +142,7 @@ static int set_with_retry(const char *key, const char *val)
     return errors;
 }
 
-static void expect_value(const char *key, const char *val)
+static void check_committed(const char *key, const char *val)
 {
     char buf[64];
     int present = 0, len = 0;
@@ -161,7 +161,7 @@ static void test_dropped_connections(void **state)
     set_with_retry(k, "before");
     control("drop");
     set_with_retry(k, "after");
-    expect_value(k, "after");
+    check_committed(k, "after");
     /* drop in the middle of a transaction: its retry loop still gets there */
     FDBTransaction *tr = api_tr();
     for (int attempt = 0;; attempt++) {
@@ -180,7 +180,7 @@ static void test_dropped_connections(void **state)
         assert_int_equal(api_on_error(tr, e), 0);
     }
     fdb_transaction_destroy(tr);
-    expect_value(k, "mid");
+    check_committed(k, "mid");
 }
 
 static void test_new_proxies(void **state)
@@ -192,9 +192,9 @@ static void test_new_proxies(void **state)
     set_with_retry(k, "1");
     control("new-proxies");
     set_with_retry(k, "2");
-    expect_value(k, "2");
+    check_committed(k, "2");
     control("new-proxies");
-    expect_value(k, "2");
+    check_committed(k, "2");
 }
 
 static void test_future_version_reads(void **state)
@@ -206,7 +206,7 @@ static void test_future_version_reads(void **state)
     set_with_retry(k, "v");
     control("future-version 2");
     /* future_version is retryable: the read loop gets there */
-    expect_value(k, "v");
+    check_committed(k, "v");
 }
 
 static void test_shard_split_and_move(void **state)
@@ -267,7 +267,7 @@ static void test_shard_split_and_move(void **state)
         assert_int_equal(api_commit(tr), 0);
     }
     fdb_transaction_destroy(tr);
-    expect_value(keys[2], "moved");
+    check_committed(keys[2], "moved");
 }
 
 static void test_restart(void **state)
@@ -278,9 +278,9 @@ static void test_restart(void **state)
     snprintf(k, sizeof k, "%sk", p);
     set_with_retry(k, "before");
     control("restart");
-    expect_value(k, "before");
+    check_committed(k, "before");
     set_with_retry(k, "after");
-    expect_value(k, "after");
+    check_committed(k, "after");
     /* a transaction that read before the restart: its retry loop completes */
     FDBTransaction *tr = api_tr();
     int present;
@@ -298,7 +298,7 @@ static void test_restart(void **state)
             assert_int_equal(api_on_error(tr, e), 0);
     }
     fdb_transaction_destroy(tr);
-    expect_value(k, "last");
+    check_committed(k, "last");
 }
 
 int main(void)
