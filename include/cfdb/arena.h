@@ -29,6 +29,8 @@ void *cfdb_arena_dup(cfdb_arena *a, const void *p, size_t size);
 int cfdb_arena_dup_bytes(cfdb_arena *a, cfdb_bytes in, cfdb_bytes *out);
 /* Frees every block but the first and rewinds: memory is reused by the next user. */
 void cfdb_arena_reset(cfdb_arena *a);
+/* Usable bytes of the current block (what a reset arena keeps). */
+size_t cfdb_arena_block_capacity(const cfdb_arena *a);
 void cfdb_arena_free(cfdb_arena *a);
 
 #endif

@@ -164,8 +164,15 @@ bool cfdb_ranges_intersect(const cfdb_key_range *a, size_t na, const cfdb_key_ra
 {
     if (!na || !nb)
         return false;
-    cfdb_key_range *l = malloc(na * sizeof *l), *r = malloc(nb * sizeof *r);
     bool hit = false;
+    /* the usual few ranges: compare pairs directly, no allocation (commit hot path) */
+    if (na * nb <= 256) {
+        for (size_t i = 0; i < na && !hit; i++)
+            for (size_t j = 0; j < nb && !hit; j++)
+                hit = cfdb_bytes_cmp(a[i].begin, b[j].end) < 0 && cfdb_bytes_cmp(b[j].begin, a[i].end) < 0;
+        return hit;
+    }
+    cfdb_key_range *l = malloc(na * sizeof *l), *r = malloc(nb * sizeof *r);
     if (!l || !r) {
         /* quadratic fallback without memory */
         for (size_t i = 0; i < na && !hit; i++)

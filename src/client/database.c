@@ -188,10 +188,9 @@ static void fail_list(cfdb_waiter **list, int error)
     }
 }
 
-void cfdb_db_unref(cfdb_db *db)
+static void db_free(void *arg)
 {
-    if (atomic_fetch_sub(&db->refs, 1) != 1)
-        return;
+    cfdb_db *db = arg;
     cfdb_loop *loop = cfdb_client_loop(db->cl);
     cfdb_loop_timer_cancel(loop, &db->poll_retry);
     cfdb_loop_timer_cancel(loop, &db->grv_retry);
@@ -201,7 +200,19 @@ void cfdb_db_unref(cfdb_db *db)
     fail_list(&db->grv_batch, CFDB_ERR_OPERATION_CANCELLED);
     /* in-flight location/grv requests keep db alive through their own references */
     free_shards(db);
+    pthread_mutex_destroy(&db->opt_mu);
     free(db);
+}
+
+/* Any thread may drop a reference; the last one frees on the network thread, which owns
+ * the timers and waiter lists. */
+void cfdb_db_unref(cfdb_db *db)
+{
+    if (atomic_fetch_sub(&db->refs, 1) != 1)
+        return;
+    cfdb_loop *loop = cfdb_client_loop(db->cl);
+    if (cfdb_loop_on_loop_thread(loop) || cfdb_loop_post(loop, db_free, db) != 0)
+        db_free(db);
 }
 
 /* ---- discovery ---- */

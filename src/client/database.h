@@ -38,7 +38,7 @@ typedef struct cfdb_shard {
  * Returns 0 or a FoundationDB error code (2104 connection_string_invalid). */
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out);
 void cfdb_db_ref(cfdb_db *db);
-/* Drops a reference; the last one must be dropped on the network thread. */
+/* Drops a reference (any thread); the database is freed on the network thread. */
 void cfdb_db_unref(cfdb_db *db);
 cfdb_client *cfdb_db_client(cfdb_db *db);
 

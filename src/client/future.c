@@ -1,20 +1,80 @@
 #include "future.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-cfdb_future *cfdb_future_new(cfdb_future_kind kind)
+/* Futures (with room for an operation) are recycled through a small per-thread cache:
+ * after warm-up a transaction's futures cost no malloc. The cache is bounded, so memory
+ * freed on one thread and allocated on another settles instead of growing. */
+#define BLOCK_SIZE (sizeof(cfdb_future) + CFDB_FUTURE_EXTRA_MAX)
+#define CACHE_MAX 64
+#define KEEP_ARENA_MAX (64 * 1024)
+
+typedef struct cache {
+    cfdb_future *items[CACHE_MAX];
+    int count;
+} cache;
+
+static _Thread_local cache tl_cache;
+
+static cfdb_future *block_get(void)
 {
-    cfdb_future *f = calloc(1, sizeof *f);
+    cache *c = &tl_cache;
+    if (c->count)
+        return c->items[--c->count];
+    cfdb_future *f = malloc(BLOCK_SIZE);
+    if (!f)
+        return NULL;
+    memset(f, 0, sizeof *f);
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    cfdb_arena_init(&f->arena);
+    return f;
+}
+
+static void block_put(cfdb_future *f)
+{
+    cache *c = &tl_cache;
+    /* keep the arena's first block: the next user's small results need no malloc */
+    cfdb_arena_reset(&f->arena);
+    if (c->count < CACHE_MAX && cfdb_arena_block_capacity(&f->arena) <= KEEP_ARENA_MAX) {
+        c->items[c->count++] = f;
+        return;
+    }
+    cfdb_arena_free(&f->arena);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+    free(f);
+}
+
+cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **extra_out)
+{
+    if (extra > CFDB_FUTURE_EXTRA_MAX)
+        return NULL;
+    cfdb_future *f = block_get();
     if (!f)
         return NULL;
     atomic_init(&f->refs, 1);
     atomic_init(&f->ready, false);
     atomic_init(&f->cancel_requested, false);
+    f->error = 0;
     f->kind = kind;
-    pthread_mutex_init(&f->mu, NULL);
-    pthread_cond_init(&f->cv, NULL);
-    cfdb_arena_init(&f->arena);
+    f->waiters = 0;
+    f->callback = NULL;
+    f->callback_arg = NULL;
+    f->on_cancel = NULL;
+    f->op = NULL;
+    memset(&f->r, 0, sizeof f->r);
+    if (extra_out) {
+        *extra_out = (unsigned char *)f + sizeof *f;
+        memset(*extra_out, 0, extra);
+    }
     return f;
+}
+
+cfdb_future *cfdb_future_new(cfdb_future_kind kind)
+{
+    return cfdb_future_new_with(kind, 0, NULL);
 }
 
 void cfdb_future_complete(cfdb_future *f, int error)
@@ -69,8 +129,8 @@ void cfdb_future_unref(cfdb_future *f)
 {
     if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
         return;
-    cfdb_arena_free(&f->arena);
-    pthread_mutex_destroy(&f->mu);
-    pthread_cond_destroy(&f->cv);
-    free(f);
+    /* a waiter that saw `ready` may still be leaving cfdb_future_wait: take the lock once */
+    pthread_mutex_lock(&f->mu);
+    pthread_mutex_unlock(&f->mu);
+    block_put(f);
 }

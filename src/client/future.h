@@ -85,6 +85,10 @@ struct cfdb_future {
 };
 
 cfdb_future *cfdb_future_new(cfdb_future_kind kind);
+/* A future with `extra` zeroed bytes after it (an operation's state lives there, so one
+ * allocation serves both; extra <= CFDB_FUTURE_EXTRA_MAX). *extra_out points at them. */
+#define CFDB_FUTURE_EXTRA_MAX 2048
+cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **extra_out);
 /* Completes the future (once): error 0 means the result fields are set. */
 void cfdb_future_complete(cfdb_future *f, int error);
 static inline bool cfdb_future_is_ready(cfdb_future *f)

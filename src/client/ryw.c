@@ -27,10 +27,19 @@ void cfdb_ryw_free(cfdb_ryw *r)
     cfdb_arena_free(&r->arena);
 }
 
+/* Keeps the arena's first block, so a reused transaction writes without malloc. */
 void cfdb_ryw_reset(cfdb_ryw *r)
 {
-    cfdb_ryw_free(r);
-    cfdb_ryw_init(r);
+    cfdb_write_map_destroy(&r->wm);
+    cfdb_range_set_clear(&r->reads.set);
+    cfdb_arena_reset(&r->arena);
+    /* everything but the arena starts afresh */
+    r->next_write_no_conflict = false;
+    r->has_versionstamp_ops = false;
+    r->size = 0;
+    r->read_version = 0;
+    cfdb_write_map_init(&r->wm, &r->arena);
+    cfdb_read_conflicts_init(&r->reads, &r->arena);
 }
 
 static bool take_conflict_flag(cfdb_ryw *r)

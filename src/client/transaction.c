@@ -30,16 +30,30 @@ static void txn_ref(cfdb_txn *tx)
     atomic_fetch_add(&tx->refs, 1);
 }
 
+/* Transactions are recycled through a small per-thread cache (their write map's arena
+ * block with them), so that a transaction costs no malloc after warm-up. */
+#define TXN_CACHE_MAX 16
+static _Thread_local struct {
+    cfdb_txn *items[TXN_CACHE_MAX];
+    int count;
+} tl_txns;
+
 static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
-    cfdb_ryw_free(&tx->ryw);
-    pthread_mutex_destroy(&tx->mu);
     if (tx->versionstamp_future) {
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
+        tx->versionstamp_future = NULL;
     }
     cfdb_db_unref(tx->db);
+    if (tl_txns.count < TXN_CACHE_MAX && cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
+        cfdb_ryw_reset(&tx->ryw);
+        tl_txns.items[tl_txns.count++] = tx;
+        return;
+    }
+    cfdb_ryw_free(&tx->ryw);
+    pthread_mutex_destroy(&tx->mu);
     free(tx);
 }
 
@@ -47,9 +61,8 @@ static void txn_unref(cfdb_txn *tx)
 {
     if (atomic_fetch_sub(&tx->refs, 1) != 1)
         return;
-    /* the database may only be released on the network thread */
-    if (cfdb_loop_on_loop_thread(cfdb_client_loop(tx->cl)) || cfdb_loop_post(cfdb_client_loop(tx->cl), txn_free_task, tx))
-        txn_free_task(tx);
+    /* nothing on the network thread refers to tx any more: free it here */
+    txn_free_task(tx);
 }
 
 static bool key_is_system(cfdb_bytes k)
@@ -79,16 +92,23 @@ static int apply_default(void *tx, int option, const uint8_t *value, int length)
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db)
 {
-    cfdb_txn *tx = calloc(1, sizeof *tx);
-    if (!tx)
-        return NULL;
+    cfdb_txn *tx;
+    if (tl_txns.count) {
+        tx = tl_txns.items[--tl_txns.count];
+        /* everything but the mutex and the (reset) read-your-writes state starts afresh */
+        memset(&tx->db, 0, sizeof *tx - offsetof(cfdb_txn, db));
+    } else {
+        tx = calloc(1, sizeof *tx);
+        if (!tx)
+            return NULL;
+        pthread_mutex_init(&tx->mu, NULL);
+        cfdb_ryw_init(&tx->ryw);
+    }
     tx->db = db;
     tx->cl = cfdb_db_client(db);
     cfdb_db_ref(db);
     atomic_init(&tx->refs, 1);
     atomic_init(&tx->gen, 1);
-    pthread_mutex_init(&tx->mu, NULL);
-    cfdb_ryw_init(&tx->ryw);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
     cfdb_db_apply_defaults(db, tx, apply_default);
@@ -277,16 +297,15 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
 
 /* ---------- operations: common machinery (network thread) ---------- */
 
+_Static_assert(sizeof(op) <= CFDB_FUTURE_EXTRA_MAX, "an op fits in its future's block");
+
+/* The op lives in its future's allocation (freed with the future's last reference). */
 op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
 {
-    op *o = calloc(1, sizeof *o);
-    cfdb_future *f = cfdb_future_new(fkind);
-    if (!o || !f) {
-        free(o);
-        if (f)
-            cfdb_future_unref(f);
+    op *o;
+    cfdb_future *f = cfdb_future_new_with(fkind, sizeof *o, (void **)&o);
+    if (!f)
         return NULL;
-    }
     o->kind = kind;
     o->tx = tx;
     o->f = f;
@@ -342,11 +361,12 @@ void op_finish(op *o, int error)
         cfdb_wm_range_free(&o->it);
     if (o->kind == OP_GET_RANGE && !o->use_ryw)
         cfdb_write_map_destroy(&o->private_wm);
-    cfdb_future_complete(o->f, error);
-    cfdb_future_unref(o->f);
     cfdb_arena_free(&o->commit_arena);
     cfdb_txn *tx = o->tx;
-    free(o);
+    cfdb_future *f = o->f;
+    /* o lives inside f: nothing may touch it after the op's reference is dropped */
+    cfdb_future_complete(f, error);
+    cfdb_future_unref(f);
     txn_unref(tx);
 }
 
@@ -1027,8 +1047,9 @@ static void commit_send(op *o, int64_t read_version)
 {
     cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu);
+    /* the request's arrays live in the future's (recycled) arena: no malloc per commit */
     int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
-                                   cfdb_client_random(tx->cl), &o->commit_arena, &o->commit.transaction);
+                                   cfdb_client_random(tx->cl), &o->f->arena, &o->commit.transaction);
     pthread_mutex_unlock(&tx->mu);
     if (rc) {
         op_finish(o, rc);
@@ -1511,14 +1532,9 @@ static void versionstamp_task(void *arg)
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
     }
-    tx->versionstamp_future = o->f;
-    cfdb_future_ref(o->f);
-    op_link(o);
-    cfdb_future_unref(o->f); /* balance op_new's op reference without completing */
-    o->f = NULL;
-    op_unlink(o);
+    /* the op's reference to its future becomes the transaction's; the op is done */
     cfdb_arena_free(&o->commit_arena);
-    free(o);
+    tx->versionstamp_future = o->f;
     txn_unref(tx);
 }
 
@@ -1624,6 +1640,10 @@ static void txn_after_reset(void *arg)
 
 static void txn_post_after_reset(cfdb_txn *tx, int error)
 {
+    /* Only the application's handle: no watch or operation to end, no need to wake the
+     * network thread (this runs once per transaction). */
+    if (atomic_load(&tx->refs) == 1)
+        return;
     reset_task *rt = malloc(sizeof *rt);
     if (!rt)
         return;

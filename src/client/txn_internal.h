@@ -43,14 +43,17 @@ enum op_kind {
 typedef struct op op;
 
 struct cfdb_txn {
+    /* kept when a transaction object is recycled (see txn_free_task) */
+    pthread_mutex_t mu;
+    cfdb_ryw ryw; /* guarded by mu */
+
+    /* everything from here on starts at zero */
     cfdb_db *db;
     cfdb_client *cl;
     atomic_int refs;
-    pthread_mutex_t mu;
     atomic_uint gen;
 
     /* guarded by mu */
-    cfdb_ryw ryw;
     int deferred_error;
     bool cancelled;
     bool committing;

@@ -26,13 +26,17 @@ static bool is_key_after(cfdb_bytes a, cfdb_bytes b)
     return b.len == a.len + 1 && b.ptr[a.len] == 0 && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
+/* Vectors may start on caller storage (v->on_stack): the first growth copies to the heap. */
 static int mutvec_push(cfdb_wm_mutvec *v, cfdb_mutation m)
 {
     if (v->count == v->cap) {
         size_t nc = v->cap ? v->cap * 2 : 16;
-        cfdb_mutation *n = realloc(v->items, nc * sizeof *n);
+        cfdb_mutation *n = v->on_stack ? malloc(nc * sizeof *n) : realloc(v->items, nc * sizeof *n);
         if (!n)
             return -1;
+        if (v->on_stack && v->count)
+            memcpy(n, v->items, v->count * sizeof *n);
+        v->on_stack = false;
         v->items = n;
         v->cap = nc;
     }
@@ -44,9 +48,12 @@ static int rangevec_push(cfdb_wm_rangevec *v, cfdb_bytes b, cfdb_bytes e)
 {
     if (v->count == v->cap) {
         size_t nc = v->cap ? v->cap * 2 : 16;
-        cfdb_key_range *n = realloc(v->items, nc * sizeof *n);
+        cfdb_key_range *n = v->on_stack ? malloc(nc * sizeof *n) : realloc(v->items, nc * sizeof *n);
         if (!n)
             return -1;
+        if (v->on_stack && v->count)
+            memcpy(n, v->items, v->count * sizeof *n);
+        v->on_stack = false;
         v->items = n;
         v->cap = nc;
     }
@@ -464,8 +471,11 @@ int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *b
 int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_mutation **mutations,
                                size_t *n_mutations, cfdb_key_range **write_ranges, size_t *n_write_ranges)
 {
-    cfdb_wm_mutvec muts = { 0 };
-    cfdb_wm_rangevec confs = { 0 };
+    /* most commits are small: start on the stack, no malloc */
+    cfdb_mutation mbuf[32];
+    cfdb_key_range rbuf[32];
+    cfdb_wm_mutvec muts = { mbuf, 0, 32, true };
+    cfdb_wm_rangevec confs = { rbuf, 0, 32, true };
     int rc = -1;
     for (size_t i = 0; i < wm->early_mutations.count; i++)
         if (mutvec_push(&muts, wm->early_mutations.items[i]))
@@ -484,8 +494,10 @@ int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_m
     *n_write_ranges = confs.count;
     rc = 0;
 out:
-    free(muts.items);
-    free(confs.items);
+    if (!muts.on_stack)
+        free(muts.items);
+    if (!confs.on_stack)
+        free(confs.items);
     return rc;
 }
 

@@ -41,11 +41,13 @@ typedef struct cfdb_wm_entry {
 typedef struct cfdb_wm_mutvec {
     cfdb_mutation *items;
     size_t count, cap;
+    bool on_stack; /* items is caller storage, not malloc'ed */
 } cfdb_wm_mutvec;
 
 typedef struct cfdb_wm_rangevec {
     cfdb_key_range *items;
     size_t count, cap;
+    bool on_stack;
 } cfdb_wm_rangevec;
 
 typedef struct cfdb_write_map {

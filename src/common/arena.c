@@ -106,17 +106,18 @@ void cfdb_arena_reset(cfdb_arena *a)
 {
     if (!a->head)
         return;
-    /* Keep the oldest block (the inline one if any, else the last in the chain). */
-    cfdb_arena_block *keep = a->head;
-    while (keep->next)
-        keep = keep->next;
-    cfdb_arena_block *b = a->head;
-    while (b != keep) {
+    /* Keep the newest block: blocks grow geometrically, so it is the largest, and the
+     * next user of this arena then needs no malloc for as much again. */
+    cfdb_arena_block *keep = a->head, *b = keep->next;
+    while (b) {
         cfdb_arena_block *next = b->next;
-        free(b);
+        if (b != a->inline_block)
+            free(b);
         b = next;
     }
-    a->head = keep;
+    keep->next = NULL;
+    if (keep != a->inline_block)
+        a->inline_block = NULL;
     a->used = 0;
     a->total = 0;
 }
@@ -125,4 +126,9 @@ void cfdb_arena_free(cfdb_arena *a)
 {
     free_chain(a, a->head);
     memset(a, 0, sizeof *a);
+}
+
+size_t cfdb_arena_block_capacity(const cfdb_arena *a)
+{
+    return a->head ? a->head->size : 0;
 }

@@ -90,7 +90,13 @@ static void fail_commits_test(const char *mode)
         snprintf(marker, sizeof marker, "%sdone/%d", p, i);
         unknown += idempotent_increment(counter, marker);
     }
-    assert_int_equal(unknown, 0 + 1 + 2 + 0 + 1 + 2);
+    control("fail-commits 0");
+    /* unapplied: every injected failure is seen by a commit with writes. applied: the retry
+     * after the first one is read-only (the marker is there) and leftovers roll over */
+    if (!strcmp(mode, "unapplied"))
+        assert_int_equal(unknown, 0 + 1 + 2 + 0 + 1 + 2);
+    else
+        assert_true(unknown >= 2);
     assert_int_equal(read_counter(counter), 6);
 }
 
@@ -247,7 +253,7 @@ static void test_shard_split_and_move(void **state)
             if (e)
                 fail_msg("round %d get %s: error %d", round, keys[i], e);
             assert_int_equal(present, 1);
-            assert_int_equal(len, L(keys[i]));
+            assert_int_equal(len, i < round ? 5 : L(keys[i])); /* earlier rounds wrote "moved" */
         }
         char end[200];
         snprintf(end, sizeof end, "%s\xff", p);
@@ -313,5 +319,7 @@ int main(void)
         cmocka_unit_test(test_shard_split_and_move),
         cmocka_unit_test(test_restart),
     };
+    if (getenv("API_TEST_FILTER")) /* e.g. API_TEST_FILTER='*restart*' */
+        cmocka_set_test_filter(getenv("API_TEST_FILTER"));
     return cmocka_run_group_tests_name("api_faults", tests, group_setup, group_teardown);
 }
