@@ -1,28 +1,25 @@
 #include "future.h"
 
+#include "cfdb/object_cache.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* Futures (with room for an operation) are recycled through a small per-thread cache:
+/* Futures (with room for an operation) are recycled through an object cache:
  * after warm-up a transaction's futures cost no malloc. The cache is bounded, so memory
  * freed on one thread and allocated on another settles instead of growing. */
 #define BLOCK_SIZE (sizeof(cfdb_future) + CFDB_FUTURE_EXTRA_MAX)
-#define CACHE_MAX 64
 #define KEEP_ARENA_MAX (64 * 1024)
 
-typedef struct cache {
-    cfdb_future *items[CACHE_MAX];
-    int count;
-} cache;
-
-static _Thread_local cache tl_cache;
+static cfdb_object_cache g_blocks = CFDB_OBJECT_CACHE_INIT;
+static _Thread_local cfdb_object_cache_local tl_blocks;
 
 static cfdb_future *block_get(void)
 {
-    cache *c = &tl_cache;
-    if (c->count)
-        return c->items[--c->count];
-    cfdb_future *f = malloc(BLOCK_SIZE);
+    cfdb_future *f = cfdb_object_cache_get(&g_blocks, &tl_blocks);
+    if (f)
+        return f;
+    f = malloc(BLOCK_SIZE);
     if (!f)
         return NULL;
     memset(f, 0, sizeof *f);
@@ -34,13 +31,10 @@ static cfdb_future *block_get(void)
 
 static void block_put(cfdb_future *f)
 {
-    cache *c = &tl_cache;
-    /* keep the arena's first block: the next user's small results need no malloc */
+    /* keep the arena's block: the next user's results need no malloc */
     cfdb_arena_reset(&f->arena);
-    if (c->count < CACHE_MAX && cfdb_arena_block_capacity(&f->arena) <= KEEP_ARENA_MAX) {
-        c->items[c->count++] = f;
+    if (cfdb_arena_block_capacity(&f->arena) <= KEEP_ARENA_MAX && cfdb_object_cache_put(&g_blocks, &tl_blocks, f))
         return;
-    }
     cfdb_arena_free(&f->arena);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->cv);

@@ -8,6 +8,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/mutation.h"
+#include "cfdb/object_cache.h"
 #include "ryw.h"
 #include "txn_internal.h"
 
@@ -32,11 +33,8 @@ static void txn_ref(cfdb_txn *tx)
 
 /* Transactions are recycled through a small per-thread cache (their write map's arena
  * block with them), so that a transaction costs no malloc after warm-up. */
-#define TXN_CACHE_MAX 16
-static _Thread_local struct {
-    cfdb_txn *items[TXN_CACHE_MAX];
-    int count;
-} tl_txns;
+static cfdb_object_cache g_txns = CFDB_OBJECT_CACHE_INIT;
+static _Thread_local cfdb_object_cache_local tl_txns;
 
 static void txn_free_task(void *arg)
 {
@@ -47,10 +45,10 @@ static void txn_free_task(void *arg)
         tx->versionstamp_future = NULL;
     }
     cfdb_db_unref(tx->db);
-    if (tl_txns.count < TXN_CACHE_MAX && cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
+    if (cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
         cfdb_ryw_reset(&tx->ryw);
-        tl_txns.items[tl_txns.count++] = tx;
-        return;
+        if (cfdb_object_cache_put(&g_txns, &tl_txns, tx))
+            return;
     }
     cfdb_ryw_free(&tx->ryw);
     pthread_mutex_destroy(&tx->mu);
@@ -92,9 +90,8 @@ static int apply_default(void *tx, int option, const uint8_t *value, int length)
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db)
 {
-    cfdb_txn *tx;
-    if (tl_txns.count) {
-        tx = tl_txns.items[--tl_txns.count];
+    cfdb_txn *tx = cfdb_object_cache_get(&g_txns, &tl_txns);
+    if (tx) {
         /* everything but the mutex and the (reset) read-your-writes state starts afresh */
         memset(&tx->db, 0, sizeof *tx - offsetof(cfdb_txn, db));
     } else {
