@@ -16,6 +16,7 @@
  * late reply to an old use is recognised and dropped. */
 typedef struct reply_slot {
     uint32_t gen;
+    cfdb_uid dest;          /* the endpoint the request went to */
     uint32_t next_free;     /* free list, index + 1 */
     cfdb_reply_fn fn;       /* NULL when free */
     void *ctx;
@@ -125,6 +126,7 @@ static uint32_t slot_alloc(cfdb_client *cl)
         cl->cap_slots = cap;
     }
     memset(&cl->slots[cl->nslots], 0, sizeof(reply_slot));
+    cl->slots[cl->nslots].gen = 1; /* request ids are never 0: 0 means "not sent" */
     return cl->nslots++;
 }
 
@@ -175,19 +177,67 @@ static uint32_t slot_for_token(const cfdb_client *cl, cfdb_uid token)
     return i;
 }
 
+/* Fails the requests waiting on p. Callbacks may send new requests to p (on a new
+ * connection): those are not failed, so the current list is detached first. */
 static void fail_waiting(cfdb_peer *p, int error)
 {
     cfdb_client *cl = p->cl;
-    while (p->waiting_head) {
-        uint32_t i = p->waiting_head - 1;
+    uint32_t n = 0;
+    for (uint32_t i = p->waiting_head; i; i = cl->slots[i - 1].peer_next)
+        n++;
+    if (!n)
+        return;
+    uint64_t small[64], *ids = n <= 64 ? small : malloc(n * sizeof *ids);
+    if (!ids)
+        return;
+    n = 0;
+    for (uint32_t i = p->waiting_head; i; i = cl->slots[i - 1].peer_next)
+        ids[n++] = slot_id(cl, i - 1);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (uint32_t)ids[k], gen = (uint32_t)(ids[k] >> 32);
+        if (i >= cl->nslots || cl->slots[i].gen != gen || !cl->slots[i].fn)
+            continue; /* already answered or forgotten by an earlier callback */
         cfdb_reply_fn fn = cl->slots[i].fn;
         void *ctx = cl->slots[i].ctx;
         slot_free(cl, i);
         fn(ctx, error, NULL, 0);
     }
+    if (ids != small)
+        free(ids);
 }
 
 /* ---- connections ---- */
+
+/* The peer has no endpoint `missing` (it restarted, or the interface went away): the
+ * requests sent there will never be answered. They fail as FoundationDB's failure
+ * monitor makes them fail, with request_maybe_delivered, so callers relocate or retry. */
+static void endpoint_not_found(cfdb_peer *p, const uint8_t *msg, uint32_t len)
+{
+    cfdb_client *cl = p->cl;
+    cfdb_endpoint_not_found nf;
+    cfdb_arena a;
+    uint64_t mem[32];
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    memset(&nf, 0, sizeof nf);
+    int rc = fb_decode(&cfdb_msg_endpoint_not_found, msg, len, &nf, NULL, &a);
+    cfdb_arena_free(&a);
+    if (rc)
+        return;
+    for (;;) {
+        uint32_t i = p->waiting_head, found = 0;
+        while (i && !found) {
+            if (cfdb_uid_eq(cl->slots[i - 1].dest, nf.token))
+                found = i;
+            i = cl->slots[i - 1].peer_next;
+        }
+        if (!found)
+            return;
+        cfdb_reply_fn fn = cl->slots[found - 1].fn;
+        void *ctx = cl->slots[found - 1].ctx;
+        slot_free(cl, found - 1);
+        fn(ctx, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+    }
+}
 
 static void on_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len, void *arg)
 {
@@ -195,6 +245,10 @@ static void on_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t 
     if (!p)
         return;
     cfdb_client *cl = p->cl;
+    if (cfdb_uid_eq(token, cfdb_well_known_token(CFDB_WLTOKEN_ENDPOINT_NOT_FOUND))) {
+        endpoint_not_found(p, msg, len);
+        return;
+    }
     uint32_t i = slot_for_token(cl, token);
     if (i == UINT32_MAX)
         return; /* a late reply, or a message to an endpoint we do not serve */
@@ -272,6 +326,7 @@ uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, co
     reply_slot *s = &cl->slots[i];
     s->fn = fn;
     s->ctx = ctx;
+    s->dest = dest;
     s->peer = peer;
     s->peer_prev = 0;
     s->peer_next = peer->waiting_head;

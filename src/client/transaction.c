@@ -1,6 +1,7 @@
 #include "transaction.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,12 @@ static void txn_free_task(void *arg)
 
 static void txn_unref(cfdb_txn *tx)
 {
-    if (atomic_fetch_sub(&tx->refs, 1) != 1)
+    int before = atomic_fetch_sub(&tx->refs, 1);
+    if (before <= 0) {
+        fprintf(stderr, "cfdb: transaction reference count underflow\n");
+        abort();
+    }
+    if (before != 1)
         return;
     /* nothing on the network thread refers to tx any more: free it here */
     txn_free_task(tx);
@@ -348,6 +354,11 @@ static void op_unlink(op *o)
 
 void op_finish(op *o, int error)
 {
+    if (o->finished) {
+        fprintf(stderr, "cfdb: operation %d finished twice\n", (int)o->kind);
+        abort();
+    }
+    o->finished = true;
     cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
     if (cfdb_timer_is_armed(&o->timer))
         cfdb_loop_timer_cancel(loop, &o->timer);
@@ -389,6 +400,10 @@ bool op_abandoned(op *o)
 
 void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
 {
+    if (cfdb_timer_is_armed(&o->timer)) {
+        fprintf(stderr, "cfdb: operation %d retried twice\n", (int)o->kind);
+        abort();
+    }
     cfdb_timer_init(&o->timer, fn, o);
     cfdb_loop_timer_add_in(cfdb_client_loop(o->tx->cl), &o->timer, delay_ns);
 }
@@ -1258,6 +1273,11 @@ static void on_error_start(op *o)
     double delay = 0, r01 = (double)(cfdb_client_random(tx->cl) >> 11) / 9007199254740992.0;
     pthread_mutex_lock(&tx->mu);
     int rc = cfdb_retry_on_error(&tx->retry, o->error, r01, 0.0, &delay);
+    if (rc && tx->retry.cancelled_error) {
+        /* a failed on_error leaves the transaction cancelled until reset (RYW onError) */
+        tx->deferred_error = tx->retry.cancelled_error;
+        tx->cancelled = true;
+    }
     pthread_mutex_unlock(&tx->mu);
     if (rc) {
         op_finish(o, rc);

@@ -79,6 +79,7 @@ struct cfdb_txn {
 struct op {
     cfdb_waiter w;
     enum op_kind kind;
+    bool finished;
     cfdb_txn *tx;
     cfdb_future *f;
     uint32_t gen;

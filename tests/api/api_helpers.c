@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -79,6 +80,8 @@ int api_server_start(api_server *s, const char *const *extra_args)
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        /* the server goes away with the test process, even when a test hangs and is killed */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         int fd = open(s->log_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
