@@ -116,7 +116,7 @@ static int vals_equal(const mval *m, int present, const uint8_t *b, int len)
 static int check_range(FDBTransaction *tr, const char *p, const model *m, int bi, int ei, int reverse, int limit,
                        int mode, int snapshot, fdb_error_t *err)
 {
-    char bk[64], ek[64];
+    char bk[160], ek[160];
     mkey(bk, sizeof bk, p, bi);
     mkey(ek, sizeof ek, p, ei);
     int bl = L(bk), el = L(ek), bo = 0, boff = 1, eo = 0, eoff = 1;
@@ -140,7 +140,7 @@ static int check_range(FDBTransaction *tr, const char *p, const model *m, int bi
         fdb_bool_t more;
         fdb_future_get_keyvalue_array(f, &kv, &n, &more);
         for (int i = 0; i < n; i++, got++) {
-            char wk[64];
+            char wk[160];
             if (got >= nw) {
                 print_message("range: extra row %.*s\n", kv[i].key_length, (const char *)kv[i].key);
                 fdb_future_destroy(f);
@@ -198,7 +198,7 @@ static void run_random(unsigned seed, int nops, const char *name)
                                  FDB_STREAMING_MODE_SMALL, FDB_STREAMING_MODE_SERIAL };
     for (int op = 0; op < nops; op++) {
         int r = (int)(rnd() % 100);
-        char key[64];
+        char key[160];
         int ki = (int)(rnd() % NKEYS);
         mkey(key, sizeof key, p, ki);
         fdb_error_t e = 0;
@@ -218,7 +218,7 @@ static void run_random(unsigned seed, int nops, const char *name)
             int kj = ki + (int)(rnd() % 8);
             if (kj > NKEYS)
                 kj = NKEYS;
-            char ek[64];
+            char ek[160];
             mkey(ek, sizeof ek, p, kj);
             fdb_transaction_clear_range(tr, S(key), L(key), S(ek), L(ek));
             for (int i = ki; i < kj; i++)

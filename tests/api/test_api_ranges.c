@@ -40,7 +40,7 @@ typedef struct sel {
 #define MAXK 64
 typedef struct keyset {
     int n;
-    char k[MAXK][64];
+    char k[MAXK][160];
 } keyset;
 
 static void write_keys(const keyset *ks)
@@ -272,7 +272,7 @@ static void test_iterator_zero_iteration(void **state)
 typedef struct one {
     int n;
     fdb_bool_t more;
-    char k[MAXK][64];
+    char k[MAXK][160];
     int bytes;
 } one;
 
