@@ -12,18 +12,27 @@
 #define CFDB_OBJECT_CACHE_LOCAL 32
 #define CFDB_OBJECT_CACHE_SHARED 1024
 
+typedef struct cfdb_object_cache cfdb_object_cache;
+
 typedef struct cfdb_object_cache_local {
     void *items[CFDB_OBJECT_CACHE_LOCAL];
     int count;
+    cfdb_object_cache *owner; /* set once the thread's exit hook is registered */
 } cfdb_object_cache_local;
 
-typedef struct cfdb_object_cache {
+struct cfdb_object_cache {
     pthread_mutex_t mu;
     void *items[CFDB_OBJECT_CACHE_SHARED];
     int count;
-} cfdb_object_cache;
+    /* Destroys an object the cache cannot keep (when a thread exits with a full shared
+     * stack). */
+    void (*destroy)(void *obj);
+    pthread_once_t once;
+    pthread_key_t exit_key; /* a thread's local stack goes back to the shared one at exit */
+};
 
-#define CFDB_OBJECT_CACHE_INIT { PTHREAD_MUTEX_INITIALIZER, { 0 }, 0 }
+#define CFDB_OBJECT_CACHE_INIT(DESTROY) \
+    { PTHREAD_MUTEX_INITIALIZER, { 0 }, 0, DESTROY, PTHREAD_ONCE_INIT, 0 }
 
 /* A cached object, or NULL (then allocate one). */
 void *cfdb_object_cache_get(cfdb_object_cache *shared, cfdb_object_cache_local *local);

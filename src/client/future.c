@@ -11,7 +11,8 @@
 #define BLOCK_SIZE (sizeof(cfdb_future) + CFDB_FUTURE_EXTRA_MAX)
 #define KEEP_ARENA_MAX (64 * 1024)
 
-static cfdb_object_cache g_blocks = CFDB_OBJECT_CACHE_INIT;
+static void block_destroy(void *obj);
+static cfdb_object_cache g_blocks = CFDB_OBJECT_CACHE_INIT(block_destroy);
 static _Thread_local cfdb_object_cache_local tl_blocks;
 
 static cfdb_future *block_get(void)
@@ -29,16 +30,22 @@ static cfdb_future *block_get(void)
     return f;
 }
 
+static void block_destroy(void *obj)
+{
+    cfdb_future *f = obj;
+    cfdb_arena_free(&f->arena);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->cv);
+    free(f);
+}
+
 static void block_put(cfdb_future *f)
 {
     /* keep the arena's block: the next user's results need no malloc */
     cfdb_arena_reset(&f->arena);
     if (cfdb_arena_block_capacity(&f->arena) <= KEEP_ARENA_MAX && cfdb_object_cache_put(&g_blocks, &tl_blocks, f))
         return;
-    cfdb_arena_free(&f->arena);
-    pthread_mutex_destroy(&f->mu);
-    pthread_cond_destroy(&f->cv);
-    free(f);
+    block_destroy(f);
 }
 
 cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **extra_out)

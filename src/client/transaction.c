@@ -34,7 +34,14 @@ static void txn_ref(cfdb_txn *tx)
 
 /* Transactions are recycled through a small per-thread cache (their write map's arena
  * block with them), so that a transaction costs no malloc after warm-up. */
-static cfdb_object_cache g_txns = CFDB_OBJECT_CACHE_INIT;
+static void txn_destroy_cached(void *obj)
+{
+    cfdb_txn *tx = obj;
+    cfdb_ryw_free(&tx->ryw);
+    pthread_mutex_destroy(&tx->mu);
+    free(tx);
+}
+static cfdb_object_cache g_txns = CFDB_OBJECT_CACHE_INIT(txn_destroy_cached);
 static _Thread_local cfdb_object_cache_local tl_txns;
 
 static void txn_free_task(void *arg)
@@ -51,9 +58,7 @@ static void txn_free_task(void *arg)
         if (cfdb_object_cache_put(&g_txns, &tl_txns, tx))
             return;
     }
-    cfdb_ryw_free(&tx->ryw);
-    pthread_mutex_destroy(&tx->mu);
-    free(tx);
+    txn_destroy_cached(tx);
 }
 
 static void txn_unref(cfdb_txn *tx)
