@@ -420,15 +420,21 @@ fdb_error_t fdb_create_database(const char *cluster_file_path, FDBDatabase **out
     cfdb_cluster_string cs;
     char *resolved = NULL;
     int rc = cfdb_cluster_file_open(cluster_file_path, &cs, &resolved);
-    free(resolved);
-    if (rc)
+    if (rc) {
+        free(resolved);
         return rc < 0 ? CFDB_ERR_PLATFORM_ERROR : rc;
+    }
     char *text = cfdb_cluster_string_format(&cs);
     cfdb_cluster_string_free(&cs);
-    if (!text)
+    if (!text) {
+        free(resolved);
         return CFDB_ERR_PLATFORM_ERROR;
+    }
     rc = create_database(text, out_database);
+    if (rc == 0)
+        cfdb_db_set_cluster_file(DB(*out_database), resolved); /* rewritten if coordinators move */
     free(text);
+    free(resolved);
     return rc;
 }
 

@@ -61,6 +61,12 @@ struct cfdb_db {
     cfdb_timer grv_retry;
     int64_t last_version;
 
+    /* coordinator changes (ClientDBInfo.forward): the new string is written back to the
+     * cluster file once the new coordinators have answered, as libfdb_c does */
+    char *cluster_file;
+    cfdb_cluster_string forwarded;
+    bool persist_pending;
+
     /* transaction defaults from database options: {transaction option, value} */
     pthread_mutex_t opt_mu;
     struct {
@@ -200,8 +206,17 @@ static void db_free(void *arg)
     fail_list(&db->grv_batch, CFDB_ERR_OPERATION_CANCELLED);
     /* in-flight location/grv requests keep db alive through their own references */
     free_shards(db);
+    if (db->persist_pending)
+        cfdb_cluster_string_free(&db->forwarded);
+    free(db->cluster_file);
     pthread_mutex_destroy(&db->opt_mu);
     free(db);
+}
+
+void cfdb_db_set_cluster_file(cfdb_db *db, const char *path)
+{
+    free(db->cluster_file);
+    db->cluster_file = path ? strdup(path) : NULL;
 }
 
 /* Any thread may drop a reference; the last one frees on the network thread, which owns
@@ -247,6 +262,40 @@ static void install_proxies(cfdb_db *db, const cfdb_client_db_info *info)
         send_grv(db);
 }
 
+/* The coordinators moved: poll the new ones (MonitorLeader's forward handling). */
+static bool follow_forward(cfdb_db *db, cfdb_bytes text)
+{
+    cfdb_cluster_string cs;
+    if (cfdb_cluster_string_parse((const char *)text.ptr, text.len, &cs) != 0)
+        return false;
+    cfdb_db tmp_check;
+    memset(&tmp_check, 0, sizeof tmp_check);
+    if (install_coordinators(&tmp_check, &cs) != 0) {
+        cfdb_cluster_string_free(&cs);
+        return false;
+    }
+    db->ncoordinators = 0;
+    install_coordinators(db, &cs);
+    if (db->persist_pending)
+        cfdb_cluster_string_free(&db->forwarded);
+    db->forwarded = cs;
+    db->persist_pending = true;
+    db->known_info_id = (cfdb_uid){ 0, 0 };
+    db->coordinator_index = 0;
+    db->failed_in_round = 0;
+    return true;
+}
+
+static void persist_forwarded(cfdb_db *db)
+{
+    if (!db->persist_pending)
+        return;
+    if (db->cluster_file)
+        cfdb_cluster_file_write(db->cluster_file, &db->forwarded);
+    cfdb_cluster_string_free(&db->forwarded);
+    db->persist_pending = false;
+}
+
 static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     cfdb_db *db = ctx;
@@ -258,16 +307,22 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
         memset(&info, 0, sizeof info);
         cfdb_reply_error err = 0;
         int rc = fb_decode(&cfdb_msg_client_db_info_reply, msg, len, &info, &err, &a);
+        if (rc == 0 && err == 0 && info.forward.present && follow_forward(db, info.forward.value)) {
+            cfdb_arena_free(&a);
+            send_poll(db);
+            cfdb_db_unref(db);
+            return;
+        }
         if (rc == 0 && err == 0 && !info.forward.present) {
             db->known_info_id = info.id;
             db->failed_in_round = 0;
             install_proxies(db, &info);
+            persist_forwarded(db);
             cfdb_arena_free(&a);
             send_poll(db); /* long poll again at the same coordinator */
             cfdb_db_unref(db);
             return;
         }
-        /* forwarding to new coordinators is not followed yet: treat as a failure */
         cfdb_arena_free(&a);
     }
     db->coordinator_index = (db->coordinator_index + 1) % db->ncoordinators;

@@ -21,7 +21,7 @@ typedef struct srv_control_client {
 static const char help_text[] =
     "ok commands: ping | status | shards | drop [LISTENER] | delay MS | fail-commits N [applied|unapplied] | "
     "future-version N | new-proxies | split KEY | move KEY SS | unreachable LISTENER on|off | restart | "
-    "snapshot | shutdown   (KEY: text with \\xNN escapes; LISTENER: index, coordinator, grv, commit, storageN)";
+    "snapshot | shutdown | forward CONNECTION_STRING|-   (KEY: text with \\xNN escapes; LISTENER: index, coordinator, grv, commit, storageN)";
 
 /* Parses "\xNN" escapes into out; returns the length. */
 static size_t unescape(const char *in, uint8_t *out, size_t cap)
@@ -114,6 +114,11 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
     } else if (strcmp(cmd, "future-version") == 0 && a1) {
         s->faults.future_version_reads = atoi(a1);
         snprintf(out, cap, "ok next %d storage reads answer future_version", s->faults.future_version_reads);
+    } else if (strcmp(cmd, "forward") == 0 && a1) {
+        /* these coordinators now send clients to other ones ("-": stop forwarding) */
+        snprintf(s->forward, sizeof s->forward, "%s", strcmp(a1, "-") == 0 ? "" : a1);
+        coord_client_info_changed(s);
+        snprintf(out, cap, "ok forward %s", s->forward[0] ? s->forward : "off");
     } else if (strcmp(cmd, "new-proxies") == 0) {
         coord_new_generation(s);
         snprintf(out, cap, "ok new proxy generation");

@@ -41,7 +41,15 @@ static void reply_open_database(srv *s, srv_conn *c, cfdb_uid reply)
     cfdb_arena a;
     cfdb_arena_init(&a);
     cfdb_client_db_info info;
-    coord_client_db_info(s, &a, &info);
+    if (s->forward[0]) {
+        /* a coordinator that was replaced answers with the new connection string only */
+        memset(&info, 0, sizeof info);
+        info.id = srv_random_uid(s);
+        info.forward.present = 1;
+        info.forward.value = cfdb_bytes_str(s->forward);
+    } else {
+        coord_client_db_info(s, &a, &info);
+    }
     srv_reply(s, c, reply, &cfdb_msg_client_db_info_reply, &info, 0);
     cfdb_arena_free(&a);
 }
@@ -92,6 +100,10 @@ void coord_open_database(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_open_database_coord_request, msg, len, &req, NULL, &a)) {
         srv_log(s, "malformed OpenDatabaseCoordRequest");
+        goto out;
+    }
+    if (s->forward[0]) {
+        reply_open_database(s, c, req.reply.token);
         goto out;
     }
     if (!cluster_key_ok(s, req.clusterKey)) {
