@@ -29,9 +29,17 @@ struct cfdb_peer {
     char ip[64];
     uint16_t port;
     cfdb_conn *conn;
-    uint32_t waiting_head; /* index + 1 */
+    bool opened;             /* the current connection completed its handshake */
+    unsigned failures;       /* connections in a row that failed before opening */
+    uint64_t retry_at_ns;    /* no new connection before this (reconnection backoff) */
+    uint32_t waiting_head;   /* index + 1 */
     cfdb_peer *next;
 };
+
+/* FlowTransport's reconnection delay: INITIAL_RECONNECTION_TIME 0.05 s, x1.2 per failure,
+ * MAX_RECONNECTION_TIME 0.5 s. Requests meanwhile fail at once; their owners retry. */
+#define RECONNECT_INITIAL_NS 50000000ull
+#define RECONNECT_MAX_NS 500000000ull
 
 struct cfdb_client {
     cfdb_loop *loop;
@@ -258,22 +266,43 @@ static void on_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t 
     fn(ctx, 0, msg, len);
 }
 
+static void on_open(cfdb_conn *c, const cfdb_connect_packet *peer, void *arg)
+{
+    cfdb_peer *p = arg;
+    if (!p || p->conn != c)
+        return;
+    p->opened = true;
+    p->failures = 0;
+    p->retry_at_ns = 0;
+}
+
 static void on_closed(cfdb_conn *c, int error, void *arg)
 {
     cfdb_peer *p = arg;
     if (!p)
         return;
-    if (p->conn == c)
+    if (p->conn == c) {
         p->conn = NULL;
+        if (!p->opened) {
+            double delay = (double)RECONNECT_INITIAL_NS;
+            for (unsigned i = 0; i < p->failures && delay < (double)RECONNECT_MAX_NS; i++)
+                delay *= 1.2;
+            p->failures++;
+            p->retry_at_ns = cfdb_monotonic_ns() + (uint64_t)(delay < RECONNECT_MAX_NS ? delay : RECONNECT_MAX_NS);
+        }
+        p->opened = false;
+    }
     fail_waiting(p, CFDB_ERR_REQUEST_MAYBE_DELIVERED);
 }
 
-static const cfdb_conn_callbacks peer_callbacks = { NULL, on_frame, on_closed };
+static const cfdb_conn_callbacks peer_callbacks = { on_open, on_frame, on_closed };
 
 static cfdb_conn *peer_conn(cfdb_peer *p)
 {
     if (p->conn)
         return p->conn;
+    if (p->retry_at_ns && cfdb_monotonic_ns() < p->retry_at_ns)
+        return NULL; /* still backing off after failed connection attempts */
     cfdb_conn_options opt = { .ping_interval_ns = PING_INTERVAL_NS, .idle_timeout_ns = IDLE_TIMEOUT_NS };
     p->conn = cfdb_conn_connect(p->cl->loop, p->ip, p->port, &opt, &peer_callbacks, p);
     return p->conn;
