@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,11 +312,23 @@ fdb_error_t fdb_future_get_keyvalue_array(FDBFuture *f, FDBKeyValue const **out_
     return rc;
 }
 
+/* FDBMappedKeyValue mirrors libfdb_c's MappedKeyValueRef byte for byte (112 bytes on LP64). */
+_Static_assert(sizeof(cfdb_fdb_mkv) == sizeof(FDBMappedKeyValue), "FDBMappedKeyValue layout");
+_Static_assert(offsetof(cfdb_fdb_mkv, get_range) == offsetof(FDBMappedKeyValue, getRange), "getRange offset");
+_Static_assert(offsetof(cfdb_fdb_mkv, get_range.data) == offsetof(FDBMappedKeyValue, getRange.data), "data offset");
+_Static_assert(offsetof(cfdb_fdb_mkv, buffer) == offsetof(FDBMappedKeyValue, buffer), "buffer offset");
+_Static_assert(sizeof(cfdb_fdb_range_req) == sizeof(FDBGetRangeReqAndResult), "FDBGetRangeReqAndResult layout");
+
 fdb_error_t fdb_future_get_mappedkeyvalue_array(FDBFuture *f, FDBMappedKeyValue const **out_kv, int *out_count,
                                                 fdb_bool_t *out_more)
 {
-    int rc = result_state(f, CFDB_FUTURE_KEYVALUES);
-    return rc ? rc : CFDB_ERR_UNSUPPORTED_OPERATION;
+    int rc = result_state(f, CFDB_FUTURE_MAPPED);
+    if (!rc) {
+        *out_kv = (FDBMappedKeyValue const *)F(f)->r.mkvs.items;
+        *out_count = F(f)->r.mkvs.count;
+        *out_more = F(f)->r.mkvs.more;
+    }
+    return rc;
 }
 
 fdb_error_t fdb_future_get_key_array(FDBFuture *f, FDBKey const **out_key_array, int *out_count)
@@ -659,7 +672,10 @@ FDBFuture *fdb_transaction_get_mapped_range(FDBTransaction *tr, uint8_t const *b
                                             FDBStreamingMode mode, int iteration, fdb_bool_t snapshot,
                                             fdb_bool_t reverse)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_mapped_range(TX(tr), B(begin_key_name, begin_key_name_length), begin_or_equal,
+                                                  begin_offset, B(end_key_name, end_key_name_length), end_or_equal,
+                                                  end_offset, B(mapper_name, mapper_name_length), limit, target_bytes,
+                                                  (int)mode, iteration, snapshot, reverse);
 }
 
 void fdb_transaction_set(FDBTransaction *tr, uint8_t const *key_name, int key_name_length, uint8_t const *value,

@@ -24,6 +24,7 @@ typedef enum cfdb_future_kind {
     CFDB_FUTURE_STRINGS,   /* string array */
     CFDB_FUTURE_KEYS,      /* key array */
     CFDB_FUTURE_DATABASE,
+    CFDB_FUTURE_MAPPED,    /* mapped key-value array + more */
 } cfdb_future_kind;
 
 /* Matches FDBKeyValue's packed layout (fdb_c.h); filled in place for the API. */
@@ -38,6 +39,28 @@ typedef struct __attribute__((packed, aligned(4))) cfdb_fdb_key {
     const uint8_t *key;
     int key_length;
 } cfdb_fdb_key;
+
+/* FDBKeySelector, FDBGetRangeReqAndResult and FDBMappedKeyValue (fdb_c.h): 20, 56 and
+ * 112 bytes on LP64. A row's bytes mirror libfdb_c's MappedKeyValueRef, buffer included
+ * (txn_mapped.c fills it). */
+typedef struct cfdb_fdb_selector {
+    cfdb_fdb_key key;
+    int or_equal;
+    int offset;
+} cfdb_fdb_selector;
+
+typedef struct cfdb_fdb_range_req {
+    cfdb_fdb_selector begin, end;
+    cfdb_fdb_kv *data;
+    int m_size, m_capacity;
+} cfdb_fdb_range_req;
+
+typedef struct cfdb_fdb_mkv {
+    cfdb_fdb_key key;
+    cfdb_fdb_key value;
+    cfdb_fdb_range_req get_range;
+    unsigned char buffer[32];
+} cfdb_fdb_mkv;
 
 typedef struct cfdb_future cfdb_future;
 
@@ -72,6 +95,11 @@ struct cfdb_future {
             int count;
             bool more;
         } kvs;
+        struct {
+            cfdb_fdb_mkv *items;
+            int count;
+            bool more;
+        } mkvs;
         struct {
             const char **items;
             int count;

@@ -1351,6 +1351,9 @@ static void op_start(void *arg)
         o->w.fn = commit_have_version;
         txn_need_read_version(tx, &o->w);
         break;
+    case OP_MAPPED_RANGE:
+        cfdb_mapped_op_start(o);
+        break;
     default:
         cfdb_metadata_op_start(o);
     }

@@ -70,6 +70,12 @@ cfdb_future *cfdb_txn_get_estimated_range_size(cfdb_txn *tx, cfdb_bytes begin, c
 cfdb_future *cfdb_txn_get_range_split_points(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int64_t chunk_size);
 cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key);
 
+/* Mapped range read (txn_mapped.c): fdb_transaction_get_mapped_range. */
+cfdb_future *cfdb_txn_get_mapped_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
+                                       cfdb_bytes end_key, bool end_or_equal, int end_offset, cfdb_bytes mapper,
+                                       int limit, int target_bytes, int mode, int iteration, bool snapshot,
+                                       bool reverse);
+
 /* A future that is already complete with an error. */
 cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error);
 

@@ -38,6 +38,8 @@ enum op_kind {
     OP_ADDRESSES,
     OP_ESTIMATE_SIZE,
     OP_SPLIT_POINTS,
+    /* txn_mapped.c */
+    OP_MAPPED_RANGE,
 };
 
 typedef struct op op;
@@ -124,6 +126,8 @@ struct op {
     int64_t sum;
     cfdb_bytes_vec points;
     uint32_t points_cap;
+    /* mapped range reads (txn_mapped.c): state in the future's arena */
+    struct cfdb_mapped_state *mapped;
 };
 
 /* Operation machinery (transaction.c). */
@@ -140,5 +144,8 @@ bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
 void cfdb_metadata_op_start(op *o);
 /* Special keys under \xff\xff served by the client itself; true when key is one. */
 bool cfdb_special_key_op(cfdb_bytes key);
+
+/* Mapped range reads (txn_mapped.c): started on the network thread. */
+void cfdb_mapped_op_start(op *o);
 
 #endif
