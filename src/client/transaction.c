@@ -47,6 +47,7 @@ static _Thread_local cfdb_object_cache_local tl_txns;
 static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
+    cfdb_conflicts_clear(tx);
     if (tx->versionstamp_future) {
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
@@ -1038,8 +1039,13 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
             error = err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED
                         ? CFDB_ERR_COMMIT_UNKNOWN_RESULT
                         : err;
-        else if (id.version == -1)
+        else if (id.version == -1) {
             error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
+            if (id.conflictingKRIndices.present)
+                cfdb_conflicts_record(tx, o->commit.transaction.read_conflict_ranges.items,
+                                      o->commit.transaction.read_conflict_ranges.count,
+                                      id.conflictingKRIndices.value.items, id.conflictingKRIndices.value.count);
+        }
         else {
             tx->committed_version = id.version;
             uint64_t v = (uint64_t)id.version;
@@ -1375,6 +1381,8 @@ static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
 
 cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
 {
+    if (cfdb_conflicts_is_special(key))
+        return cfdb_conflicts_get(tx, key);
     if (cfdb_special_key_op(key)) {
         op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
         return so ? op_launch(so) : NULL;
@@ -1441,6 +1449,8 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
 {
     cfdb_ryw_limits lim;
     int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
+    if (!rc && cfdb_conflicts_is_special(begin_key))
+        return cfdb_conflicts_get_range(tx, begin_key, end_key, limit, reverse);
     pthread_mutex_lock(&tx->mu);
     if (!rc)
         rc = tx->deferred_error;
@@ -1530,6 +1540,7 @@ cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
     bool read_only = cfdb_ryw_is_read_only(&tx->ryw);
     if (!read_only)
         tx->committing = true;
+    cfdb_conflicts_clear(tx); /* a new attempt: earlier reports no longer apply */
     op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
     if (o)
         o->read_only = read_only; /* nothing to send, but watches start at its read version */
@@ -1623,6 +1634,7 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
 {
     atomic_fetch_add(&tx->gen, 1);
     cfdb_ryw_reset(&tx->ryw);
+    cfdb_conflicts_clear(tx);
     tx->deferred_error = 0;
     tx->cancelled = false;
     tx->committing = false;

@@ -56,6 +56,12 @@ struct cfdb_txn {
     atomic_uint gen;
 
     /* guarded by mu */
+    struct {
+        uint8_t *mem;          /* one allocation for keys and values */
+        cfdb_bytes *keys;      /* \xff\xff/transaction/conflicting_keys/ boundaries, sorted */
+        uint8_t *values;       /* '1' begins a conflicting range, '0' ends one */
+        uint32_t count;
+    } conflicts;
     int deferred_error;
     bool cancelled;
     bool committing;
@@ -139,6 +145,14 @@ bool op_abandoned(op *o);
 void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn);
 void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
+
+/* Conflicting keys reported by a failed commit (txn_conflicts.c). */
+bool cfdb_conflicts_is_special(cfdb_bytes key);
+void cfdb_conflicts_clear(cfdb_txn *tx); /* mu held */
+void cfdb_conflicts_record(cfdb_txn *tx, const cfdb_key_range *reads, uint32_t nreads, const int32_t *indices,
+                           uint32_t n); /* takes mu */
+cfdb_future *cfdb_conflicts_get(cfdb_txn *tx, cfdb_bytes key);
+cfdb_future *cfdb_conflicts_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse);
 
 /* Metadata operations (txn_metadata.c): started on the network thread. */
 void cfdb_metadata_op_start(op *o);

@@ -64,6 +64,66 @@ static void test_conflict_then_retry(void **state)
     assert_int_equal(present, 1);
 }
 
+/* REPORT_CONFLICTING_KEYS: after not_committed, \xff\xff/transaction/conflicting_keys/ shows
+ * each conflicting read range as its begin = "1" and end = "0"; on_error clears it. */
+static void test_conflicting_keys_report(void **state)
+{
+    (void)state;
+    KEYS("ckeys");
+    static const char prefix[] = "\xff\xff/transaction/conflicting_keys/";
+    const int plen = (int)sizeof prefix - 1;
+    assert_int_equal(api_set_committed(k, L(k), "0", 1), 0);
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_REPORT_CONFLICTING_KEYS, NULL, 0), 0);
+    rd(tr, k, 0);
+    rd(tr, k2, 0); /* read but not written by anyone: not reported */
+    assert_int_equal(api_set_committed(k, L(k), "1", 1), 0);
+    fdb_transaction_set(tr, S(p), L(p), S("x"), 1);
+    assert_int_equal(api_commit(tr), 1020);
+
+    uint8_t begin[256], end[256], key[256];
+    memcpy(begin, prefix, (size_t)plen);
+    memcpy(end, prefix, (size_t)plen);
+    end[plen] = 0xff;
+    FDBFuture *f = fdb_transaction_get_range(tr, begin, plen, 0, 1, end, plen + 1, 0, 1, 0, 0,
+                                             FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0);
+    assert_int_equal(api_wait(f), 0);
+    const FDBKeyValue *kv;
+    int n;
+    fdb_bool_t more;
+    assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &n, &more), 0);
+    assert_int_equal(n, 2);
+    assert_false(more);
+    memcpy(key, prefix, (size_t)plen);
+    memcpy(key + plen, k, L(k));
+    assert_int_equal(kv[0].key_length, plen + L(k));
+    assert_memory_equal(kv[0].key, key, (size_t)(plen + L(k)));
+    assert_int_equal(kv[0].value_length, 1);
+    assert_int_equal(kv[0].value[0], '1');
+    key[plen + L(k)] = 0; /* the end of the single-key range k\0 */
+    assert_int_equal(kv[1].key_length, plen + L(k) + 1);
+    assert_memory_equal(kv[1].key, key, (size_t)(plen + L(k) + 1));
+    assert_int_equal(kv[1].value[0], '0');
+    fdb_future_destroy(f);
+
+    /* a point read of a boundary */
+    int present = 0, len = 0;
+    char v[4];
+    assert_int_equal(api_get(tr, key, plen + L(k), 0, &present, v, sizeof v, &len), 0);
+    assert_int_equal(present, 1);
+    assert_int_equal(v[0], '1');
+
+    /* the retry starts without the report */
+    assert_int_equal(api_on_error(tr, 1020), 0);
+    f = fdb_transaction_get_range(tr, begin, plen, 0, 1, end, plen + 1, 0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 1,
+                                  0, 0);
+    assert_int_equal(api_wait(f), 0);
+    assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &n, &more), 0);
+    assert_int_equal(n, 0);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+}
+
 static void test_snapshot_read_does_not_conflict(void **state)
 {
     (void)state;
@@ -339,6 +399,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conflict_then_retry),
+        cmocka_unit_test(test_conflicting_keys_report),
         cmocka_unit_test(test_snapshot_read_does_not_conflict),
         cmocka_unit_test(test_range_read_conflicts),
         cmocka_unit_test(test_read_only_and_blind_writes_never_conflict),
