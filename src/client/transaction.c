@@ -1016,15 +1016,26 @@ static void settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
     cfdb_future_unref(vf);
 }
 
-static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+/* ---- commit_unknown_result: make sure the lost commit can no longer land ----
+ * NativeAPI's commitDummyTransaction: commit, at a fresh read version, a transaction that
+ * reads and writes one key where the lost commit's read and write conflict ranges meet (the
+ * self-conflict key at least). Once that commits, the lost one would conflict if it were still
+ * in flight; then the application hears commit_unknown_result. */
+#define DUMMY_COMMIT_ATTEMPTS 100
+
+static void commit_done(op *o, int error);
+static void dummy_start(op *o);
+
+static void dummy_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    dummy_start(arg);
+}
+
+static void on_dummy_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    cfdb_txn *tx = o->tx;
     o->request = 0;
-    if (error) {
-        /* lost in flight: it may or may not have committed */
-        error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
-    } else {
+    if (!error) {
         cfdb_commit_id id;
         memset(&id, 0, sizeof id);
         cfdb_reply_error err = 0;
@@ -1033,20 +1044,95 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
         cfdb_arena_init_with(&a, mem, sizeof mem);
         int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
         cfdb_arena_free(&a);
-        if (rc)
-            error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
+        error = rc ? CFDB_ERR_COMMIT_UNKNOWN_RESULT : err ? err : id.version < 0 ? CFDB_ERR_NOT_COMMITTED : 0;
+    }
+    if (!error || ++o->dummy_attempts >= DUMMY_COMMIT_ATTEMPTS) {
+        commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+        return;
+    }
+    op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, dummy_retry_fire);
+}
+
+static void dummy_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    const cfdb_endpoint_ref *proxy = error ? NULL : cfdb_db_commit_proxy(o->tx->db);
+    if (!proxy) {
+        on_dummy_reply(o, error ? error : CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+        return;
+    }
+    cfdb_commit_transaction_request req;
+    memset(&req, 0, sizeof req);
+    req.transaction.read_conflict_ranges.items = &o->dummy_range;
+    req.transaction.read_conflict_ranges.count = 1;
+    req.transaction.write_conflict_ranges.items = &o->dummy_range;
+    req.transaction.write_conflict_ranges.count = 1;
+    req.transaction.read_snapshot = version;
+    req.flags = CFDB_COMMIT_FLAG_IS_LOCK_AWARE;
+    req.tenantInfo.tenantId = -1;
+    o->request = cfdb_client_request(o->tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
+                                     &cfdb_msg_commit_transaction_request, &req, &req.reply.token, on_dummy_reply, o);
+    if (!o->request)
+        on_dummy_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+static void dummy_start(op *o)
+{
+    o->w.fn = dummy_have_version;
+    o->w.flags = CFDB_GRV_PRIORITY_DEFAULT;
+    cfdb_db_get_read_version(o->tx->db, &o->w);
+}
+
+/* Where the lost commit's read and write conflict ranges meet; false if they do not. */
+static bool pick_dummy_key(op *o)
+{
+    const cfdb_commit_transaction *t = &o->commit.transaction;
+    for (uint32_t i = 0; i < t->write_conflict_ranges.count; i++) {
+        cfdb_key_range w = t->write_conflict_ranges.items[i];
+        for (uint32_t j = 0; j < t->read_conflict_ranges.count; j++) {
+            cfdb_key_range r = t->read_conflict_ranges.items[j];
+            if (cfdb_bytes_cmp(w.begin, r.end) >= 0 || cfdb_bytes_cmp(r.begin, w.end) >= 0)
+                continue;
+            cfdb_bytes k = cfdb_bytes_cmp(w.begin, r.begin) > 0 ? w.begin : r.begin;
+            uint8_t *after = cfdb_arena_alloc(&o->f->arena, k.len + 1);
+            if (!after)
+                return false;
+            memcpy(after, k.ptr, k.len);
+            after[k.len] = 0;
+            o->dummy_range.begin = cfdb_bytes_make(after, k.len);
+            o->dummy_range.end = cfdb_bytes_make(after, k.len + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    cfdb_txn *tx = o->tx;
+    o->request = 0;
+    bool lost = error != 0; /* the connection went: it may or may not have committed */
+    cfdb_arena a;
+    uint64_t mem[64];
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    if (!lost) {
+        cfdb_commit_id id;
+        memset(&id, 0, sizeof id);
+        cfdb_reply_error err = 0;
+        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        error = 0;
+        if (rc || err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED)
+            lost = true;
         else if (err)
-            error = err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED
-                        ? CFDB_ERR_COMMIT_UNKNOWN_RESULT
-                        : err;
+            error = err;
         else if (id.version == -1) {
             error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
             if (id.conflictingKRIndices.present)
                 cfdb_conflicts_record(tx, o->commit.transaction.read_conflict_ranges.items,
                                       o->commit.transaction.read_conflict_ranges.count,
                                       id.conflictingKRIndices.value.items, id.conflictingKRIndices.value.count);
-        }
-        else {
+        } else {
             tx->committed_version = id.version;
             uint64_t v = (uint64_t)id.version;
             for (int i = 0; i < 8; i++)
@@ -1057,6 +1143,20 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
             cfdb_db_note_version(tx->db, id.version);
         }
     }
+    cfdb_arena_free(&a);
+    if (lost) {
+        if (!tx->opt.causal_write_risky && pick_dummy_key(o)) {
+            dummy_start(o);
+            return;
+        }
+        error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
+    }
+    commit_done(o, error);
+}
+
+static void commit_done(op *o, int error)
+{
+    cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu);
     tx->committing = false;
     tx->committed = error == 0;
@@ -1066,6 +1166,33 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     op_finish(o, error);
 }
 
+/* A commit that could not even be sent (no proxy yet, no connection) cannot be in flight:
+ * it is sent again shortly, as the load balancer would, for up to this many attempts. */
+#define COMMIT_SEND_ATTEMPTS 500
+
+static void commit_transmit(op *o);
+
+static void commit_resend_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    commit_transmit(arg);
+}
+
+static void commit_transmit(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
+    o->request = proxy ? cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
+                                             &cfdb_msg_commit_transaction_request, &o->commit,
+                                             &o->commit.reply.token, on_commit_reply, o)
+                       : 0;
+    if (o->request)
+        return;
+    if (++o->dummy_attempts < COMMIT_SEND_ATTEMPTS)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, commit_resend_fire);
+    else
+        commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+}
+
 static void commit_send(op *o, int64_t read_version)
 {
     cfdb_txn *tx = o->tx;
@@ -1073,24 +1200,16 @@ static void commit_send(op *o, int64_t read_version)
     /* the request's arrays live in the future's (recycled) arena: no malloc per commit */
     int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
                                    cfdb_client_random(tx->cl), &o->f->arena, &o->commit.transaction);
+    bool report = tx->opt.report_conflicting_keys, lock_aware = tx->opt.lock_aware;
     pthread_mutex_unlock(&tx->mu);
     if (rc) {
-        op_finish(o, rc);
+        commit_done(o, rc);
         return;
     }
-    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
-    if (!proxy) {
-        on_commit_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
-        return;
-    }
-    o->commit.transaction.report_conflicting_keys = tx->opt.report_conflicting_keys;
-    o->commit.flags = tx->opt.lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
+    o->commit.transaction.report_conflicting_keys = report;
+    o->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
     o->commit.tenantInfo.tenantId = -1;
-    o->request = cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
-                                     &cfdb_msg_commit_transaction_request, &o->commit, &o->commit.reply.token,
-                                     on_commit_reply, o);
-    if (!o->request)
-        on_commit_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+    commit_transmit(o);
 }
 
 static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
@@ -1103,10 +1222,7 @@ static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
         return;
     }
     if (error) {
-        pthread_mutex_lock(&o->tx->mu);
-        o->tx->committing = false;
-        pthread_mutex_unlock(&o->tx->mu);
-        op_finish(o, error);
+        commit_done(o, error);
         return;
     }
     commit_send(o, version);

@@ -126,6 +126,8 @@ struct op {
     int error;
     /* commit */
     bool read_only;
+    cfdb_key_range dummy_range; /* commit_unknown_result probe (NativeAPI commitDummyTransaction) */
+    int dummy_attempts;
     /* metadata operations (txn_metadata.c) */
     cfdb_bytes end_key;
     int64_t chunk_size;
