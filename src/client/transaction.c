@@ -308,6 +308,19 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
 
 _Static_assert(sizeof(op) <= CFDB_FUTURE_EXTRA_MAX, "an op fits in its future's block");
 
+/* A cheap per-thread generator (xorshift32) for choices made on application threads,
+ * where the client's own generator (network thread only) may not be used. */
+static uint32_t thread_random(void)
+{
+    static _Thread_local uint32_t x;
+    if (!x)
+        x = ((uint32_t)(uintptr_t)&x ^ (uint32_t)cfdb_monotonic_ns()) | 1;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return x;
+}
+
 /* The op lives in its future's allocation (freed with the future's last reference). */
 op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
 {
@@ -321,6 +334,7 @@ op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
     cfdb_future_ref(f); /* the op's own reference */
     txn_ref(tx);
     o->gen = atomic_load(&tx->gen);
+    o->replica = (int)(thread_random() & 0xffff); /* spreads reads over a shard's replicas */
     cfdb_arena_init(&o->commit_arena);
     cfdb_timer_init(&o->timer, NULL, o);
     return o;
@@ -463,12 +477,21 @@ static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void get_send(op *o, int64_t version);
 static void get_located(cfdb_waiter *w, int error, int64_t v);
 
+/* A storage read failed. An unreachable replica: try the shard's next one at once (the load
+ * balancer's behaviour); wrong shard, or every replica tried: forget the location and look
+ * it up again shortly (WRONG_SHARD_SERVER_DELAY). */
 static void storage_failed(op *o, int error, bool reverse_lookup)
 {
-    /* wrong shard, or no replica reachable: forget the location and try again shortly */
+    bool transport = error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_CONNECTION_FAILED ||
+                     error == CFDB_ERR_BROKEN_PROMISE;
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, reverse_lookup);
+    if (transport && s && ++o->replicas_tried < s->nservers) {
+        o->replica++;
+        op_retry_after(o, 0, relocate_fire);
+        return;
+    }
     cfdb_db_invalidate(o->tx->db, o->key, reverse_lookup);
-    o->replica = 0;
-    (void)error;
+    o->replicas_tried = 0;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
 }
 

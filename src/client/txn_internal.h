@@ -94,7 +94,8 @@ struct op {
     op *prev, *next;
     cfdb_timer timer;
     uint64_t request;
-    int replica;
+    int replica;        /* which of the shard's servers (mod their count) */
+    int replicas_tried; /* failed in a row, before relocating */
 
     cfdb_bytes key;         /* get, get_key, watch */
     cfdb_ryw_point point;   /* get: local writes over the storage value */
