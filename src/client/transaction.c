@@ -334,6 +334,7 @@ op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
     cfdb_future_ref(f); /* the op's own reference */
     txn_ref(tx);
     o->gen = atomic_load(&tx->gen);
+    o->it = &o->range_it;
     o->replica = (int)(thread_random() & 0xffff); /* spreads reads over a shard's replicas */
     cfdb_arena_init(&o->commit_arena);
     cfdb_timer_init(&o->timer, NULL, o);
@@ -386,7 +387,7 @@ void op_finish(op *o, int error)
         cfdb_client_forget(o->tx->cl, o->request);
     op_unlink(o);
     if (o->iter_started)
-        cfdb_wm_range_free(&o->it);
+        cfdb_wm_range_free(o->it);
     if (o->kind == OP_GET_RANGE && !o->use_ryw)
         cfdb_write_map_destroy(&o->private_wm);
     cfdb_arena_free(&o->commit_arena);
@@ -586,7 +587,20 @@ static void get_have_version(cfdb_waiter *w, int error, int64_t version)
 }
 
 static void range_step(op *o);
+static void range_fetch(op *o);
 static void get_key_step(op *o);
+
+/* Picks up a get_key or get_range where it left off: fetching rows for a local merge
+ * (a range read or a selector resolved over local writes), or asking GetKey. */
+static void read_resume(op *o)
+{
+    if (o->iter_started)
+        range_fetch(o);
+    else if (o->kind == OP_GET_KEY || o->key_done)
+        get_key_step(o);
+    else
+        range_step(o);
+}
 
 static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 {
@@ -596,17 +610,20 @@ static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     switch (o->kind) {
     case OP_GET: get_send(o, o->tx->read_version); break;
     case OP_GET_RANGE:
-        if (o->key_done)
-            get_key_step(o);
-        else
-            range_step(o);
-        break;
-    case OP_GET_KEY: get_key_step(o); break;
+    case OP_GET_KEY: read_resume(o); break;
     default: break;
     }
 }
 
 /* ---------- get_key: GetKeyRequest until the selector is resolved ---------- */
+
+static cfdb_bytes range_top(const cfdb_txn *tx)
+{
+    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                   : CFDB_BYTES_LIT("\xff");
+}
+
+static bool range_advance(op *o);
 
 static void get_key_located(cfdb_waiter *w, int error, int64_t v)
 {
@@ -669,14 +686,58 @@ static void get_key_finish(op *o)
         o->key_done(o);
         return;
     }
-    cfdb_bytes top = o->tx->opt.read_system_keys || o->tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                                   : CFDB_BYTES_LIT("\xff");
+    cfdb_txn *tx = o->tx;
+    cfdb_bytes top = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                             : CFDB_BYTES_LIT("\xff");
     cfdb_bytes k = cfdb_bytes_cmp(o->key, top) > 0 ? top : o->key;
     if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->f->r.key)) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }
+    if (!o->snapshot) {
+        /* the keys between the selector's key and the answer decided it */
+        cfdb_bytes cb, ce;
+        if (cfdb_get_key_conflict_range(&o->sel0, o->f->r.key, &o->f->arena, &cb, &ce)) {
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            return;
+        }
+        pthread_mutex_lock(&tx->mu);
+        if (atomic_load(&tx->gen) == o->gen)
+            cfdb_ryw_add_read_conflict(&tx->ryw, cb, ce);
+        pthread_mutex_unlock(&tx->mu);
+    }
     op_finish(o, 0);
+}
+
+/* Starts resolving the selector in o->key / or_equal / offset. With read-your-writes and
+ * local writes it runs as a merged range read (RYW getKey sees the transaction's own
+ * sets and clears); otherwise storage resolves it with GetKey requests, as libfdb_c. */
+static void selector_resolve(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (o->use_ryw) {
+        pthread_mutex_lock(&tx->mu);
+        bool local = !cfdb_write_map_is_empty(&tx->ryw.wm);
+        int rc = 0;
+        if (local) {
+            cfdb_key_selector sel = { o->key, o->or_equal, o->offset };
+            rc = cfdb_sel_resolve_start(&o->res, &tx->ryw.wm, sel, range_top(tx), &o->f->arena);
+            if (!rc) {
+                o->it = &o->res.it;
+                o->iter_started = true;
+                o->resolving = true;
+            }
+        }
+        pthread_mutex_unlock(&tx->mu);
+        if (local) {
+            if (rc)
+                op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            else if (!range_advance(o))
+                range_fetch(o);
+            return;
+        }
+    }
+    get_key_step(o);
 }
 
 static void get_key_step(op *o)
@@ -724,16 +785,10 @@ static void get_key_have_version(cfdb_waiter *w, int error, int64_t version)
     if (error)
         op_finish(o, error);
     else
-        get_key_step(o);
+        selector_resolve(o);
 }
 
 /* ---------- get_range: local writes merged with storage, one shard at a time ---------- */
-
-static cfdb_bytes range_top(const cfdb_txn *tx)
-{
-    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                   : CFDB_BYTES_LIT("\xff");
-}
 
 static void range_located(cfdb_waiter *w, int error, int64_t v)
 {
@@ -743,49 +798,45 @@ static void range_located(cfdb_waiter *w, int error, int64_t v)
     if (error)
         op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
     else
-        range_step(o);
+        read_resume(o);
 }
 
-/* Read conflict range of what the read observed (RYW getRange): all of [begin, end)
- * unless the result was cut short, then up to and including the last row. */
+/* Read conflict range of what the read observed (RYWImpl::addConflictRange for a range):
+ * from the selectors' keys, cut at the last row when the result was cut short, widened to
+ * the rows and to the ends of the key space the selectors reached. */
 static void range_add_conflict(op *o)
 {
     cfdb_txn *tx = o->tx;
-    cfdb_bytes b = o->rbegin, e = o->rend;
-    if (o->it.more && o->it.count > 0) {
-        cfdb_bytes last = o->it.rows[o->it.count - 1].key;
-        if (o->reverse) {
-            b = last;
-        } else {
-            uint8_t *after = cfdb_arena_alloc(&o->f->arena, last.len + 1);
-            if (!after)
-                return;
-            memcpy(after, last.ptr, last.len);
-            after[last.len] = 0;
-            e = cfdb_bytes_make(after, last.len + 1);
-        }
-    }
+    cfdb_arena *a = &o->f->arena;
+    cfdb_key_selector bs = o->begin_sel, es = o->end_sel;
+    cfdb_bytes top = range_top(tx), b, e;
+    if (cfdb_sel_remove_or_equal(&bs, a) || cfdb_sel_remove_or_equal(&es, a))
+        return;
+    bool to_begin = o->rbegin.len == 0, through_end = cfdb_bytes_eq(o->rend, top) && !o->it->more;
+    if (cfdb_get_range_conflict_range(&bs, &es, o->reverse, o->it->rows, o->it->count, o->it->more, to_begin,
+                                      through_end, top, a, &b, &e))
+        return;
     cfdb_ryw_add_read_conflict(&tx->ryw, b, e);
 }
 
 static void range_deliver(op *o)
 {
     cfdb_future *f = o->f;
-    size_t n = o->it.count;
+    size_t n = o->it->count;
     cfdb_fdb_kv *kvs = cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kvs);
     if (!kvs) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        kvs[i].key = o->it.rows[i].key.ptr;
-        kvs[i].key_length = (int)o->it.rows[i].key.len;
-        kvs[i].value = o->it.rows[i].value.ptr;
-        kvs[i].value_length = (int)o->it.rows[i].value.len;
+        kvs[i].key = o->it->rows[i].key.ptr;
+        kvs[i].key_length = (int)o->it->rows[i].key.len;
+        kvs[i].value = o->it->rows[i].value.ptr;
+        kvs[i].value_length = (int)o->it->rows[i].value.len;
     }
     f->r.kvs.items = kvs;
     f->r.kvs.count = (int)n;
-    f->r.kvs.more = o->it.more;
+    f->r.kvs.more = o->it->more;
     op_finish(o, 0);
 }
 
@@ -799,20 +850,44 @@ static bool range_advance(op *o)
         op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
         return true;
     }
-    int rc = cfdb_wm_range_advance(&o->it);
-    if (rc == CFDB_WM_RANGE_DONE && !o->snapshot)
-        range_add_conflict(o);
-    pthread_mutex_unlock(&tx->mu);
-    if (rc == CFDB_WM_RANGE_DONE) {
-        range_deliver(o);
-        return true;
-    }
-    if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
-        op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
-        return true;
+    if (o->resolving) {
+        int rc = cfdb_sel_resolve_advance(&o->res);
+        cfdb_bytes key = cfdb_sel_resolve_result(&o->res);
+        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
+            o->resolving = o->iter_started = false;
+            o->it = &o->range_it;
+            cfdb_sel_resolve_free(&o->res);
+        }
+        pthread_mutex_unlock(&tx->mu);
+        if (rc == CFDB_WM_RANGE_DONE) {
+            /* the result key lives in the future's arena (resolver rows) or is static */
+            o->key = key;
+            o->or_equal = true;
+            o->offset = 0;
+            o->replica = 0;
+            get_key_finish(o);
+            return true;
+        }
+        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
+            op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
+            return true;
+        }
+    } else {
+        int rc = cfdb_wm_range_advance(o->it);
+        if (rc == CFDB_WM_RANGE_DONE && !o->snapshot)
+            range_add_conflict(o);
+        pthread_mutex_unlock(&tx->mu);
+        if (rc == CFDB_WM_RANGE_DONE) {
+            range_deliver(o);
+            return true;
+        }
+        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
+            op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
+            return true;
+        }
     }
     o->nacc = 0;
-    o->fetch_cursor = o->reverse ? o->it.req_end : o->it.req_begin;
+    o->fetch_cursor = o->it->reverse ? o->it->req_end : o->it->req_begin;
     return false;
 }
 
@@ -820,10 +895,10 @@ static void range_feed(op *o, bool more)
 {
     cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu);
-    cfdb_wm_range_feed(&o->it, o->acc, o->nacc, more);
+    cfdb_wm_range_feed(o->it, o->acc, o->nacc, more);
     pthread_mutex_unlock(&tx->mu);
     if (!range_advance(o))
-        range_step(o);
+        range_fetch(o);
 }
 
 static int range_keep_rows(op *o, const cfdb_key_value *rows, uint32_t n)
@@ -857,7 +932,7 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         return;
     o->key = o->fetch_cursor;
     if (error) {
-        storage_failed(o, error, o->reverse);
+        storage_failed(o, error, o->it->reverse);
         return;
     }
     cfdb_get_key_values_reply rep;
@@ -869,7 +944,7 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
     if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
         cfdb_arena_free(&scratch);
-        storage_failed(o, e, o->reverse);
+        storage_failed(o, e, o->it->reverse);
         return;
     }
     if (e) {
@@ -884,18 +959,18 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     }
     cfdb_arena_free(&scratch);
     bool more = rep.more && rep.data.count > 0;
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->reverse);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->it->reverse);
     if (more || !s) {
         range_feed(o, more);
         return;
     }
     /* this shard is exhausted: is the request covered, or does it go on in the next? */
-    if (!o->reverse && cfdb_bytes_cmp(s->end, o->it.req_end) < 0) {
+    if (!o->it->reverse && cfdb_bytes_cmp(s->end, o->it->req_end) < 0) {
         cfdb_arena_dup_bytes(&o->f->arena, s->end, &o->fetch_cursor);
-        range_step(o);
-    } else if (o->reverse && cfdb_bytes_cmp(s->begin, o->it.req_begin) > 0) {
+        range_fetch(o);
+    } else if (o->it->reverse && cfdb_bytes_cmp(s->begin, o->it->req_begin) > 0) {
         cfdb_arena_dup_bytes(&o->f->arena, s->begin, &o->fetch_cursor);
-        range_step(o);
+        range_fetch(o);
     } else {
         range_feed(o, false);
     }
@@ -903,34 +978,36 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
 
 static void range_fetch(op *o)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->reverse);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->it->reverse);
     if (!s) {
         o->key = o->fetch_cursor;
         o->w.fn = range_located;
-        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->reverse, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->it->reverse, o->tx->read_version, &o->w);
         return;
     }
     cfdb_bytes b, e;
-    if (o->reverse) {
-        b = cfdb_bytes_cmp(o->it.req_begin, s->begin) > 0 ? o->it.req_begin : s->begin;
+    if (o->it->reverse) {
+        b = cfdb_bytes_cmp(o->it->req_begin, s->begin) > 0 ? o->it->req_begin : s->begin;
         e = o->fetch_cursor;
     } else {
         b = o->fetch_cursor;
-        e = cfdb_bytes_cmp(o->it.req_end, s->end) < 0 ? o->it.req_end : s->end;
+        e = cfdb_bytes_cmp(o->it->req_end, s->end) < 0 ? o->it->req_end : s->end;
     }
+    /* the iterator's limits: the caller's for a range read, the offset for a selector */
+    const cfdb_range_limits *lim = &o->it->lim;
     int rows = 10000;
-    if (o->limits.rows > 0) {
-        int left = o->limits.rows - (int)o->it.count;
+    if (lim->rows > 0) {
+        int left = lim->rows - (int)o->it->count;
         rows = left > 0 ? left : 1;
     }
-    int bytes = o->limits.bytes > 0 && o->limits.bytes < REPLY_BYTE_LIMIT ? o->limits.bytes : REPLY_BYTE_LIMIT;
+    int bytes = lim->bytes > 0 && lim->bytes < REPLY_BYTE_LIMIT ? lim->bytes : REPLY_BYTE_LIMIT;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     cfdb_get_key_values_request req;
     memset(&req, 0, sizeof req);
     req.begin = (cfdb_key_selector){ b, false, 1 };
     req.end = (cfdb_key_selector){ e, false, 1 };
     req.version = o->tx->read_version;
-    req.limit = o->reverse ? -rows : rows;
+    req.limit = o->it->reverse ? -rows : rows;
     req.limitBytes = bytes;
     req.tenantInfo.tenantId = -1;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
@@ -939,7 +1016,7 @@ static void range_fetch(op *o)
                                      &cfdb_msg_get_key_values_request, &req, &req.reply.token, on_range_reply, o);
     if (!o->request) {
         o->key = o->fetch_cursor;
-        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, o->reverse);
+        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, o->it->reverse);
     }
 }
 
@@ -965,7 +1042,7 @@ static void range_step(op *o)
         o->or_equal = sel.orEqual;
         o->offset = sel.offset;
         o->key_done = range_resolved_key;
-        get_key_step(o);
+        selector_resolve(o);
         return;
     }
     if (!o->iter_started) {
@@ -983,7 +1060,7 @@ static void range_step(op *o)
         }
         pthread_mutex_lock(&tx->mu);
         cfdb_write_map *wm = o->use_ryw ? &tx->ryw.wm : &o->private_wm;
-        cfdb_wm_range_start(&o->it, wm, o->rbegin, o->rend, o->reverse,
+        cfdb_wm_range_start(o->it, wm, o->rbegin, o->rend, o->reverse,
                             cfdb_range_limits_make(o->limits.rows, o->limits.bytes), &o->f->arena);
         o->iter_started = true;
         pthread_mutex_unlock(&tx->mu);
@@ -1571,12 +1648,20 @@ cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int o
         rc = CFDB_ERR_KEY_TOO_LARGE;
     op *o = rc ? NULL : op_new(tx, OP_GET_KEY, CFDB_FUTURE_KEY);
     if (o) {
-        cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
+        if (cfdb_arena_dup_bytes(&o->f->arena, key, &o->key))
+            rc = CFDB_ERR_INTERNAL_ERROR;
         o->or_equal = or_equal;
         o->offset = offset;
+        o->sel0 = (cfdb_key_selector){ o->key, or_equal, offset };
         o->snapshot = snapshot;
+        o->use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
     }
     pthread_mutex_unlock(&tx->mu);
+    if (rc && o) {
+        cfdb_future *f = o->f;
+        op_finish(o, rc);
+        return f;
+    }
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_KEY, rc);
     return o ? op_launch(o) : NULL;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "key_selector.h"
 #include "retry_policy.h"
 #include "ryw.h"
 #include "transaction.h"
@@ -103,6 +104,9 @@ struct op {
     /* get_key */
     bool or_equal;
     int offset;
+    cfdb_key_selector sel0;     /* get_key's selector as asked (its conflict range) */
+    bool resolving;             /* a selector resolved against local writes + storage */
+    cfdb_sel_resolver res;
     /* get_range */
     cfdb_key_selector begin_sel, end_sel;
     int range_phase;            /* 0 resolve begin, 1 resolve end, 2 read */
@@ -111,7 +115,8 @@ struct op {
     cfdb_ryw_limits limits;
     cfdb_write_map private_wm;  /* empty map when read-your-writes is off */
     bool use_ryw, iter_started;
-    cfdb_wm_range_iter it;
+    cfdb_wm_range_iter *it;     /* &range_it, or &res.it while resolving a selector */
+    cfdb_wm_range_iter range_it;
     cfdb_bytes fetch_cursor;    /* forward: next begin; reverse: next end */
     cfdb_key_value *acc;
     size_t nacc, capacc;

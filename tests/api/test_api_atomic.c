@@ -572,9 +572,8 @@ static void test_versionstamp_invalid_offset(void **state)
 static void test_versionstamp_read_only(void **state)
 {
     (void)state;
-    /* BUG: the get_versionstamp future of a transaction that commits without writes never
-     * becomes ready in cfdb (blocks forever). libfdb_c 7.3 fails it with no_commit_version
-     * (2021) when the read-only commit completes. */
+    /* a transaction that commits without writes fails its get_versionstamp future with
+     * no_commit_version (2021), as libfdb_c 7.3 (cfdb once left it pending forever) */
     FDBTransaction *tr = api_tr();
     FDBFuture *vf = fdb_transaction_get_versionstamp(tr);
     assert_int_equal(api_commit(tr), 0);
@@ -603,9 +602,8 @@ static void test_versionstamp_unreadable(void **state)
 static void test_versionstamp_future_on_conflict(void **state)
 {
     (void)state;
-    /* BUG: cfdb fails the versionstamp future with the commit's error (not_committed 1020);
-     * libfdb_c 7.3 fails it with transaction_invalid_version (2020) whenever the commit
-     * fails (NativeAPI commitAndWatch catch block). Minor. */
+    /* a failed commit fails the versionstamp future with transaction_invalid_version (2020),
+     * not the commit's error (NativeAPI commitAndWatch catch block) */
     char p[128], key[192], vkey[192];
     api_prefix(p, sizeof p, "vsconflict");
     snprintf(key, sizeof key, "%sk", p);

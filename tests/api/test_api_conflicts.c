@@ -164,6 +164,83 @@ static void test_range_read_conflicts(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* get_key reads the keys between the selector's key and the answer (RYWImpl::addConflictRange):
+ * a key inserted there makes the commit conflict; one outside does not; snapshot never. */
+static fdb_error_t get_key_then_commit(const char *sel_key, int or_equal, int offset, int snapshot,
+                                       const char *insert, const char *want, const char *k2)
+{
+    FDBTransaction *tr = api_tr();
+    FDBFuture *f = fdb_transaction_get_key(tr, S(sel_key), L(sel_key), or_equal, offset, snapshot);
+    assert_int_equal(api_wait(f), 0);
+    const uint8_t *key;
+    int kl;
+    assert_int_equal(fdb_future_get_key(f, &key, &kl), 0);
+    if (kl != L(want) || memcmp(key, want, (size_t)kl))
+        fail_msg("get_key(%s, %d, %d) = %.*s, want %s", sel_key, or_equal, offset, kl, (const char *)key, want);
+    fdb_future_destroy(f);
+    assert_int_equal(api_set_committed(insert, L(insert), "new", 3), 0);
+    fdb_transaction_set(tr, S(k2), L(k2), S("x"), 1);
+    fdb_error_t e = api_commit(tr);
+    fdb_transaction_destroy(tr);
+    assert_int_equal(api_set_committed(insert, L(insert), NULL, 0), 0);
+    return e;
+}
+
+static void test_get_key_conflicts(void **state)
+{
+    (void)state;
+    KEYS("getkeyconf");
+    char a[192], b[192], c[192], d[192], e[192], f[192];
+    snprintf(a, sizeof a, "%sa", p);
+    snprintf(b, sizeof b, "%sb", p);
+    snprintf(c, sizeof c, "%sc", p);
+    snprintf(d, sizeof d, "%sd", p);
+    snprintf(e, sizeof e, "%se", p);
+    snprintf(f, sizeof f, "%sf", p);
+    assert_int_equal(api_set_committed(a, L(a), "A", 1), 0);
+    assert_int_equal(api_set_committed(c, L(c), "C", 1), 0);
+    assert_int_equal(api_set_committed(e, L(e), "E", 1), 0);
+    /* firstGreaterOrEqual(b) = c reads [b, c]: b inserted conflicts, d does not */
+    assert_int_equal(get_key_then_commit(b, 0, 1, 0, b, c, k2), 1020);
+    assert_int_equal(get_key_then_commit(b, 0, 1, 0, d, c, k2), 0);
+    assert_int_equal(get_key_then_commit(b, 0, 1, 1, b, c, k2), 0);
+    /* lastLessThan(e) = c reads [c, e): d inserted conflicts, f does not */
+    assert_int_equal(get_key_then_commit(e, 0, 0, 0, d, c, k2), 1020);
+    assert_int_equal(get_key_then_commit(e, 0, 0, 0, f, c, k2), 0);
+    /* firstGreaterOrEqual(a) + 1 = c: b would shift the answer */
+    assert_int_equal(get_key_then_commit(a, 0, 2, 0, b, c, k2), 1020);
+}
+
+/* A range whose begin selector is resolved with an offset reads from the selector's key: a key
+ * inserted before the resolved begin changes the answer and conflicts. */
+static void test_range_selector_conflicts(void **state)
+{
+    (void)state;
+    KEYS("rangeselconf");
+    char a[192], b[192], c[192], z[192];
+    snprintf(a, sizeof a, "%sa", p);
+    snprintf(b, sizeof b, "%sb", p);
+    snprintf(c, sizeof c, "%sc", p);
+    snprintf(z, sizeof z, "%sz", p);
+    assert_int_equal(api_set_committed(a, L(a), "A", 1), 0);
+    assert_int_equal(api_set_committed(c, L(c), "C", 1), 0);
+    FDBTransaction *tr = api_tr();
+    FDBFuture *fu = fdb_transaction_get_range(tr, S(a), L(a), 0, 2, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(z), L(z)),
+                                              0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    assert_int_equal(api_wait(fu), 0);
+    const FDBKeyValue *kv;
+    int n;
+    fdb_bool_t more;
+    assert_int_equal(fdb_future_get_keyvalue_array(fu, &kv, &n, &more), 0);
+    assert_int_equal(n, 1);
+    assert_memory_equal(kv[0].key, c, (size_t)L(c));
+    fdb_future_destroy(fu);
+    assert_int_equal(api_set_committed(b, L(b), "B", 1), 0);
+    fdb_transaction_set(tr, S(k2), L(k2), S("x"), 1);
+    assert_int_equal(api_commit(tr), 1020);
+    fdb_transaction_destroy(tr);
+}
+
 static void test_read_only_and_blind_writes_never_conflict(void **state)
 {
     (void)state;
@@ -303,10 +380,9 @@ static void test_on_error_classes(void **state)
 static void test_failed_on_error_cancels(void **state)
 {
     (void)state;
-    /* BUG: after on_error(tr, <non-retryable>) returns that error, libfdb_c 7.3 (API >= 610)
+    /* after on_error(tr, <non-retryable>) returns that error, libfdb_c 7.3 (API >= 610)
      * cancels the transaction: later operations fail with 1025 until reset (RYWImpl::onError
-     * catch: resetPromise.sendError(transaction_cancelled())). cfdb: a following on_error
-     * returns 1025 (right) but get still succeeds (0, expected 1025). */
+     * catch: resetPromise.sendError(transaction_cancelled())) */
     FDBTransaction *tr = api_tr();
     assert_int_equal(api_on_error(tr, 2004), 2004);
     int present;
@@ -377,10 +453,6 @@ static void test_timeout_option(void **state)
 static void test_database_timeout_option(void **state)
 {
     (void)state;
-    /* BUG: fdb_database_set_option accepts every option and ignores it (src/api/fdb_c.c), so
-     * FDB_DB_OPTION_TRANSACTION_TIMEOUT (and RETRY_LIMIT, MAX_RETRY_DELAY, SIZE_LIMIT...) have
-     * no effect: a transaction of a database with a 100 ms timeout still reads after 250 ms
-     * (0, expected transaction_timed_out 1031). */
     /* FDB_DB_OPTION_TRANSACTION_TIMEOUT applies to new transactions */
     FDBDatabase *db;
     assert_int_equal(fdb_create_database(g_env.server.cluster_file, &db), 0);
@@ -402,6 +474,8 @@ int main(void)
         cmocka_unit_test(test_conflicting_keys_report),
         cmocka_unit_test(test_snapshot_read_does_not_conflict),
         cmocka_unit_test(test_range_read_conflicts),
+        cmocka_unit_test(test_get_key_conflicts),
+        cmocka_unit_test(test_range_selector_conflicts),
         cmocka_unit_test(test_read_only_and_blind_writes_never_conflict),
         cmocka_unit_test(test_add_read_conflict_range),
         cmocka_unit_test(test_add_write_conflict_range),
