@@ -289,8 +289,7 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
     if (type != 0 && type != 1)
         return CFDB_ERR_INVALID_OPTION_VALUE;
     pthread_mutex_lock(&tx->mu);
-    cfdb_bytes limit = tx->opt.access_system_keys || tx->opt.read_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                               : CFDB_BYTES_LIT("\xff");
+    cfdb_bytes limit = txn_max_read_key(tx);
     int rc = 0;
     if (cfdb_bytes_cmp(end, limit) > 0)
         rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
@@ -617,12 +616,6 @@ static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 
 /* ---------- get_key: GetKeyRequest until the selector is resolved ---------- */
 
-static cfdb_bytes range_top(const cfdb_txn *tx)
-{
-    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                   : CFDB_BYTES_LIT("\xff");
-}
-
 static bool range_advance(op *o);
 
 static void get_key_located(cfdb_waiter *w, int error, int64_t v)
@@ -687,8 +680,7 @@ static void get_key_finish(op *o)
         return;
     }
     cfdb_txn *tx = o->tx;
-    cfdb_bytes top = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                             : CFDB_BYTES_LIT("\xff");
+    cfdb_bytes top = txn_max_read_key(tx);
     cfdb_bytes k = cfdb_bytes_cmp(o->key, top) > 0 ? top : o->key;
     if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->f->r.key)) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
@@ -721,7 +713,7 @@ static void selector_resolve(op *o)
         int rc = 0;
         if (local) {
             cfdb_key_selector sel = { o->key, o->or_equal, o->offset };
-            rc = cfdb_sel_resolve_start(&o->res, &tx->ryw.wm, sel, range_top(tx), &o->f->arena);
+            rc = cfdb_sel_resolve_start(&o->res, &tx->ryw.wm, sel, txn_max_read_key(tx), &o->f->arena);
             if (!rc) {
                 o->it = &o->res.it;
                 o->iter_started = true;
@@ -809,7 +801,7 @@ static void range_add_conflict(op *o)
     cfdb_txn *tx = o->tx;
     cfdb_arena *a = &o->f->arena;
     cfdb_key_selector bs = o->begin_sel, es = o->end_sel;
-    cfdb_bytes top = range_top(tx), b, e;
+    cfdb_bytes top = txn_max_read_key(tx), b, e;
     if (cfdb_sel_remove_or_equal(&bs, a) || cfdb_sel_remove_or_equal(&es, a))
         return;
     bool to_begin = o->rbegin.len == 0, through_end = cfdb_bytes_eq(o->rend, top) && !o->it->more;
@@ -1046,7 +1038,7 @@ static void range_step(op *o)
         return;
     }
     if (!o->iter_started) {
-        cfdb_bytes top = range_top(tx);
+        cfdb_bytes top = txn_max_read_key(tx);
         if (cfdb_bytes_cmp(o->rbegin, top) > 0)
             o->rbegin = top;
         if (cfdb_bytes_cmp(o->rend, top) > 0)
@@ -1583,10 +1575,15 @@ static void op_start(void *arg)
 
 /* ---------- the API's operations (any thread) ---------- */
 
+cfdb_bytes txn_max_read_key(const cfdb_txn *tx)
+{
+    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
+                                                                   : CFDB_BYTES_LIT("\xff");
+}
+
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key)
 {
-    cfdb_bytes limit = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                               : CFDB_BYTES_LIT("\xff");
+    cfdb_bytes limit = txn_max_read_key(tx);
     return cfdb_bytes_cmp(key, limit) < 0;
 }
 
@@ -1680,8 +1677,7 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
         rc = tx->deferred_error;
     if (!rc) {
         /* RYW getRange: selector keys beyond the readable key space are refused */
-        cfdb_bytes top = tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                                 : CFDB_BYTES_LIT("\xff");
+        cfdb_bytes top = txn_max_read_key(tx);
         if (cfdb_bytes_cmp(begin_key, top) > 0 || cfdb_bytes_cmp(end_key, top) > 0)
             rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     }

@@ -60,12 +60,6 @@ static void native_finished(op *o);
 
 /* ---------- small helpers ---------- */
 
-static cfdb_bytes max_read_key(const cfdb_txn *tx)
-{
-    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                   : CFDB_BYTES_LIT("\xff");
-}
-
 static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
 {
     uint8_t *p = cfdb_arena_alloc(a, k.len + 1);
@@ -358,7 +352,7 @@ static int primary_conflict(op *o)
     if (m->read_to_begin && sb->offset <= 0)
         rb = cfdb_bytes_make("", 0);
     if (m->read_through_end && se->offset > 0)
-        re = max_read_key(tx);
+        re = txn_max_read_key(tx);
     if (m->n) {
         cfdb_bytes first = get_key(&m->rows[0].key), last = get_key(&m->rows[m->n - 1].key);
         if (!m->reverse) {
@@ -404,7 +398,7 @@ static int secondary_conflicts(op *o)
             if (r->buffer[20] && g->begin.offset <= 0)
                 rb = cfdb_bytes_make("", 0);
             if (r->buffer[21] && g->end.offset > 0)
-                re = max_read_key(o->tx);
+                re = txn_max_read_key(o->tx);
             if (g->m_size > 0) {
                 cfdb_bytes first = cfdb_bytes_make(g->data[0].key, (size_t)g->data[0].key_length);
                 cfdb_bytes last = cfdb_bytes_make(g->data[g->m_size - 1].key, (size_t)g->data[g->m_size - 1].key_length);
@@ -897,7 +891,7 @@ static void native_start(op *o)
 static void reverse_end_resolved(op *o, cfdb_bytes key)
 {
     mstate *m = o->mapped;
-    cfdb_bytes top = max_read_key(o->tx);
+    cfdb_bytes top = txn_max_read_key(o->tx);
     m->end = (cfdb_key_selector){ cfdb_bytes_cmp(key, top) > 0 ? top : key, false, 1 };
     native_start(o);
 }
@@ -998,7 +992,7 @@ cfdb_future *cfdb_txn_get_mapped_range(cfdb_txn *tx, cfdb_bytes begin_key, bool 
         rc = CFDB_ERR_USED_DURING_COMMIT;
     }
     if (!rc) {
-        cfdb_bytes top = max_read_key(tx);
+        cfdb_bytes top = txn_max_read_key(tx);
         if (cfdb_bytes_cmp(begin_key, top) > 0 || cfdb_bytes_cmp(end_key, top) > 0)
             rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     }
