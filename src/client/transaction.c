@@ -514,7 +514,7 @@ static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         return;
     }
     int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+    if (storage_error_relocates(e)) {
         storage_failed(o, e, false);
         return;
     }
@@ -653,7 +653,7 @@ static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     cfdb_reply_error err = 0;
     int rc = fb_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+    if (rc || storage_error_relocates(e)) {
         storage_failed(o, e, backward);
         return;
     }
@@ -934,7 +934,7 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_arena_init(&scratch);
     int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &scratch);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+    if (rc || storage_error_relocates(e)) {
         cfdb_arena_free(&scratch);
         storage_failed(o, e, o->it->reverse);
         return;
@@ -1361,9 +1361,9 @@ static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         op_finish(o, 0);
         return;
     }
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED || error)
+    if (storage_error_relocates(e) || error)
         cfdb_db_invalidate(o->tx->db, o->key, false);
-    if (e == CFDB_ERR_TIMED_OUT || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED ||
+    if (e == CFDB_ERR_TIMED_OUT || storage_error_relocates(e) ||
         e == CFDB_ERR_PROCESS_BEHIND || e == CFDB_ERR_WATCH_CANCELLED || error || e < 0) {
         /* re-arm (timed out) or relocate; a watch lasts until it fires or is cancelled */
         op_retry_after(o, e == CFDB_ERR_WATCH_CANCELLED ? 1000000000ull : WATCH_RETRY_DELAY_NS, watch_retry_fire);

@@ -144,6 +144,12 @@ struct op {
     struct cfdb_mapped_state *mapped;
 };
 
+/* The storage errors after which NativeAPI looks the key's location up again and retries. */
+static inline bool storage_error_relocates(int e)
+{
+    return e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED;
+}
+
 /* Operation machinery (transaction.c). */
 op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind);
 cfdb_future *op_launch(op *o);

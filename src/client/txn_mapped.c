@@ -508,7 +508,7 @@ static void on_gk_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     cfdb_reply_error err = 0;
     int rc = fb_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+    if (rc || storage_error_relocates(e)) {
         retry_later(o, m->gk.key, backward);
         return;
     }
@@ -620,7 +620,7 @@ static void on_exact_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_arena_init(&scratch);
     int rc = fb_decode(&cfdb_msg_get_mapped_key_values_reply, msg, len, &rep, &err, &scratch);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
+    if (rc || storage_error_relocates(e)) {
         cfdb_arena_free(&scratch);
         retry_later(o, lockey, m->reverse);
         return;

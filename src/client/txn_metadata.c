@@ -319,7 +319,7 @@ static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     int rc = error ? error : fb_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
     cfdb_arena_free(&a);
     int e = rc ? rc : err;
-    if (e == CFDB_ERR_FUTURE_VERSION || e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED ||
+    if (e == CFDB_ERR_FUTURE_VERSION || storage_error_relocates(e) ||
         error || rc) {
         retry_later(o, o->key, false);
         return;
@@ -348,7 +348,7 @@ static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_reply_error err = 0;
     int rc = error ? error : fb_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
     int e = rc ? rc : err;
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED || error || rc) {
+    if (storage_error_relocates(e) || error || rc) {
         retry_later(o, o->key, false);
         return;
     }
