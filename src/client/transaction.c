@@ -118,6 +118,7 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     cfdb_db_ref(db);
     atomic_init(&tx->refs, 1);
     atomic_init(&tx->gen, 1);
+    cfdb_timer_init(&tx->deadline_timer, NULL, tx);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
     cfdb_db_apply_defaults(db, tx, apply_default);
@@ -416,6 +417,59 @@ bool op_abandoned(op *o)
         return true;
     }
     return false;
+}
+
+/* Ends the application's side of the ops in flight: their futures become ready with error at
+ * once, as libfdb_c fails outstanding reads when a transaction is reset, cancelled or times
+ * out. Each op finds its future ready at its next step and winds down then (it may be
+ * parked, e.g. waiting for a read version from a cluster that does not answer). */
+static void complete_ops(cfdb_txn *tx, int error, bool only_current_gen)
+{
+    unsigned gen = atomic_load(&tx->gen);
+    for (op *o = tx->ops; o; o = o->next) {
+        /* watches have their own rules; on_error is what resets */
+        if (o->kind == OP_WATCH || o->kind == OP_ON_ERROR)
+            continue;
+        if (only_current_gen ? o->gen != gen : o->gen == gen)
+            continue; /* a timeout ends the current ops, a reset the ones from before it */
+        cfdb_future_complete(o->f, error);
+    }
+}
+
+static void deadline_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    cfdb_txn *tx = arg;
+    pthread_mutex_lock(&tx->mu);
+    uint64_t deadline = tx->deadline_ns;
+    pthread_mutex_unlock(&tx->mu);
+    if (deadline && now_ns() < deadline) { /* the timeout was extended */
+        cfdb_loop_timer_add_at(loop, t, deadline);
+        return;
+    }
+    if (deadline)
+        complete_ops(tx, CFDB_ERR_TRANSACTION_TIMED_OUT, true);
+    txn_unref(tx);
+}
+
+/* Network thread, as an op starts: the timeout fires even if nothing answers. */
+static void txn_arm_deadline(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    uint64_t deadline = tx->deadline_ns;
+    pthread_mutex_unlock(&tx->mu);
+    if (!deadline)
+        return;
+    if (!cfdb_timer_is_armed(&tx->deadline_timer)) {
+        cfdb_timer_init(&tx->deadline_timer, deadline_fire, tx);
+        txn_ref(tx);
+    }
+    cfdb_loop_timer_add_at(cfdb_client_loop(tx->cl), &tx->deadline_timer, deadline);
+}
+
+static void txn_disarm_deadline(cfdb_txn *tx)
+{
+    if (cfdb_loop_timer_cancel(cfdb_client_loop(tx->cl), &tx->deadline_timer))
+        txn_unref(tx);
 }
 
 void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
@@ -1481,6 +1535,7 @@ static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     pthread_mutex_lock(&tx->mu);
     txn_reset_locked(tx, true);
     pthread_mutex_unlock(&tx->mu);
+    complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
     op_finish(o, 0);
 }
 
@@ -1538,6 +1593,7 @@ static void op_start(void *arg)
     }
     if (op_abandoned(o))
         return;
+    txn_arm_deadline(tx);
     cfdb_db_start(tx->db);
     switch (o->kind) {
     case OP_GET:
@@ -1890,7 +1946,9 @@ static void txn_after_reset(void *arg)
         op_link(o);
         op_finish(o, rt->error);
     }
-    /* operations in flight notice the new generation at their next step */
+    /* operations in flight end for the application now, and wind down at their next step */
+    complete_ops(tx, rt->error, false);
+    txn_disarm_deadline(tx);
     free(rt);
     txn_unref(tx);
 }

@@ -83,6 +83,7 @@ struct cfdb_txn {
     cfdb_future *versionstamp_future;
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit */
+    cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */
 };
 
 struct op {

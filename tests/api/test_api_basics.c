@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -711,6 +715,90 @@ static void test_cancel_pending_commit_or_get(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* A cluster nobody answers: operations wait, and only the transaction's timeout, a cancel or
+ * a reset ends them (as in libfdb_c, where they race the transaction's reset promise). */
+static FDBDatabase *unreachable_db(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+    socklen_t al = sizeof a;
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+    close(fd); /* nothing listens there now */
+    char cs[128];
+    snprintf(cs, sizeof cs, "gone:gone@127.0.0.1:%d", ntohs(a.sin_port));
+    FDBDatabase *db = NULL;
+    assert_int_equal(fdb_create_database_from_connection_string(cs, &db), 0);
+    return db;
+}
+
+static void test_unanswered_operations_end(void **state)
+{
+    (void)state;
+    FDBDatabase *db = unreachable_db();
+    FDBTransaction *tr;
+
+    /* the transaction's timeout fires although nothing ever answers */
+    assert_int_equal(fdb_database_create_transaction(db, &tr), 0);
+    int64_t ms = 200;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    FDBFuture *g = fdb_transaction_get(tr, S("k"), 1, 0);
+    FDBFuture *v = fdb_transaction_get_read_version(tr);
+    fdb_transaction_set(tr, S("k"), 1, S("v"), 1);
+    FDBFuture *c = fdb_transaction_commit(tr);
+    assert_int_equal(api_wait_ms(g, 10000), 1031);
+    assert_int_equal(api_wait_ms(v, 10000), 1031);
+    assert_int_equal(api_wait_ms(c, 10000), 1031);
+    fdb_future_destroy(g);
+    fdb_future_destroy(v);
+    fdb_future_destroy(c);
+    fdb_transaction_destroy(tr);
+
+    /* the database's default timeout, likewise */
+    ms = 150;
+    assert_int_equal(fdb_database_set_option(db, FDB_DB_OPTION_TRANSACTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(fdb_database_create_transaction(db, &tr), 0);
+    g = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("a"), 1),
+                                  FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("b"), 1), 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0,
+                                  0, 0);
+    assert_int_equal(api_wait_ms(g, 10000), 1031);
+    fdb_future_destroy(g);
+    fdb_transaction_destroy(tr);
+    ms = 0;
+    assert_int_equal(fdb_database_set_option(db, FDB_DB_OPTION_TRANSACTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+
+    /* cancel and reset end waiting operations with transaction_cancelled */
+    assert_int_equal(fdb_database_create_transaction(db, &tr), 0);
+    g = fdb_transaction_get(tr, S("k"), 1, 0);
+    v = fdb_transaction_get_key(tr, FDB_KEYSEL_LAST_LESS_THAN(S("k"), 1), 0);
+    usleep(20000);
+    assert_false(fdb_future_is_ready(g));
+    fdb_transaction_cancel(tr);
+    assert_int_equal(api_wait_ms(g, 10000), 1025);
+    assert_int_equal(api_wait_ms(v, 10000), 1025);
+    fdb_future_destroy(g);
+    fdb_future_destroy(v);
+    fdb_transaction_reset(tr);
+    g = fdb_transaction_get(tr, S("k"), 1, 0);
+    usleep(20000);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_wait_ms(g, 10000), 1025);
+    fdb_future_destroy(g);
+    /* after the reset the transaction works as new: a timeout set now applies */
+    ms = 100;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    g = fdb_transaction_get(tr, S("k"), 1, 0);
+    assert_int_equal(api_wait_ms(g, 10000), 1031);
+    fdb_future_destroy(g);
+    /* a pending get outlives its transaction's destruction and still ends */
+    fdb_transaction_reset(tr);
+    g = fdb_transaction_get(tr, S("k"), 1, 0);
+    fdb_transaction_destroy(tr);
+    assert_int_equal(api_wait_ms(g, 10000), 1025);
+    fdb_future_destroy(g);
+    fdb_database_destroy(db);
+}
+
 /* ---------------- limits and illegal keys ---------------- */
 
 static void test_key_size_limit(void **state)
@@ -955,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_cancel_grv_and_on_error),
         cmocka_unit_test(test_cancel_pending_commit_or_get),
+        cmocka_unit_test(test_unanswered_operations_end),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),
