@@ -104,3 +104,13 @@ print(f"make_corpus: {len(files)} captures -> {counts['frame']} frame seeds, "
 if not files:
     sys.exit("make_corpus: no *.frames.jsonl under " + vectors)
 EOF
+
+# fuzz_tls_rules: a few verify-peers rules covering the grammar
+mkdir -p "$out/tls_rules"
+i=0
+for rule in 'Check.Valid=1' 'Check.Valid=0,Check.Unexpired=1' 'S.CN=cfdb-server,I.O=cfdb' \
+        'Subject.OU>=serv|Root.CN<=CA' 'CN=a\,b\2c\ ' 'S.subjectAltName=DNS:localhost' \
+        'subjectAltName>=URI:spiffe://' 'I.CN=cfdb test CA,R.O=cfdb|S.UID=1,S.DC=com'; do
+    printf '%s' "$rule" > "$out/tls_rules/seed$i"
+    i=$((i + 1))
+done

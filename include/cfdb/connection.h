@@ -14,6 +14,7 @@
 #include "cfdb/connect_packet.h"
 #include "cfdb/event_loop.h"
 #include "cfdb/fb.h"
+#include "cfdb/tls.h"
 #include "cfdb/uid.h"
 
 typedef struct cfdb_conn cfdb_conn;
@@ -40,6 +41,11 @@ typedef struct cfdb_conn_options {
     uint64_t idle_timeout_ns;
     /* Clients: send a ping after this much silence (0 = never). */
     uint64_t ping_interval_ns;
+    /* Non-NULL: the connection runs TLS with this context (client or server side as the
+     * context was made) from its first byte, and frames carry no checksum. The context must
+     * outlive the connection. A failed handshake closes it with 1026 connection_failed, as
+     * libfdb_c reports it. */
+    cfdb_tls_ctx *tls;
 } cfdb_conn_options;
 
 /* Starts a non-blocking connect to ip:port ("127.0.0.1", "::1"); our ConnectPacket is
@@ -47,7 +53,8 @@ typedef struct cfdb_conn_options {
 cfdb_conn *cfdb_conn_connect(cfdb_loop *loop, const char *ip, uint16_t port, const cfdb_conn_options *opt,
                              const cfdb_conn_callbacks *cb, void *arg);
 
-/* Adopts an accepted socket (server side); our ConnectPacket is queued at once. */
+/* Adopts an accepted socket (server side); our ConnectPacket is queued at once (on TLS, once
+ * the handshake is done). NULL on failure, and the fd is still the caller's to close. */
 cfdb_conn *cfdb_conn_adopt(cfdb_loop *loop, int fd, const cfdb_conn_options *opt, const cfdb_conn_callbacks *cb,
                            void *arg);
 

@@ -19,6 +19,7 @@
 #include "database.h"
 #include "future.h"
 #include "net.h"
+#include "tls_settings.h"
 #include "transaction.h"
 
 #define CFDB_MAX_API_VERSION 730
@@ -57,6 +58,12 @@ typedef struct hook {
     void (*fn)(void *);
     void *arg;
 } hook;
+/* TLS settings gathered from network options and the environment; the context is made from
+ * them when the first database with a :tls coordinator is created. */
+static cfdb_tls_settings g_tls;
+static bool g_env_options_loaded;
+static pthread_mutex_t g_tls_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static hook g_hooks[64];
 static int g_nhooks;
 static pthread_mutex_t g_hooks_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -112,11 +119,41 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value
 {
     if (!atomic_load(&g_api_version))
         return CFDB_ERR_API_VERSION_UNSET;
-    /* Trace, TLS, knob and multi-version options are accepted; none changes this client's
-     * behaviour yet (see the README). */
-    (void)option;
-    (void)value;
-    (void)value_length;
+    pthread_mutex_lock(&g_tls_mu);
+    int rc = 0;
+    if (!g_env_options_loaded) { /* as libfdb_c: the environment's options first, then this one */
+        g_env_options_loaded = true;
+        rc = cfdb_tls_settings_load_env(&g_tls);
+    }
+    if (rc == 0) {
+        rc = cfdb_tls_settings_set(&g_tls, (int)option, value, value_length);
+        /* other trace, knob and multi-version options are accepted without effect (README) */
+        if (rc == 1)
+            rc = 0;
+    }
+    pthread_mutex_unlock(&g_tls_mu);
+    return rc;
+}
+
+/* Makes the TLS context for :tls peers from the gathered settings, once. 2107 tls_error when
+ * they cannot be loaded (libfdb_c only logs this and its connections then fail; an error here
+ * says what is wrong at once). */
+static fdb_error_t prepare_tls(void)
+{
+    if (cfdb_client_has_tls(g_client))
+        return 0;
+    pthread_mutex_lock(&g_tls_mu);
+    cfdb_tls_config cfg;
+    cfdb_tls_settings_resolve(&g_tls, &cfg);
+    char err[300];
+    cfdb_tls_ctx *ctx = cfdb_tls_ctx_create(&cfg, false, err, sizeof err);
+    pthread_mutex_unlock(&g_tls_mu);
+    if (!ctx) {
+        fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
+        return CFDB_ERR_TLS_ERROR;
+    }
+    if (!cfdb_client_set_tls(g_client, ctx))
+        cfdb_tls_ctx_free(ctx); /* another thread was first */
     return 0;
 }
 
@@ -127,6 +164,17 @@ fdb_error_t fdb_setup_network(void)
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_network_state, &expected, 1))
         return CFDB_ERR_NETWORK_ALREADY_SETUP;
+    pthread_mutex_lock(&g_tls_mu);
+    int env_rc = 0;
+    if (!g_env_options_loaded) {
+        g_env_options_loaded = true;
+        env_rc = cfdb_tls_settings_load_env(&g_tls);
+    }
+    pthread_mutex_unlock(&g_tls_mu);
+    if (env_rc) {
+        atomic_store(&g_network_state, 0);
+        return env_rc;
+    }
     g_client = cfdb_client_create();
     if (!g_client) {
         atomic_store(&g_network_state, 0);
@@ -422,6 +470,10 @@ static fdb_error_t create_database(const char *connection_string, FDBDatabase **
     int rc = cfdb_db_create(g_client, connection_string, &db);
     if (rc)
         return rc;
+    if (cfdb_db_uses_tls(db) && (rc = prepare_tls()) != 0) {
+        cfdb_db_unref(db);
+        return rc;
+    }
     *out = (FDBDatabase *)db;
     return 0;
 }

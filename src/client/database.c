@@ -171,6 +171,14 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     return 0;
 }
 
+bool cfdb_db_uses_tls(const cfdb_db *db)
+{
+    for (int i = 0; i < db->ncoordinators; i++)
+        if (db->coordinators[i].flags & CFDB_ADDR_FLAG_TLS)
+            return true;
+    return false;
+}
+
 void cfdb_db_ref(cfdb_db *db)
 {
     atomic_fetch_add(&db->refs, 1);

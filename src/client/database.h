@@ -37,6 +37,8 @@ typedef struct cfdb_shard {
 /* Creates the handle from a parsed connection string (description:id@addr,...).
  * Returns 0 or a FoundationDB error code (2104 connection_string_invalid). */
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out);
+/* Some coordinator is marked :tls. */
+bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */
 void cfdb_db_set_cluster_file(cfdb_db *db, const char *path);
 void cfdb_db_ref(cfdb_db *db);

@@ -1,5 +1,6 @@
 #include "net.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ struct cfdb_peer {
     cfdb_client *cl;
     char ip[64];
     uint16_t port;
+    bool tls;                /* the address is marked :tls */
     cfdb_conn *conn;
     bool opened;             /* the current connection completed its handshake */
     unsigned failures;       /* connections in a row that failed before opening */
@@ -48,6 +50,7 @@ struct cfdb_client {
     uint32_t nslots, cap_slots, free_head;
     uint64_t token_base;
     uint64_t rng[4];
+    _Atomic(cfdb_tls_ctx *) tls; /* set once, before any :tls peer is used; owned */
 };
 
 static uint64_t rotl(uint64_t x, int k)
@@ -107,6 +110,7 @@ void cfdb_client_destroy(cfdb_client *cl)
     for (int i = 0; i < 4; i++)
         cfdb_loop_run_once(cl->loop, 0);
     cfdb_loop_destroy(cl->loop);
+    cfdb_tls_ctx_free(atomic_load(&cl->tls));
     free(cl->slots);
     free(cl);
 }
@@ -114,6 +118,17 @@ void cfdb_client_destroy(cfdb_client *cl)
 cfdb_loop *cfdb_client_loop(cfdb_client *cl)
 {
     return cl->loop;
+}
+
+bool cfdb_client_set_tls(cfdb_client *cl, cfdb_tls_ctx *ctx)
+{
+    cfdb_tls_ctx *none = NULL;
+    return atomic_compare_exchange_strong(&cl->tls, &none, ctx);
+}
+
+bool cfdb_client_has_tls(cfdb_client *cl)
+{
+    return atomic_load(&cl->tls) != NULL;
 }
 
 /* ---- reply slots ---- */
@@ -304,6 +319,8 @@ static cfdb_conn *peer_conn(cfdb_peer *p)
     if (p->retry_at_ns && cfdb_monotonic_ns() < p->retry_at_ns)
         return NULL; /* still backing off after failed connection attempts */
     cfdb_conn_options opt = { .ping_interval_ns = PING_INTERVAL_NS, .idle_timeout_ns = IDLE_TIMEOUT_NS };
+    if (p->tls && !(opt.tls = atomic_load(&p->cl->tls)))
+        return NULL; /* no usable TLS configuration: a :tls peer cannot be reached */
     p->conn = cfdb_conn_connect(p->cl->loop, p->ip, p->port, &opt, &peer_callbacks, p);
     return p->conn;
 }
@@ -323,8 +340,9 @@ cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
     } else {
         return NULL;
     }
+    bool tls = (addr->flags & CFDB_ADDR_FLAG_TLS) != 0;
     for (cfdb_peer *p = cl->peers; p; p = p->next)
-        if (p->port == addr->port && strcmp(p->ip, ip) == 0)
+        if (p->port == addr->port && p->tls == tls && strcmp(p->ip, ip) == 0)
             return p;
     cfdb_peer *p = calloc(1, sizeof *p);
     if (!p)
@@ -332,6 +350,7 @@ cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
     p->cl = cl;
     snprintf(p->ip, sizeof p->ip, "%s", ip);
     p->port = addr->port;
+    p->tls = tls;
     p->next = cl->peers;
     cl->peers = p;
     return p;

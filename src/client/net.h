@@ -4,6 +4,7 @@
 #ifndef CFDB_CLIENT_NET_H
 #define CFDB_CLIENT_NET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cfdb/connection.h"
@@ -21,6 +22,11 @@ typedef void (*cfdb_reply_fn)(void *ctx, int error, const uint8_t *msg, uint32_t
 cfdb_client *cfdb_client_create(void);
 void cfdb_client_destroy(cfdb_client *cl);
 cfdb_loop *cfdb_client_loop(cfdb_client *cl);
+
+/* Installs the TLS context for peers marked :tls (any thread, once). False if one is
+ * already installed (ctx then stays the caller's). The client frees it when destroyed. */
+bool cfdb_client_set_tls(cfdb_client *cl, cfdb_tls_ctx *ctx);
+bool cfdb_client_has_tls(cfdb_client *cl);
 
 /* The peer for an address (created on first use; connected lazily). NULL if the address
  * is not usable (e.g. hostname not resolved). */

@@ -1,7 +1,9 @@
 /* A FoundationDB connection on the event loop. The byte-level work (ConnectPacket, frame
  * parsing, checksums, message encoding) is the sans-I/O wire layer's; this file moves
  * bytes between it and a socket, answers pings, and coalesces writes: messages queued
- * during one loop iteration leave together in one write() from a task posted to the loop. */
+ * during one loop iteration leave together in one write() from a task posted to the loop.
+ * On a TLS connection the same plaintext passes through a TLS session (cfdb/tls.h) on its
+ * way to and from the socket. */
 #include "cfdb/connection.h"
 
 #include <errno.h>
@@ -24,6 +26,7 @@ enum conn_state {
 };
 
 #define READ_CHUNK 65536
+#define TLS_OUT_CAP 65536
 #define CONNECT_TIMEOUT_NS (5ull * 1000000000ull)
 
 struct cfdb_conn {
@@ -44,6 +47,11 @@ struct cfdb_conn {
     bool close_after_flush;
 
     fb_writer scratch;
+    bool checksum;            /* plaintext links checksum frames; TLS links do not */
+    cfdb_tls_session *tls;
+    uint8_t *tls_out;         /* ciphertext on its way to the socket (TLS_OUT_CAP) */
+    uint8_t *tls_in;          /* ciphertext just read (READ_CHUNK), same allocation */
+    size_t tls_out_off, tls_out_len;
     cfdb_uid ping_token;
     cfdb_timer ping_timer;
     cfdb_timer idle_timer;
@@ -61,6 +69,8 @@ static void finalize_task(void *arg)
         c->cb.on_closed(c, c->close_error, c->arg);
     free(c->in);
     free(c->out);
+    free(c->tls_out);
+    cfdb_tls_session_free(c->tls);
     fb_writer_free(&c->scratch);
     free(c);
 }
@@ -113,10 +123,57 @@ static void set_write_interest(cfdb_conn *c, bool on)
     cfdb_loop_modify_fd(c->loop, c->fd, CFDB_EV_READ | (on ? CFDB_EV_WRITE : 0));
 }
 
+/* Writes queued ciphertext until the socket pushes back. 0, or -1 when the connection failed. */
+static int tls_push(cfdb_conn *c)
+{
+    for (;;) {
+        if (c->tls_out_off == c->tls_out_len) {
+            c->tls_out_off = 0;
+            c->tls_out_len = cfdb_tls_output(c->tls, c->tls_out, TLS_OUT_CAP);
+            if (c->tls_out_len == 0)
+                break;
+        }
+        ssize_t n = cfdb_tcp_write(c->fd, c->tls_out + c->tls_out_off, c->tls_out_len - c->tls_out_off);
+        if (n == -EAGAIN) {
+            set_write_interest(c, true);
+            return 0;
+        }
+        if (n < 0) {
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return -1;
+        }
+        c->stats.writes++;
+        c->stats.bytes_out += (uint64_t)n;
+        c->tls_out_off += (size_t)n;
+    }
+    set_write_interest(c, false);
+    return 0;
+}
+
+static void flush_tls(cfdb_conn *c)
+{
+    /* plaintext waits in c->out until the handshake is done */
+    if (cfdb_tls_established(c->tls) && c->out_off < c->out_len) {
+        if (cfdb_tls_write(c->tls, c->out + c->out_off, c->out_len - c->out_off)) {
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return;
+        }
+        c->out_off = c->out_len = 0;
+    }
+    if (tls_push(c))
+        return;
+    if (c->close_after_flush && c->out_len == 0 && c->tls_out_off == c->tls_out_len)
+        conn_fail(c, 0);
+}
+
 static void flush_now(cfdb_conn *c)
 {
     if (c->state == CONN_DEAD || c->state == CONN_CONNECTING)
         return;
+    if (c->tls) {
+        flush_tls(c);
+        return;
+    }
     while (c->out_off < c->out_len) {
         ssize_t n = cfdb_tcp_write(c->fd, c->out + c->out_off, c->out_len - c->out_off);
         if (n == -EAGAIN) {
@@ -156,12 +213,12 @@ static void schedule_flush(cfdb_conn *c)
 
 static int queue_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len)
 {
-    size_t head = cfdb_frame_header_size(true);
+    size_t head = cfdb_frame_header_size(c->checksum);
     if (reserve_out(c, head + len))
         return -CFDB_WIRE_OUT_OF_MEMORY;
     uint8_t *frame = c->out + c->out_len;
     memcpy(frame + head, msg, len);
-    c->out_len += cfdb_frame_seal(frame, token, len, true);
+    c->out_len += cfdb_frame_seal(frame, token, len, c->checksum);
     c->stats.frames_out++;
     schedule_flush(c);
     return 0;
@@ -222,7 +279,7 @@ static void process_input(cfdb_conn *c)
     }
     while (c->state == CONN_OPEN && at < c->in_len) {
         cfdb_frame f;
-        long n = cfdb_frame_parse(c->in + at, c->in_len - at, true, &f);
+        long n = cfdb_frame_parse(c->in + at, c->in_len - at, c->checksum, &f);
         if (n == 0)
             break;
         if (n < 0) {
@@ -246,25 +303,70 @@ static void process_input(cfdb_conn *c)
     }
 }
 
+/* Room for at least a quarter chunk more input; false (connection failed) if impossible. */
+static bool grow_input(cfdb_conn *c)
+{
+    if (c->in_cap - c->in_len >= READ_CHUNK / 4)
+        return true;
+    size_t cap = c->in_cap ? c->in_cap * 2 : READ_CHUNK;
+    /* a frame may be as large as PACKET_LIMIT; grow as needed, never beyond */
+    if (cap > CFDB_FRAME_PACKET_LIMIT + READ_CHUNK) {
+        conn_fail(c, CFDB_WIRE_PLATFORM_ERROR);
+        return false;
+    }
+    uint8_t *nb = realloc(c->in, cap);
+    if (!nb) {
+        conn_fail(c, CFDB_WIRE_OUT_OF_MEMORY);
+        return false;
+    }
+    c->in = nb;
+    c->in_cap = cap;
+    return true;
+}
+
+/* Ciphertext arrived: advance the handshake, then decrypt everything available. */
+static void tls_input(cfdb_conn *c, const uint8_t *cipher, size_t n)
+{
+    if (cfdb_tls_feed(c->tls, cipher, n)) {
+        conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+        return;
+    }
+    if (!cfdb_tls_established(c->tls)) {
+        int rc = cfdb_tls_handshake(c->tls);
+        if (rc < 0) {
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return;
+        }
+        flush_tls(c); /* handshake replies, then our ConnectPacket once established */
+        if (rc == 0 || c->state == CONN_DEAD)
+            return;
+    }
+    for (;;) {
+        if (!grow_input(c))
+            return;
+        long got = cfdb_tls_read(c->tls, c->in + c->in_len, c->in_cap - c->in_len);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return;
+        }
+        c->in_len += (size_t)got;
+        process_input(c);
+        if (c->state == CONN_DEAD)
+            return;
+    }
+    if (cfdb_tls_output_pending(c->tls))
+        flush_tls(c); /* post-handshake messages (tickets, key updates, alerts) */
+}
+
 static void on_readable(cfdb_conn *c)
 {
     for (;;) {
-        if (c->in_cap - c->in_len < READ_CHUNK / 4) {
-            size_t cap = c->in_cap ? c->in_cap * 2 : READ_CHUNK;
-            /* a frame may be as large as PACKET_LIMIT; grow as needed, never beyond */
-            if (cap > CFDB_FRAME_PACKET_LIMIT + READ_CHUNK) {
-                conn_fail(c, CFDB_WIRE_PLATFORM_ERROR);
-                return;
-            }
-            uint8_t *nb = realloc(c->in, cap);
-            if (!nb) {
-                conn_fail(c, CFDB_WIRE_OUT_OF_MEMORY);
-                return;
-            }
-            c->in = nb;
-            c->in_cap = cap;
-        }
-        ssize_t n = cfdb_tcp_read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
+        if (!c->tls && !grow_input(c))
+            return;
+        ssize_t n = c->tls ? cfdb_tcp_read(c->fd, c->tls_in, READ_CHUNK)
+                           : cfdb_tcp_read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
         if (n == -EAGAIN)
             break;
         if (n <= 0) {
@@ -273,12 +375,16 @@ static void on_readable(cfdb_conn *c)
         }
         c->stats.reads++;
         c->stats.bytes_in += (uint64_t)n;
-        c->in_len += (size_t)n;
         c->last_rx_ns = cfdb_loop_now_ns(c->loop);
-        process_input(c);
+        if (c->tls) {
+            tls_input(c, c->tls_in, (size_t)n);
+        } else {
+            c->in_len += (size_t)n;
+            process_input(c);
+        }
         if (c->state == CONN_DEAD)
             return;
-        if ((size_t)n < c->in_cap - (c->in_len))
+        if (!c->tls && (size_t)n < c->in_cap - c->in_len)
             break; /* short read: the socket is drained */
     }
 }
@@ -296,6 +402,10 @@ static void on_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
         }
         c->state = CONN_HANDSHAKE;
         c->last_rx_ns = cfdb_loop_now_ns(loop);
+        if (c->tls && cfdb_tls_handshake(c->tls) < 0) { /* queues the ClientHello */
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return;
+        }
         flush_now(c);
         if (c->state == CONN_DEAD)
             return;
@@ -329,6 +439,14 @@ static void idle_check(cfdb_loop *loop, cfdb_timer *t, void *arg)
     cfdb_loop_timer_add_in(loop, t, (limit ? limit : CONNECT_TIMEOUT_NS) / 4);
 }
 
+/* Frees a connection that never reached the loop; the caller keeps the fd. */
+static void discard(cfdb_conn *c)
+{
+    c->cb.on_closed = NULL;
+    finalize_task(c);
+}
+
+/* On failure returns NULL and leaves fd open for the caller. */
 static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cfdb_conn_options *opt,
                            const cfdb_conn_callbacks *cb, void *arg)
 {
@@ -342,7 +460,17 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
     c->arg = arg;
     if (opt)
         c->opt = *opt;
-    fb_writer_init(&c->scratch, cfdb_frame_header_size(true));
+    c->checksum = c->opt.tls == NULL;
+    if (c->opt.tls) {
+        c->tls = cfdb_tls_session_new(c->opt.tls);
+        c->tls_out = malloc(TLS_OUT_CAP + READ_CHUNK);
+        c->tls_in = c->tls_out ? c->tls_out + TLS_OUT_CAP : NULL;
+        if (!c->tls || !c->tls_out) {
+            discard(c);
+            return NULL;
+        }
+    }
+    fb_writer_init(&c->scratch, cfdb_frame_header_size(c->checksum));
     /* a one-shot reply token: bit 0 of first clear */
     c->ping_token.first = ((uint64_t)(uintptr_t)c * 0x9E3779B97F4A7C15ull) & ~CFDB_TOKEN_STREAM_FLAG;
     c->ping_token.second = cfdb_monotonic_ns();
@@ -357,7 +485,7 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
     p.canonical_ip4 = c->opt.canonical_ip4;
     p.connection_id = c->opt.connection_id;
     if (reserve_out(c, CFDB_CONNECT_PACKET_SIZE)) {
-        finalize_task(c);
+        discard(c);
         return NULL;
     }
     c->out_len += cfdb_connect_packet_encode(&p, c->out);
@@ -365,11 +493,7 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
     unsigned ev = CFDB_EV_READ | (st == CONN_CONNECTING ? CFDB_EV_WRITE : 0);
     c->want_write = st == CONN_CONNECTING;
     if (cfdb_loop_add_fd(loop, fd, ev, on_io, c) != 0) {
-        c->cb.on_closed = NULL;
-        close(fd);
-        free(c->out);
-        fb_writer_free(&c->scratch);
-        free(c);
+        discard(c);
         return NULL;
     }
     if (c->opt.ping_interval_ns)
@@ -389,7 +513,12 @@ cfdb_conn *cfdb_conn_connect(cfdb_loop *loop, const char *ip, uint16_t port, con
         errno = -fd;
         return NULL;
     }
-    return conn_new(loop, fd, CONN_CONNECTING, opt, cb, arg);
+    cfdb_conn *c = conn_new(loop, fd, CONN_CONNECTING, opt, cb, arg);
+    if (!c) {
+        close(fd);
+        errno = ENOMEM;
+    }
+    return c;
 }
 
 cfdb_conn *cfdb_conn_adopt(cfdb_loop *loop, int fd, const cfdb_conn_options *opt, const cfdb_conn_callbacks *cb,

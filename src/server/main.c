@@ -27,6 +27,12 @@ static const char usage[] =
     "  --seed N                 deterministic tokens and ids\n"
     "  --quiet                  no log lines\n"
     "  --trace-frames FILE      append every received frame as a JSON line (cfdb-decode --jsonl)\n"
+    "  --tls-cert PATH          serve TLS only (PEM chain); addresses and the cluster file get :tls\n"
+    "  --tls-key PATH           the certificate's private key (PEM)\n"
+    "  --tls-ca PATH            CA bundle for verifying clients' certificates\n"
+    "  --tls-password PW        password of an encrypted key\n"
+    "  --tls-verify-peers RULES FoundationDB's verify-peers rules for clients (default Check.Valid=1)\n"
+    "                           (cfdb-certs DIR makes a throwaway CA and certificates to try it)\n"
     "  --help                   this text\n"
     "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
     "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
@@ -195,6 +201,21 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--trace-frames")) {
             NEED_ARG;
             cfg.trace_frames = v;
+        } else if (!strcmp(a, "--tls-cert")) {
+            NEED_ARG;
+            cfg.tls_cert = v;
+        } else if (!strcmp(a, "--tls-key")) {
+            NEED_ARG;
+            cfg.tls_key = v;
+        } else if (!strcmp(a, "--tls-ca")) {
+            NEED_ARG;
+            cfg.tls_ca = v;
+        } else if (!strcmp(a, "--tls-password")) {
+            NEED_ARG;
+            cfg.tls_password = v;
+        } else if (!strcmp(a, "--tls-verify-peers")) {
+            NEED_ARG;
+            cfg.tls_verify_peers = v;
         } else {
             fprintf(stderr, "cfdb-server: unknown option %s (try --help)\n", a);
             return 2;

@@ -189,6 +189,7 @@ static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
         opt.canonical_port = l->port;
         opt.canonical_ip4 = listen_ip4(s);
         opt.connection_id = srv_random64(s);
+        opt.tls = s->tls;
         c->conn = cfdb_conn_adopt(loop, cfd, &opt, &conn_cb, c);
         if (!c->conn) {
             close(cfd);
@@ -259,7 +260,7 @@ int srv_set_unreachable(srv *s, int listener, bool unreachable)
 
 cfdb_network_address srv_listener_address(srv *s, int listener)
 {
-    return cfdb_network_address_ipv4(listen_ip4(s), s->listeners[listener].port, 0);
+    return cfdb_network_address_ipv4(listen_ip4(s), s->listeners[listener].port, s->tls ? CFDB_ADDR_FLAG_TLS : 0);
 }
 
 /* ---- replies and parking ---- */
@@ -393,8 +394,8 @@ static char g_conn_string[256];
 
 const char *cfdb_server_connection_string(const cfdb_server *s)
 {
-    snprintf(g_conn_string, sizeof g_conn_string, "%s:%s@%s:%u", s->cluster_desc, s->cluster_id,
-             s->cfg.listen_ip, s->listeners[s->coord_listener].port);
+    snprintf(g_conn_string, sizeof g_conn_string, "%s:%s@%s:%u%s", s->cluster_desc, s->cluster_id,
+             s->cfg.listen_ip, s->listeners[s->coord_listener].port, s->tls ? ":tls" : "");
     return g_conn_string;
 }
 
@@ -467,6 +468,19 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
 
     if (cfg->trace_frames && !(s->trace = fopen(cfg->trace_frames, "a")))
         fprintf(stderr, "cfdb-server: cannot open %s for frame traces\n", cfg->trace_frames);
+
+    if (cfg->tls_cert) {
+        cfdb_tls_config tc = { .cert_path = cfg->tls_cert,
+                               .key_path = cfg->tls_key,
+                               .ca_path = cfg->tls_ca,
+                               .password = cfg->tls_password,
+                               .verify_peers = cfg->tls_verify_peers };
+        char err[300];
+        if (!(s->tls = cfdb_tls_ctx_create(&tc, true, err, sizeof err))) {
+            fprintf(stderr, "cfdb-server: TLS: %s\n", err);
+            goto fail;
+        }
+    }
 
     s->store = cfdb_mvcc_create();
     s->resolver = cfdb_resolver_create(CFDB_RESOLVER_DEFAULT_WINDOW);
@@ -607,5 +621,6 @@ void cfdb_server_destroy(cfdb_server *s)
         cfdb_mvcc_destroy(s->store);
     if (s->resolver)
         cfdb_resolver_destroy(s->resolver);
+    cfdb_tls_ctx_free(s->tls);
     free(s);
 }

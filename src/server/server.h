@@ -31,6 +31,10 @@ typedef struct cfdb_server_config {
     /* Every received frame appended as a JSON line, in the golden captures' format
      * (cfdb-decode --jsonl reads it); NULL: off. */
     const char *trace_frames;
+    /* TLS on every listener when tls_cert is set: addresses are advertised with ":tls" (the
+     * cluster file too), clients are asked for a certificate and judged by tls_verify_peers
+     * (default Check.Valid=1) when they present one. */
+    const char *tls_cert, *tls_key, *tls_ca, *tls_password, *tls_verify_peers;
 } cfdb_server_config;
 
 typedef struct cfdb_server cfdb_server;

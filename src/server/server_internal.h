@@ -136,6 +136,7 @@ struct cfdb_server {
 
     srv_listener listeners[SRV_MAX_LISTENERS];
     int nlisteners;
+    cfdb_tls_ctx *tls; /* NULL: plaintext */
     int coord_listener, grv_listener, commit_listener;
 
     /* endpoint table: open addressing on token */
