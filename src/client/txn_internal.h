@@ -71,15 +71,18 @@ struct cfdb_txn {
     cfdb_retry_state retry; /* on_error's backoff, retry limit, cancelled state */
     uint64_t deadline_ns; /* 0 = none */
 
+    /* Set on the network thread, cleared by a reset on the application's thread while
+     * operations of the old generation may still read them: hence atomic. */
+    _Atomic int64_t read_version;
+    _Atomic int64_t committed_version;
+    atomic_bool has_versionstamp;
+
     /* network thread only */
-    int64_t read_version;
     bool rv_requested;
     uint32_t rv_gen;
     cfdb_waiter rv_waiter;
     cfdb_waiter *rv_waiters;
-    int64_t committed_version;
     uint8_t versionstamp[10];
-    bool has_versionstamp;
     cfdb_future *versionstamp_future;
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit */
