@@ -29,20 +29,38 @@ typedef struct location_request {
     struct location_request *next;
 } location_request;
 
+/* A coordinator from the connection string. A hostname is resolved when a request is about to
+ * go to it, in a helper thread (getaddrinfo blocks), and resolved again after a connection to
+ * it fails, as libfdb_c drops its DNS cache entry then (tryGetReplyFromHostname). */
+typedef struct coordinator {
+    cfdb_network_address addr; /* meaningful when !hostname or resolved */
+    uint8_t v6[16];
+    bool hostname;
+    bool resolved;
+    bool resolving;
+    bool tls;
+    char host[256];
+    char service[32];
+} coordinator;
+
 struct cfdb_db {
     cfdb_client *cl;
     atomic_int refs;
 
     char cluster_key[256];
-    cfdb_network_address coordinators[MAX_COORDINATORS];
-    uint8_t coordinator_v6[MAX_COORDINATORS][16];
+    coordinator coordinators[MAX_COORDINATORS];
     int ncoordinators;
+    unsigned coordinators_epoch; /* bumped when the coordinators are replaced */
+    /* what OpenDatabaseCoordRequest carries: addresses and hostnames as written */
+    cfdb_network_address req_addresses[MAX_COORDINATORS];
+    cfdb_hostname req_hostnames[MAX_COORDINATORS];
 
     /* discovery */
     bool started;
     cfdb_uid known_info_id;
     int coordinator_index;
     int failed_in_round;
+    bool poll_waiting_dns; /* the coordinator to poll is being resolved */
     uint64_t poll_request;
     cfdb_timer poll_retry;
     cfdb_open_database_coord_request poll;
@@ -103,46 +121,153 @@ void cfdb_db_note_version(cfdb_db *db, int64_t v)
 static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 
-/* Coordinators from a parsed connection string. Hostnames are resolved here, once
- * (libfdb_c re-resolves them before each use; see the README). */
+/* Coordinators from a parsed connection string; hostnames stay unresolved until used. */
 static int install_coordinators(cfdb_db *db, const cfdb_cluster_string *cs)
 {
     snprintf(db->cluster_key, sizeof db->cluster_key, "%s", cs->key);
+    db->ncoordinators = 0;
+    db->coordinators_epoch++;
     for (size_t i = 0; i < cs->count && db->ncoordinators < MAX_COORDINATORS; i++) {
         const cfdb_coordinator *c = &cs->coords[i];
-        int k = db->ncoordinators;
-        if (!c->is_hostname) {
-            db->coordinators[k] = c->addr;
-            if (c->addr.ip.tag == 2) {
-                memcpy(db->coordinator_v6[k], c->v6, 16);
-                db->coordinators[k].ip.v6.items = db->coordinator_v6[k];
-            }
-            db->ncoordinators++;
+        coordinator *k = &db->coordinators[db->ncoordinators++];
+        memset(k, 0, sizeof *k);
+        k->tls = c->tls;
+        if (c->is_hostname) {
+            k->hostname = true;
+            snprintf(k->host, sizeof k->host, "%s", c->host);
+            snprintf(k->service, sizeof k->service, "%s", c->service);
             continue;
         }
-        struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
-        if (getaddrinfo(c->host, c->service, &hints, &res) != 0 || !res)
-            continue;
-        memset(&db->coordinators[k], 0, sizeof db->coordinators[k]);
-        if (res->ai_family == AF_INET) {
-            const struct sockaddr_in *sa = (const struct sockaddr_in *)res->ai_addr;
-            db->coordinators[k].ip.tag = 1;
-            db->coordinators[k].ip.v4 = ntohl(sa->sin_addr.s_addr);
-            db->coordinators[k].port = ntohs(sa->sin_port);
-        } else {
-            const struct sockaddr_in6 *sa = (const struct sockaddr_in6 *)res->ai_addr;
-            memcpy(db->coordinator_v6[k], &sa->sin6_addr, 16);
-            db->coordinators[k].ip.tag = 2;
-            db->coordinators[k].ip.v6.items = db->coordinator_v6[k];
-            db->coordinators[k].ip.v6.count = 16;
-            db->coordinators[k].port = ntohs(sa->sin6_port);
+        k->addr = c->addr;
+        if (c->addr.ip.tag == 2) {
+            memcpy(k->v6, c->v6, 16);
+            k->addr.ip.v6.items = k->v6;
         }
-        db->coordinators[k].fromHostname = true;
-        db->coordinators[k].flags = c->tls ? CFDB_ADDR_FLAG_TLS : 0;
-        freeaddrinfo(res);
-        db->ncoordinators++;
     }
     return db->ncoordinators ? 0 : CFDB_ERR_CONNECTION_STRING_INVALID;
+}
+
+/* ---- hostname resolution (helper thread, result posted to the loop) ---- */
+
+typedef struct resolve_job {
+    cfdb_db *db;
+    int index;
+    unsigned epoch;
+    char host[256], service[32];
+    bool ok;
+    cfdb_network_address addr;
+    uint8_t v6[16];
+} resolve_job;
+
+static void send_poll(cfdb_db *db);
+static void poll_failed(cfdb_db *db);
+
+static void resolve_done(void *arg)
+{
+    resolve_job *job = arg;
+    cfdb_db *db = job->db;
+    if (job->epoch == db->coordinators_epoch && job->index < db->ncoordinators) {
+        coordinator *k = &db->coordinators[job->index];
+        k->resolving = false;
+        if (job->ok) {
+            bool tls = k->tls;
+            k->addr = job->addr;
+            k->addr.flags = tls ? CFDB_ADDR_FLAG_TLS : 0;
+            k->addr.fromHostname = true;
+            if (k->addr.ip.tag == 2) {
+                memcpy(k->v6, job->v6, 16);
+                k->addr.ip.v6.items = k->v6;
+            }
+            k->resolved = true;
+        }
+        /* the discovery waiting for this coordinator goes on, or moves on (lookup_failed) */
+        if (db->poll_waiting_dns && db->coordinator_index == job->index) {
+            db->poll_waiting_dns = false;
+            if (job->ok)
+                send_poll(db);
+            else
+                poll_failed(db);
+        }
+    }
+    free(job);
+    cfdb_db_unref(db);
+}
+
+static void *resolve_thread(void *arg)
+{
+    resolve_job *job = arg;
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+    if (getaddrinfo(job->host, job->service, &hints, &res) == 0 && res) {
+        int n = 0;
+        for (struct addrinfo *r = res; r; r = r->ai_next)
+            if (r->ai_family == AF_INET || r->ai_family == AF_INET6)
+                n++;
+        /* one of the addresses, at random (INetworkConnections::pickOneAddress) */
+        int pick = n ? (int)(cfdb_monotonic_ns() % (uint64_t)n) : 0;
+        for (struct addrinfo *r = res; r; r = r->ai_next) {
+            if (r->ai_family != AF_INET && r->ai_family != AF_INET6)
+                continue;
+            if (pick-- > 0)
+                continue;
+            if (r->ai_family == AF_INET) {
+                const struct sockaddr_in *sa = (const struct sockaddr_in *)r->ai_addr;
+                job->addr.ip.tag = 1;
+                job->addr.ip.v4 = ntohl(sa->sin_addr.s_addr);
+                job->addr.port = ntohs(sa->sin_port);
+            } else {
+                const struct sockaddr_in6 *sa = (const struct sockaddr_in6 *)r->ai_addr;
+                memcpy(job->v6, &sa->sin6_addr, 16);
+                job->addr.ip.tag = 2;
+                job->addr.ip.v6.count = 16;
+                job->addr.port = ntohs(sa->sin6_port);
+            }
+            job->ok = true;
+            break;
+        }
+        freeaddrinfo(res);
+    }
+    if (cfdb_loop_post(cfdb_client_loop(job->db->cl), resolve_done, job) != 0) {
+        cfdb_db_unref(job->db); /* the network is gone */
+        free(job);
+    }
+    return NULL;
+}
+
+/* Starts resolving coordinator i unless already under way. False if no thread could start. */
+static bool start_resolve(cfdb_db *db, int i)
+{
+    coordinator *k = &db->coordinators[i];
+    if (k->resolving)
+        return true;
+    resolve_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return false;
+    job->db = db;
+    job->index = i;
+    job->epoch = db->coordinators_epoch;
+    snprintf(job->host, sizeof job->host, "%s", k->host);
+    snprintf(job->service, sizeof job->service, "%s", k->service);
+    cfdb_db_ref(db);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, resolve_thread, job);
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        cfdb_db_unref(db);
+        free(job);
+        return false;
+    }
+    k->resolving = true;
+    return true;
+}
+
+/* The address to use for coordinator i, or NULL while its hostname is unresolved. */
+static const cfdb_network_address *coordinator_address(const cfdb_db *db, int i)
+{
+    const coordinator *k = &db->coordinators[i];
+    return !k->hostname || k->resolved ? &k->addr : NULL;
 }
 
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out)
@@ -174,7 +299,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
 bool cfdb_db_uses_tls(const cfdb_db *db)
 {
     for (int i = 0; i < db->ncoordinators; i++)
-        if (db->coordinators[i].flags & CFDB_ADDR_FLAG_TLS)
+        if (db->coordinators[i].tls)
             return true;
     return false;
 }
@@ -276,13 +401,10 @@ static bool follow_forward(cfdb_db *db, cfdb_bytes text)
     cfdb_cluster_string cs;
     if (cfdb_cluster_string_parse((const char *)text.ptr, text.len, &cs) != 0)
         return false;
-    cfdb_db tmp_check;
-    memset(&tmp_check, 0, sizeof tmp_check);
-    if (install_coordinators(&tmp_check, &cs) != 0) {
+    if (cs.count == 0) {
         cfdb_cluster_string_free(&cs);
         return false;
     }
-    db->ncoordinators = 0;
     install_coordinators(db, &cs);
     if (db->persist_pending)
         cfdb_cluster_string_free(&db->forwarded);
@@ -291,6 +413,7 @@ static bool follow_forward(cfdb_db *db, cfdb_bytes text)
     db->known_info_id = (cfdb_uid){ 0, 0 };
     db->coordinator_index = 0;
     db->failed_in_round = 0;
+    db->poll_waiting_dns = false;
     return true;
 }
 
@@ -333,6 +456,16 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
         }
         cfdb_arena_free(&a);
     }
+    coordinator *k = &db->coordinators[db->coordinator_index];
+    if (error == CFDB_ERR_REQUEST_MAYBE_DELIVERED && k->hostname)
+        k->resolved = false; /* the connection failed: look the name up again next time */
+    poll_failed(db);
+    cfdb_db_unref(db);
+}
+
+/* The coordinator being polled did not answer: the next one, or a pause after a full round. */
+static void poll_failed(cfdb_db *db)
+{
     db->coordinator_index = (db->coordinator_index + 1) % db->ncoordinators;
     if (++db->failed_in_round >= db->ncoordinators) {
         db->failed_in_round = 0;
@@ -340,7 +473,6 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     } else {
         send_poll(db);
     }
-    cfdb_db_unref(db);
 }
 
 static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
@@ -360,9 +492,29 @@ static void send_poll(cfdb_db *db)
     r->traceLogGroup = cfdb_bytes_str("default");
     r->knownClientInfoID = db->known_info_id;
     r->clusterKey = cfdb_bytes_str(db->cluster_key);
-    r->coordinators.items = db->coordinators;
-    r->coordinators.count = (uint32_t)db->ncoordinators;
-    cfdb_peer *p = cfdb_client_peer(db->cl, &db->coordinators[db->coordinator_index]);
+    /* the connection string as written: IP coordinators and hostnames (MonitorLeader) */
+    uint32_t na = 0, nh = 0;
+    for (int i = 0; i < db->ncoordinators; i++) {
+        const coordinator *k = &db->coordinators[i];
+        if (k->hostname)
+            db->req_hostnames[nh++] = (cfdb_hostname){ cfdb_bytes_str(k->host), cfdb_bytes_str(k->service), k->tls };
+        else
+            db->req_addresses[na++] = k->addr;
+    }
+    r->coordinators.items = db->req_addresses;
+    r->coordinators.count = na;
+    r->hostnames.items = db->req_hostnames;
+    r->hostnames.count = nh;
+    const cfdb_network_address *addr = coordinator_address(db, db->coordinator_index);
+    if (!addr) {
+        db->poll_waiting_dns = true; /* resolve_done sends the poll, or moves on */
+        if (!start_resolve(db, db->coordinator_index)) {
+            db->poll_waiting_dns = false;
+            cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->poll_retry, COORDINATOR_RECONNECTION_DELAY_NS);
+        }
+        return;
+    }
+    cfdb_peer *p = cfdb_client_peer(db->cl, addr);
     cfdb_db_ref(db);
     db->poll_request =
         p ? cfdb_client_request(db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_OPENDATABASE),
@@ -370,6 +522,9 @@ static void send_poll(cfdb_db *db)
           : 0;
     if (!db->poll_request) {
         cfdb_db_unref(db);
+        coordinator *k = &db->coordinators[db->coordinator_index];
+        if (k->hostname)
+            k->resolved = false; /* unreachable for now: look it up again */
         cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->poll_retry, COORDINATOR_RECONNECTION_DELAY_NS);
     }
 }
@@ -686,7 +841,8 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
 
 cfdb_peer *cfdb_db_coordinator(cfdb_db *db)
 {
-    return cfdb_client_peer(db->cl, &db->coordinators[db->coordinator_index % db->ncoordinators]);
+    const cfdb_network_address *addr = coordinator_address(db, db->coordinator_index % db->ncoordinators);
+    return addr ? cfdb_client_peer(db->cl, addr) : NULL;
 }
 
 const char *cfdb_db_cluster_key(const cfdb_db *db)
