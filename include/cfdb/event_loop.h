@@ -113,6 +113,12 @@ void cfdb_loop_stop(cfdb_loop *loop);
 /* True while called from inside cfdb_loop_run / run_once on this loop. */
 bool cfdb_loop_on_loop_thread(const cfdb_loop *loop);
 
+/* Any thread: how busy the loop was over its last complete 1 s window, 0..1 (the larger of
+ * the fraction of time spent working and the longest busy stretch scaled from 0.1 s to
+ * 0.5 s), as libfdb_c's network busyness. Windows close only while the loop runs; an owner
+ * wanting a fresh value when idle keeps a periodic timer armed. */
+double cfdb_loop_busyness(const cfdb_loop *loop);
+
 /* Counters for tests and benchmarks (approximate when read off-thread). */
 typedef struct cfdb_loop_stats {
     uint64_t iterations;

@@ -560,7 +560,7 @@ FDBFuture *fdb_database_create_snapshot(FDBDatabase *db, uint8_t const *uid, int
 
 double fdb_database_get_main_thread_busyness(FDBDatabase *db)
 {
-    return 0.0;
+    return g_client ? cfdb_loop_busyness(cfdb_client_loop(g_client)) : 0.0;
 }
 
 FDBFuture *fdb_database_get_server_protocol(FDBDatabase *db, uint64_t expected_version)

@@ -51,7 +51,15 @@ struct cfdb_client {
     uint64_t token_base;
     uint64_t rng[4];
     _Atomic(cfdb_tls_ctx *) tls; /* set once, before any :tls peer is used; owned */
+    cfdb_timer heartbeat;        /* keeps the loop's busyness windows closing when idle */
 };
+
+#define HEARTBEAT_NS 1000000000ull
+
+static void heartbeat_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    cfdb_loop_timer_add_in(loop, t, HEARTBEAT_NS);
+}
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -88,6 +96,8 @@ cfdb_client *cfdb_client_create(void)
         cl->rng[3] = 0x94D049BB133111EBull;
     }
     cl->token_base = cfdb_client_random(cl) & ~CFDB_TOKEN_STREAM_FLAG;
+    cfdb_timer_init(&cl->heartbeat, heartbeat_fire, cl);
+    cfdb_loop_timer_add_in(cl->loop, &cl->heartbeat, HEARTBEAT_NS);
     return cl;
 }
 
@@ -95,6 +105,7 @@ static void fail_waiting(cfdb_peer *p, int error);
 
 void cfdb_client_destroy(cfdb_client *cl)
 {
+    cfdb_loop_timer_cancel(cl->loop, &cl->heartbeat);
     cfdb_peer *p = cl->peers;
     while (p) {
         cfdb_peer *next = p->next;

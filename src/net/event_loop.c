@@ -68,6 +68,10 @@ struct cfdb_loop {
     int ready_count;
 
     _Atomic uint64_t stat_iterations, stat_waits, stat_wakeup_writes, stat_tasks_run;
+
+    /* busyness over 1 s windows (see cfdb_loop_busyness) */
+    uint64_t busy_window_start, busy_ns, stretch_ns, longest_stretch_ns;
+    _Atomic double busyness;
 };
 
 static _Thread_local const cfdb_loop *current_loop;
@@ -452,6 +456,39 @@ static int wait_for_events(cfdb_loop *loop, uint64_t wait_ns)
     return n < 0 ? -errno : n;
 }
 
+#define BUSY_WINDOW_NS 1000000000ull
+#define BURST_MIN_S 0.1 /* libfdb_c's busyness burstiness knobs */
+#define BURST_MAX_S 0.5
+
+/* Work time since the loop woke up. A window's busyness is libfdb_c's: the larger of the busy
+ * fraction and how close the longest uninterrupted busy stretch came to BURST_MAX_S. */
+static void account_busy(cfdb_loop *loop, bool waited)
+{
+    uint64_t end = cfdb_monotonic_ns(), work = end - loop->now_ns;
+    loop->busy_ns += work;
+    loop->stretch_ns = waited ? work : loop->stretch_ns + work;
+    if (loop->stretch_ns > loop->longest_stretch_ns)
+        loop->longest_stretch_ns = loop->stretch_ns;
+    if (!loop->busy_window_start) {
+        loop->busy_window_start = end;
+        return;
+    }
+    uint64_t elapsed = end - loop->busy_window_start;
+    if (elapsed < BUSY_WINDOW_NS)
+        return;
+    double fraction = (double)(loop->busy_ns < elapsed ? loop->busy_ns : elapsed) / (double)elapsed;
+    double burst = ((double)loop->longest_stretch_ns / 1e9 - BURST_MIN_S) / (BURST_MAX_S - BURST_MIN_S);
+    burst = burst < 0 ? 0 : burst > 1 ? 1 : burst;
+    atomic_store_explicit(&loop->busyness, fraction > burst ? fraction : burst, memory_order_relaxed);
+    loop->busy_window_start = end;
+    loop->busy_ns = loop->longest_stretch_ns = 0;
+}
+
+double cfdb_loop_busyness(const cfdb_loop *loop)
+{
+    return atomic_load_explicit(&((cfdb_loop *)loop)->busyness, memory_order_relaxed);
+}
+
 int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
 {
     const cfdb_loop *outer = current_loop;
@@ -490,6 +527,7 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
     size_t tasks = run_posted_tasks(loop);
     BUMP(loop->stat_tasks_run, tasks);
     ran += tasks > (size_t)(INT_MAX - ran) ? INT_MAX - ran : (int)tasks;
+    account_busy(loop, wait_ns != 0);
     current_loop = outer;
     return ran;
 }

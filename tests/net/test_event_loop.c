@@ -501,6 +501,45 @@ static void test_run_until_helper_with_post(void **state)
     cfdb_loop_destroy(loop);
 }
 
+static void spin_task(void *arg)
+{
+    uint64_t until = cfdb_monotonic_ns() + *(uint64_t *)arg;
+    while (cfdb_monotonic_ns() < until)
+        ;
+}
+
+static void tick(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    (void)arg;
+    cfdb_loop_timer_add_in(loop, t, 50000000ull);
+}
+
+/* Busyness: a 0.35 s burst of work in a window shows (burstiness (0.35-0.1)/0.4 ~ 0.6); a
+ * window of near idleness (a timer every 50 ms) reads near 0. */
+static void test_busyness_windows(void **state)
+{
+    (void)state;
+    cfdb_loop *loop = cfdb_loop_create();
+    assert_float_equal(cfdb_loop_busyness(loop), 0.0, 0.0);
+    cfdb_timer t;
+    cfdb_timer_init(&t, tick, NULL);
+    cfdb_loop_timer_add_in(loop, &t, 0);
+    uint64_t spin = 350000000ull;
+    cfdb_loop_run_once(loop, 0); /* opens the first window */
+    assert_int_equal(cfdb_loop_post(loop, spin_task, &spin), 0);
+    uint64_t end = cfdb_monotonic_ns() + 1200000000ull;
+    while (cfdb_monotonic_ns() < end)
+        cfdb_loop_run_once(loop, 100000000ull);
+    double busy = cfdb_loop_busyness(loop);
+    assert_true(busy > 0.4 && busy <= 1.0);
+    end = cfdb_monotonic_ns() + 2200000000ull;
+    while (cfdb_monotonic_ns() < end)
+        cfdb_loop_run_once(loop, 100000000ull);
+    assert_true(cfdb_loop_busyness(loop) < 0.2);
+    cfdb_loop_timer_cancel(loop, &t);
+    cfdb_loop_destroy(loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +555,7 @@ int main(void)
         cmocka_unit_test(test_stop_from_another_thread),
         cmocka_unit_test(test_stop_before_run_and_from_callback),
         cmocka_unit_test(test_run_until_helper_with_post),
+        cmocka_unit_test(test_busyness_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
