@@ -317,9 +317,9 @@ fdb_error_t fdb_future_get_bool(FDBFuture *f, fdb_bool_t *out)
 
 fdb_error_t fdb_future_get_double(FDBFuture *f, double *out)
 {
-    int rc = result_state(f, CFDB_FUTURE_INT64);
+    int rc = result_state(f, CFDB_FUTURE_DOUBLE);
     if (!rc)
-        *out = (double)F(f)->r.i64;
+        *out = F(f)->r.d;
     return rc;
 }
 
@@ -565,12 +565,7 @@ double fdb_database_get_main_thread_busyness(FDBDatabase *db)
 
 FDBFuture *fdb_database_get_server_protocol(FDBDatabase *db, uint64_t expected_version)
 {
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
-    if (f) {
-        f->r.i64 = (int64_t)0x0FDB00B073000000ll;
-        cfdb_future_complete(f, 0);
-    }
-    return (FDBFuture *)f;
+    return (FDBFuture *)cfdb_db_get_server_protocol(DB(db), expected_version);
 }
 
 #define BLOB_STUB(name, target_type, ...)               \

@@ -9,6 +9,7 @@
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
 #include "cluster_file.h"
+#include "future.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -837,6 +838,106 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
                                       on_location_reply, lr);
     if (!id)
         on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+/* ---- the cluster's protocol version ---- */
+
+#define PROTOCOL_RETRY_NS 500000000ull   /* no coordinator yet, or it failed */
+#define PROTOCOL_RECHECK_NS 1000000000ull /* the version is still the expected one */
+
+typedef struct protocol_query {
+    cfdb_db *db;
+    cfdb_future *f;
+    uint64_t expected;
+    uint64_t request;
+    cfdb_timer timer;
+    cfdb_protocol_info_request req;
+} protocol_query;
+
+static void protocol_step(void *arg);
+
+static void protocol_done(protocol_query *q)
+{
+    cfdb_loop_timer_cancel(cfdb_client_loop(q->db->cl), &q->timer);
+    cfdb_db_unref(q->db);
+    cfdb_future_unref(q->f);
+    free(q);
+}
+
+static void protocol_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    protocol_step(arg);
+}
+
+static void protocol_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    protocol_query *q = ctx;
+    q->request = 0;
+    uint64_t delay = PROTOCOL_RETRY_NS;
+    if (!error && !cfdb_future_is_ready(q->f)) {
+        cfdb_protocol_info_reply rep;
+        memset(&rep, 0, sizeof rep);
+        cfdb_reply_error err = 0;
+        uint64_t mem[16];
+        cfdb_arena a;
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        if (fb_decode(&cfdb_msg_protocol_info_reply, msg, len, &rep, &err, &a) == 0 && err == 0) {
+            if (q->expected == 0 || rep.version != q->expected) {
+                q->f->r.i64 = (int64_t)rep.version;
+                cfdb_future_complete(q->f, 0);
+            }
+            delay = PROTOCOL_RECHECK_NS; /* unchanged: look again later, until it changes */
+        }
+        cfdb_arena_free(&a);
+    }
+    if (cfdb_future_is_ready(q->f)) {
+        protocol_done(q);
+        return;
+    }
+    cfdb_loop_timer_add_in(cfdb_client_loop(q->db->cl), &q->timer, delay);
+}
+
+static void protocol_step(void *arg)
+{
+    protocol_query *q = arg;
+    if (cfdb_future_is_ready(q->f)) { /* cancelled or destroyed */
+        protocol_done(q);
+        return;
+    }
+    cfdb_db_start(q->db); /* discovery picks (and resolves) the coordinator */
+    cfdb_peer *p = cfdb_db_coordinator(q->db);
+    memset(&q->req, 0, sizeof q->req);
+    q->request = p ? cfdb_client_request(q->db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_PROTOCOL_INFO),
+                                         &cfdb_msg_protocol_info_request, &q->req, &q->req.reply.token,
+                                         protocol_reply, q)
+                   : 0;
+    if (!q->request)
+        cfdb_loop_timer_add_in(cfdb_client_loop(q->db->cl), &q->timer, PROTOCOL_RETRY_NS);
+}
+
+cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
+    protocol_query *q = calloc(1, sizeof *q);
+    if (!f || !q) {
+        free(q);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+        return f;
+    }
+    q->db = db;
+    q->f = f;
+    q->expected = expected;
+    cfdb_future_ref(f);
+    cfdb_db_ref(db);
+    cfdb_timer_init(&q->timer, protocol_timer, q);
+    if (cfdb_loop_post(cfdb_client_loop(db->cl), protocol_step, q) != 0) {
+        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
+        cfdb_db_unref(db);
+        cfdb_future_unref(f);
+        free(q);
+    }
+    return f;
 }
 
 cfdb_peer *cfdb_db_coordinator(cfdb_db *db)

@@ -37,6 +37,10 @@ typedef struct cfdb_shard {
 /* Creates the handle from a parsed connection string (description:id@addr,...).
  * Returns 0 or a FoundationDB error code (2104 connection_string_invalid). */
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out);
+/* Any thread: the cluster's protocol version (ProtocolInfoRequest to the coordinator in use),
+ * as soon as it differs from expected (0: the first one learned). A uint64 future. */
+struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
+
 /* Some coordinator is marked :tls. */
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */

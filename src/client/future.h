@@ -25,6 +25,7 @@ typedef enum cfdb_future_kind {
     CFDB_FUTURE_KEYS,      /* key array */
     CFDB_FUTURE_DATABASE,
     CFDB_FUTURE_MAPPED,    /* mapped key-value array + more */
+    CFDB_FUTURE_DOUBLE,
 } cfdb_future_kind;
 
 /* Matches FDBKeyValue's packed layout (fdb_c.h); filled in place for the API. */
@@ -85,6 +86,7 @@ struct cfdb_future {
     cfdb_arena arena;
     union {
         int64_t i64;
+        double d;
         struct {
             bool present;
             cfdb_bytes value;

@@ -799,6 +799,39 @@ static void test_unanswered_operations_end(void **state)
     fdb_database_destroy(db);
 }
 
+static void test_server_protocol(void **state)
+{
+    (void)state;
+    /* the first version learned, from the coordinator's ProtocolInfo */
+    FDBFuture *f = fdb_database_get_server_protocol(g_env.db, 0);
+    assert_int_equal(api_wait_ms(f, 10000), 0);
+    uint64_t v = 0;
+    assert_int_equal(fdb_future_get_uint64(f, &v), 0);
+    assert_true(v == 0x0FDB00B073000000ull);
+    fdb_future_destroy(f);
+    /* a different expectation answers at once */
+    f = fdb_database_get_server_protocol(g_env.db, 0x0FDB00B072000000ull);
+    assert_int_equal(api_wait_ms(f, 10000), 0);
+    assert_int_equal(fdb_future_get_uint64(f, &v), 0);
+    assert_true(v == 0x0FDB00B073000000ull);
+    fdb_future_destroy(f);
+    /* the current one: it waits for a change, until the application gives up */
+    f = fdb_database_get_server_protocol(g_env.db, 0x0FDB00B073000000ull);
+    assert_int_equal(api_wait_ms(f, 1500), API_TIMEOUT);
+    fdb_future_destroy(f);
+    /* nobody to ask: it waits too */
+    FDBDatabase *db = unreachable_db();
+    f = fdb_database_get_server_protocol(db, 0);
+    assert_int_equal(api_wait_ms(f, 700), API_TIMEOUT);
+    fdb_future_cancel(f);
+    assert_int_equal(api_wait_ms(f, 100), 1101);
+    fdb_future_destroy(f);
+    fdb_database_destroy(db);
+    /* the network thread's busyness is a fraction */
+    double busy = fdb_database_get_main_thread_busyness(g_env.db);
+    assert_true(busy >= 0.0 && busy <= 1.0);
+}
+
 /* ---------------- limits and illegal keys ---------------- */
 
 static void test_key_size_limit(void **state)
@@ -1044,6 +1077,7 @@ int main(void)
         cmocka_unit_test(test_cancel_grv_and_on_error),
         cmocka_unit_test(test_cancel_pending_commit_or_get),
         cmocka_unit_test(test_unanswered_operations_end),
+        cmocka_unit_test(test_server_protocol),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),
