@@ -765,12 +765,12 @@ fdb_error_t fdb_transaction_get_committed_version(FDBTransaction *tr, int64_t *o
 
 FDBFuture *fdb_transaction_get_tag_throttled_duration(FDBTransaction *tr)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_tag_throttled_duration(TX(tr));
 }
 
 FDBFuture *fdb_transaction_get_total_cost(FDBTransaction *tr)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_txn_get_total_cost(TX(tr));
 }
 
 FDBFuture *fdb_transaction_get_approximate_size(FDBTransaction *tr)

@@ -568,6 +568,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     cfdb_db *db = ctx;
     db->grv_in_flight = false;
     int64_t version = 0;
+    double throttled = 0;
     if (error == 0) {
         cfdb_get_read_version_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -586,6 +587,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         else if (rep.locked)
             error = CFDB_ERR_DATABASE_LOCKED; /* lock_aware transactions are not supported yet */
         version = rep.version;
+        throttled = rep.proxyTagThrottledDuration;
     }
     if (error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_BROKEN_PROMISE) {
         /* the proxy went away: the batch is retried on the next proxy */
@@ -608,6 +610,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     while (list) {
         cfdb_waiter *w = list;
         list = w->next;
+        w->tag_throttled_s = throttled;
         w->fn(w, error, version);
     }
     cfdb_db_unref(db);

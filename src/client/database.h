@@ -19,6 +19,7 @@ struct cfdb_waiter {
     void (*fn)(cfdb_waiter *w, int error, int64_t value);
     cfdb_waiter *next;
     uint32_t flags; /* GRV priority flags */
+    double tag_throttled_s; /* GRV replies: time the proxy queued the request for tag throttling */
 };
 
 typedef struct cfdb_endpoint_ref {

@@ -380,6 +380,7 @@ void op_finish(op *o, int error)
         abort();
     }
     o->finished = true;
+    txn_cost_op_finished(o, error);
     cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
     if (cfdb_timer_is_armed(&o->timer))
         cfdb_loop_timer_cancel(loop, &o->timer);
@@ -488,8 +489,10 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
 {
     cfdb_txn *tx = (cfdb_txn *)((char *)w - offsetof(cfdb_txn, rv_waiter));
     tx->rv_requested = false;
-    if (tx->rv_gen == atomic_load(&tx->gen) && !error && !tx->read_version)
+    if (tx->rv_gen == atomic_load(&tx->gen) && !error && !tx->read_version) {
         tx->read_version = version;
+        tx->tag_throttled_s = tx->tag_throttled_s + w->tag_throttled_s;
+    }
     cfdb_waiter *list = tx->rv_waiters;
     tx->rv_waiters = NULL;
     while (list) {
@@ -578,6 +581,7 @@ static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     }
     bool present = rep.value.present;
     cfdb_bytes value = rep.value.value;
+    txn_cost_read(o, o->key.len + (present ? value.len : 0));
     /* copy out of the receive buffer: it is reused after this call */
     if (present && cfdb_arena_dup_bytes(&o->f->arena, value, &value)) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
@@ -998,6 +1002,7 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         op_finish(o, e);
         return;
     }
+    txn_cost_read_rows(o, rep.data.items, rep.data.count);
     if (range_keep_rows(o, rep.data.items, rep.data.count)) {
         cfdb_arena_free(&scratch);
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
@@ -1352,6 +1357,7 @@ static void commit_send(op *o, int64_t read_version)
         commit_done(o, rc);
         return;
     }
+    txn_cost_commit(tx, &o->commit.transaction);
     o->commit.transaction.report_conflicting_keys = report;
     o->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
     o->commit.tenantInfo.tenantId = -1;
@@ -1925,6 +1931,8 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     tx->read_version = 0;
     tx->committed_version = 0;
     tx->has_versionstamp = false;
+    tx->total_cost = 0;
+    tx->tag_throttled_s = 0;
 }
 
 typedef struct reset_task {

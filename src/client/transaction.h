@@ -60,6 +60,9 @@ cfdb_future *cfdb_txn_commit(cfdb_txn *tx);
 int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out);
 cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx);
 cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx);
+/* libfdb_c 7.3's cost estimate so far (int64) and tag-throttling delay (double), at once */
+cfdb_future *cfdb_txn_get_total_cost(cfdb_txn *tx);
+cfdb_future *cfdb_txn_get_tag_throttled_duration(cfdb_txn *tx);
 cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key);
 cfdb_future *cfdb_txn_on_error(cfdb_txn *tx, int error);
 void cfdb_txn_reset(cfdb_txn *tx);

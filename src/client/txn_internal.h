@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "cfdb/errors.h"
 #include "key_selector.h"
 #include "retry_policy.h"
 #include "ryw.h"
@@ -76,6 +77,10 @@ struct cfdb_txn {
     _Atomic int64_t read_version;
     _Atomic int64_t committed_version;
     atomic_bool has_versionstamp;
+    /* fdb_transaction_get_total_cost / get_tag_throttled_duration (txn_cost.c); added to on
+     * the network thread, cleared by a reset */
+    _Atomic int64_t total_cost;
+    _Atomic double tag_throttled_s;
 
     /* network thread only */
     bool rv_requested;
@@ -93,6 +98,8 @@ struct op {
     cfdb_waiter w;
     enum op_kind kind;
     bool finished;
+    bool read_storage;  /* some reply came from a storage server: the read has a cost */
+    uint64_t read_bytes; /* what the storage replies weigh, as NativeAPI counts it */
     cfdb_txn *tx;
     cfdb_future *f;
     uint32_t gen;
@@ -181,5 +188,11 @@ bool cfdb_special_key_op(cfdb_bytes key);
 
 /* Mapped range reads (txn_mapped.c): started on the network thread. */
 void cfdb_mapped_op_start(op *o);
+
+/* txn_cost.c: the transaction cost estimates of libfdb_c 7.3 (tag throttling's units) */
+void txn_cost_read(op *o, uint64_t bytes);          /* a storage reply of this weight arrived */
+void txn_cost_read_rows(op *o, const cfdb_key_value *rows, uint32_t n);
+void txn_cost_op_finished(op *o, int error);        /* a successful read adds its cost once */
+void txn_cost_commit(cfdb_txn *tx, const cfdb_commit_transaction *t); /* the mutations sent */
 
 #endif

@@ -147,6 +147,27 @@ static cfdb_bytes get_key(const cfdb_fdb_key *k)
 }
 
 /* Copies rows out of the receive buffer, in libfdb_c's MappedKeyValueRef layout. */
+/* NativeAPI's byte count for a mapped reply: the index rows' keys and values, and for each
+ * the secondary point read's key and value or the secondary range's expected size. */
+static uint64_t mapped_weight(const cfdb_mapped_key_value *rows, uint32_t n)
+{
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const cfdb_mapped_key_value *r = &rows[i];
+        b += r->kv.key.len + r->kv.value.len;
+        if (r->reqAndResult.tag == 1) {
+            const cfdb_get_value_req_and_result *g = &r->reqAndResult.getValue;
+            b += g->key.len + (g->result.present ? g->result.value.len : 0);
+        } else if (r->reqAndResult.tag == 2) {
+            const cfdb_key_value_vec *d = &r->reqAndResult.getRange.result.data;
+            b += 32ull * d->count;
+            for (uint32_t k = 0; k < d->count; k++)
+                b += d->items[k].key.len + d->items[k].value.len;
+        }
+    }
+    return b;
+}
+
 static int append_rows(op *o, const cfdb_mapped_key_value *rows, uint32_t n)
 {
     mstate *m = o->mapped;
@@ -828,6 +849,7 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         return;
     }
     uint32_t n = rep.data.count;
+    txn_cost_read(o, mapped_weight(rep.data.items, n));
     limits_decrement(&m->lim, rep.data.items, n);
     bool finished = limits_reached(&m->lim) || (!m->modified && !rep.more) || limits_min_rows_done(&m->lim);
     if (append_rows(o, rep.data.items, n)) {

@@ -799,6 +799,59 @@ static void test_unanswered_operations_end(void **state)
     fdb_database_destroy(db);
 }
 
+static int64_t total_cost(FDBTransaction *tr)
+{
+    FDBFuture *f = fdb_transaction_get_total_cost(tr);
+    assert_int_equal(api_wait(f), 0);
+    int64_t c = -1;
+    assert_int_equal(fdb_future_get_int64(f, &c), 0);
+    fdb_future_destroy(f);
+    return c;
+}
+
+/* libfdb_c 7.3's cost estimate: reads that reach storage and the mutations a commit sends. */
+static void test_total_cost(void **state)
+{
+    (void)state;
+    PFX(p, "cost");
+    K(a, p, "a");
+    K(b, p, "b");
+    K(c, p, "c");
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(total_cost(tr), 0);
+    int present;
+    assert_int_equal(api_get(tr, a, L(a), 0, &present, NULL, 0, NULL), 0); /* missing: one page */
+    assert_int_equal(total_cost(tr), 4096);
+    fdb_transaction_set(tr, S(a), L(a), S("1"), 1);
+    assert_int_equal(api_get(tr, a, L(a), 0, &present, NULL, 0, NULL), 0); /* own write: free */
+    assert_int_equal(total_cost(tr), 4096);
+    static uint8_t big[5000];
+    fdb_transaction_set(tr, S(b), L(b), big, sizeof big); /* two pages of write */
+    fdb_transaction_clear(tr, S(c), L(c));
+    int64_t one = 1;
+    fdb_transaction_atomic_op(tr, S(c), L(c), (const uint8_t *)&one, 8, FDB_MUTATION_TYPE_ADD);
+    assert_int_equal(total_cost(tr), 4096); /* writes count as the commit sends them */
+    assert_int_equal(api_commit(tr), 0);
+    /* set a: 16384, set b: 32768, c: one set (an add on a cleared key is a set): 16384 */
+    assert_int_equal(total_cost(tr), 4096 + 16384 + 32768 + 16384);
+    FDBFuture *d = fdb_transaction_get_tag_throttled_duration(tr);
+    assert_int_equal(api_wait(d), 0);
+    double s = -1;
+    assert_int_equal(fdb_future_get_double(d, &s), 0);
+    assert_true(s == 0.0); /* nobody throttles here */
+    fdb_future_destroy(d);
+    fdb_transaction_reset(tr);
+    assert_int_equal(total_cost(tr), 0);
+    /* a range read: once per call, 32 bytes a row plus keys and values */
+    FDBFuture *r = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(p), L(p)),
+                                             FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(c), L(c) + 1), 0, 0,
+                                             FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    assert_int_equal(api_wait(r), 0);
+    fdb_future_destroy(r);
+    assert_int_equal(total_cost(tr), 8192); /* 3 rows, 5000+ bytes: two pages */
+    fdb_transaction_destroy(tr);
+}
+
 static void test_server_protocol(void **state)
 {
     (void)state;
@@ -1078,6 +1131,7 @@ int main(void)
         cmocka_unit_test(test_cancel_pending_commit_or_get),
         cmocka_unit_test(test_unanswered_operations_end),
         cmocka_unit_test(test_server_protocol),
+        cmocka_unit_test(test_total_cost),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),
