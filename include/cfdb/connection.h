@@ -78,6 +78,9 @@ void cfdb_conn_set_user(cfdb_conn *c, void *arg);
 
 typedef struct cfdb_conn_stats {
     uint64_t frames_in, frames_out, bytes_in, bytes_out, writes, reads;
+    uint64_t pings;          /* pings we sent */
+    uint64_t idle_timeouts;  /* 1 if it was closed for the peer's silence */
+    uint64_t peer_protocol;  /* from the peer's ConnectPacket, once open */
 } cfdb_conn_stats;
 void cfdb_conn_get_stats(const cfdb_conn *c, cfdb_conn_stats *out);
 

@@ -601,7 +601,7 @@ BLOB_STUB(fdb_tenant_flush_blob_range, FDBTenant, uint8_t const *b, int bl, uint
 
 FDBFuture *fdb_database_get_client_status(FDBDatabase *db)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_db_get_client_status(DB(db));
 }
 
 fdb_error_t fdb_tenant_create_transaction(FDBTenant *tenant, FDBTransaction **out_transaction)

@@ -10,6 +10,7 @@
 #include "cfdb/network_address.h"
 #include "cluster_file.h"
 #include "future.h"
+#include "json_writer.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -65,6 +66,8 @@ struct cfdb_db {
     uint64_t poll_request;
     cfdb_timer poll_retry;
     cfdb_open_database_coord_request poll;
+
+    cfdb_uid cluster_id; /* ClientDBInfo.clusterId */
 
     /* proxies */
     bool have_proxies;
@@ -447,6 +450,7 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
         }
         if (rc == 0 && err == 0 && !info.forward.present) {
             db->known_info_id = info.id;
+            db->cluster_id = info.clusterId;
             db->failed_in_round = 0;
             install_proxies(db, &info);
             persist_forwarded(db);
@@ -939,6 +943,243 @@ cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected)
         cfdb_db_unref(db);
         cfdb_future_unref(f);
         free(q);
+    }
+    return f;
+}
+
+/* ---- fdb_database_get_client_status ---- */
+
+static void uid_text(cfdb_uid u, char out[33])
+{
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)u.first, (unsigned long long)u.second);
+}
+
+/* Adds p to the distinct peers the report covers. */
+static void note_peer(cfdb_peer **seen, int *n, int cap, cfdb_peer *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < *n; i++)
+        if (seen[i] == p)
+            return;
+    if (*n < cap)
+        seen[(*n)++] = p;
+}
+
+static void proxies_json(cfdb_json *j, const char *key, const cfdb_endpoint_ref *refs, int n, cfdb_peer **seen,
+                         int *nseen, int cap)
+{
+    cfdb_json_key(j, key);
+    cfdb_json_begin_array(j);
+    for (int i = 0; i < n; i++) {
+        char a[96];
+        cfdb_peer_address(refs[i].peer, a, sizeof a);
+        cfdb_json_string(j, a);
+        note_peer(seen, nseen, cap, refs[i].peer);
+    }
+    cfdb_json_end_array(j);
+}
+
+/* DatabaseContext::getClientStatus's report (keys in order, as json_spirit writes them);
+ * returns its Healthy. */
+static bool database_status_json(cfdb_db *db, cfdb_json *j)
+{
+    enum { CAP = 256 };
+    cfdb_peer *seen[CAP];
+    int nseen = 0;
+    bool healthy = db->ncoordinators > 0 && db->ngrv > 0 && db->ncommit > 0;
+    cfdb_json_begin_object(j);
+    char id[33];
+    uid_text(db->cluster_id, id);
+    cfdb_json_key(j, "ClusterID");
+    cfdb_json_string(j, id);
+    proxies_json(j, "CommitProxies", db->commit, db->ncommit, seen, &nseen, CAP);
+
+    /* coordinators: hostnames first, then addresses, as written */
+    cfdb_peer *current = NULL;
+    const cfdb_network_address *cur = db->ncoordinators ? coordinator_address(db, db->coordinator_index) : NULL;
+    if (cur)
+        current = cfdb_client_peer(db->cl, cur);
+    healthy = healthy && current;
+    for (int i = 0; i < db->ncoordinators; i++) {
+        const cfdb_network_address *a = coordinator_address(db, i);
+        if (a)
+            note_peer(seen, &nseen, CAP, cfdb_client_peer(db->cl, a));
+    }
+    /* storage servers known from the location cache */
+    int ss_start = nseen;
+    cfdb_peer *ss_peer[CAP];
+    cfdb_uid ss_id[CAP];
+    int nss = 0;
+    for (size_t i = 0; i < db->nshards; i++)
+        for (int k = 0; k < db->shards[i].nservers; k++) {
+            const cfdb_endpoint_ref *r = &db->shards[i].servers[k];
+            bool dup = false;
+            for (int x = 0; x < nss && !dup; x++)
+                dup = cfdb_uid_eq(ss_id[x], r->token);
+            if (!dup && nss < CAP) {
+                ss_peer[nss] = r->peer;
+                ss_id[nss++] = r->token;
+            }
+        }
+    (void)ss_start;
+
+    /* Connections: every distinct peer named anywhere above */
+    for (int i = 0; i < db->ngrv; i++)
+        note_peer(seen, &nseen, CAP, db->grv[i].peer);
+    for (int i = 0; i < nss; i++)
+        note_peer(seen, &nseen, CAP, ss_peer[i]);
+    int failed = 0;
+    cfdb_json_key(j, "Connections");
+    cfdb_json_begin_array(j);
+    for (int i = 0; i < nseen; i++) {
+        cfdb_peer_connection_json(seen[i], j);
+        failed += cfdb_peer_failed(seen[i]);
+    }
+    cfdb_json_end_array(j);
+    healthy = healthy && failed == 0;
+
+    cfdb_json_key(j, "Coordinators");
+    cfdb_json_begin_array(j);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < db->ncoordinators; i++) {
+            const coordinator *k = &db->coordinators[i];
+            if (k->hostname != (pass == 0))
+                continue;
+            char text[320];
+            if (k->hostname)
+                snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
+            else
+                cfdb_network_address_format(&k->addr, text, sizeof text);
+            cfdb_json_string(j, text);
+        }
+    cfdb_json_end_array(j);
+    if (current) {
+        char a[96];
+        cfdb_peer_address(current, a, sizeof a);
+        cfdb_json_key(j, "CurrentCoordinator");
+        cfdb_json_string(j, a);
+    }
+    proxies_json(j, "GrvProxies", db->grv, db->ngrv, seen, &nseen, CAP);
+    cfdb_json_key(j, "Healthy");
+    cfdb_json_bool(j, healthy);
+    cfdb_json_key(j, "NumConnectionsFailed");
+    cfdb_json_int(j, failed);
+    cfdb_json_key(j, "StorageServers");
+    cfdb_json_begin_array(j);
+    for (int i = 0; i < nss; i++) {
+        char a[96];
+        cfdb_peer_address(ss_peer[i], a, sizeof a);
+        uid_text(ss_id[i], id);
+        cfdb_json_begin_object(j);
+        cfdb_json_key(j, "Address");
+        cfdb_json_string(j, a);
+        cfdb_json_key(j, "SSID");
+        cfdb_json_string(j, id);
+        cfdb_json_end_object(j);
+    }
+    cfdb_json_end_array(j);
+    cfdb_json_end_object(j);
+    return healthy;
+}
+
+typedef struct status_task {
+    cfdb_db *db;
+    cfdb_future *f;
+} status_task;
+
+static void client_status_run(void *arg)
+{
+    status_task *t = arg;
+    cfdb_db *db = t->db;
+    cfdb_db_start(db);
+    cfdb_json j;
+    cfdb_json_init(&j);
+    /* MultiVersionDatabase's wrapper around the report, keys in order */
+    cfdb_json_begin_object(&j);
+    cfdb_json_key(&j, "AvailableClients");
+    cfdb_json_begin_array(&j);
+    cfdb_json_begin_object(&j);
+    cfdb_json_key(&j, "ProtocolVersion");
+    cfdb_json_string(&j, "fdb00b073000000");
+    cfdb_json_key(&j, "ReleaseVersion");
+    cfdb_json_string(&j, "7.3.77");
+    cfdb_json_key(&j, "ThreadIndex");
+    cfdb_json_int(&j, 0);
+    cfdb_json_end_object(&j);
+    cfdb_json_end_array(&j);
+    cfdb_json_key(&j, "ConnectionRecord");
+    if (db->cluster_file) {
+        size_t n = strlen(db->cluster_file) + 7;
+        char *rec = malloc(n);
+        if (rec) {
+            snprintf(rec, n, "file: %s", db->cluster_file);
+            cfdb_json_string(&j, rec);
+            free(rec);
+        } else {
+            j.failed = true;
+        }
+    } else {
+        char cs[4096];
+        size_t o = (size_t)snprintf(cs, sizeof cs, "connection string: %s@", db->cluster_key);
+        for (int i = 0; i < db->ncoordinators && o < sizeof cs; i++) {
+            const coordinator *k = &db->coordinators[i];
+            char text[320];
+            if (k->hostname)
+                snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
+            else
+                cfdb_network_address_format(&k->addr, text, sizeof text);
+            o += (size_t)snprintf(cs + o, sizeof cs - o, "%s%s", i ? "," : "", text);
+        }
+        cfdb_json_string(&j, cs);
+    }
+    cfdb_json_key(&j, "DatabaseStatus");
+    bool healthy = database_status_json(db, &j);
+    cfdb_json_key(&j, "Healthy");
+    cfdb_json_bool(&j, healthy);
+    cfdb_json_key(&j, "InitializationState");
+    cfdb_json_string(&j, "created");
+    if (db->have_proxies) { /* the cluster answered: it speaks our protocol */
+        cfdb_json_key(&j, "ProtocolVersion");
+        cfdb_json_string(&j, "fdb00b073000000");
+    }
+    cfdb_json_end_object(&j);
+
+    cfdb_future *f = t->f;
+    int rc = CFDB_ERR_PLATFORM_ERROR;
+    if (!j.failed) {
+        void *copy = cfdb_arena_dup(&f->arena, j.buf, j.len);
+        if (copy) {
+            f->r.key = (cfdb_bytes){ copy, j.len };
+            rc = 0;
+        }
+    }
+    cfdb_json_free(&j);
+    cfdb_future_complete(f, rc);
+    cfdb_future_unref(f);
+    cfdb_db_unref(db);
+    free(t);
+}
+
+cfdb_future *cfdb_db_get_client_status(cfdb_db *db)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEY);
+    status_task *t = calloc(1, sizeof *t);
+    if (!f || !t) {
+        free(t);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+        return f;
+    }
+    t->db = db;
+    t->f = f;
+    cfdb_future_ref(f);
+    cfdb_db_ref(db);
+    if (cfdb_loop_post(cfdb_client_loop(db->cl), client_status_run, t) != 0) {
+        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
+        cfdb_future_unref(f);
+        cfdb_db_unref(db);
+        free(t);
     }
     return f;
 }

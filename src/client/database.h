@@ -42,6 +42,10 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
  * as soon as it differs from expected (0: the first one learned). A uint64 future. */
 struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
 
+/* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
+ * storage servers in the location cache, each connection's state and counters, health. */
+struct cfdb_future *cfdb_db_get_client_status(cfdb_db *db);
+
 /* Some coordinator is marked :tls. */
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */

@@ -1,5 +1,7 @@
 #include "net.h"
 
+#include "json_writer.h"
+
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
+#include "cfdb/protocol_version.h"
 
 #define PING_INTERVAL_NS (1000000000ull)
 #define IDLE_TIMEOUT_NS (4000000000ull)
@@ -36,6 +39,11 @@ struct cfdb_peer {
     uint64_t retry_at_ns;    /* no new connection before this (reconnection backoff) */
     uint32_t waiting_head;   /* index + 1 */
     cfdb_peer *next;
+    /* for fdb_database_get_client_status: totals over closed connections, and history */
+    cfdb_conn_stats closed_totals;
+    uint64_t connect_failed_total;
+    uint64_t last_connect_ns;
+    uint64_t protocol;
 };
 
 /* FlowTransport's reconnection delay: INITIAL_RECONNECTION_TIME 0.05 s, x1.2 per failure,
@@ -300,6 +308,8 @@ static void on_open(cfdb_conn *c, const cfdb_connect_packet *peer, void *arg)
     p->opened = true;
     p->failures = 0;
     p->retry_at_ns = 0;
+    p->last_connect_ns = cfdb_monotonic_ns();
+    p->protocol = peer->protocol_version;
 }
 
 static void on_closed(cfdb_conn *c, int error, void *arg)
@@ -307,9 +317,16 @@ static void on_closed(cfdb_conn *c, int error, void *arg)
     cfdb_peer *p = arg;
     if (!p)
         return;
+    cfdb_conn_stats st;
+    cfdb_conn_get_stats(c, &st);
+    p->closed_totals.bytes_in += st.bytes_in;
+    p->closed_totals.bytes_out += st.bytes_out;
+    p->closed_totals.pings += st.pings;
+    p->closed_totals.idle_timeouts += st.idle_timeouts;
     if (p->conn == c) {
         p->conn = NULL;
         if (!p->opened) {
+            p->connect_failed_total++;
             double delay = (double)RECONNECT_INITIAL_NS;
             for (unsigned i = 0; i < p->failures && delay < (double)RECONNECT_MAX_NS; i++)
                 delay *= 1.2;
@@ -336,21 +353,30 @@ static cfdb_conn *peer_conn(cfdb_peer *p)
     return p->conn;
 }
 
-cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
+/* The numeric IP text of an address (no brackets); -1 if it has none. */
+static int addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
 {
-    char ip[64];
     if (addr->ip.tag == 1) {
         uint32_t v = addr->ip.v4;
-        snprintf(ip, sizeof ip, "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
-    } else if (addr->ip.tag == 2 && addr->ip.v6.count == 16) {
-        cfdb_network_address_format(addr, ip, sizeof ip);
+        snprintf(ip, cap, "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
+        return 0;
+    }
+    if (addr->ip.tag == 2 && addr->ip.v6.count == 16) {
+        cfdb_network_address_format(addr, ip, cap);
         char *close_b = strchr(ip, ']');
         if (close_b)
             *close_b = 0;
         memmove(ip, ip + 1, strlen(ip));
-    } else {
-        return NULL;
+        return 0;
     }
+    return -1;
+}
+
+cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
+{
+    char ip[64];
+    if (addr_ip(addr, ip, sizeof ip))
+        return NULL;
     bool tls = (addr->flags & CFDB_ADDR_FLAG_TLS) != 0;
     for (cfdb_peer *p = cl->peers; p; p = p->next)
         if (p->port == addr->port && p->tls == tls && strcmp(p->ip, ip) == 0)
@@ -408,10 +434,61 @@ void cfdb_client_forget(cfdb_client *cl, uint64_t request_id)
         slot_free(cl, i);
 }
 
+void cfdb_peer_connection_json(cfdb_peer *p, cfdb_json *j)
+{
+    char text[96];
+    cfdb_peer_address(p, text, sizeof text);
+    cfdb_conn_stats st = p->closed_totals;
+    if (p->conn) {
+        cfdb_conn_stats now;
+        cfdb_conn_get_stats(p->conn, &now);
+        st.bytes_in += now.bytes_in;
+        st.bytes_out += now.bytes_out;
+        st.pings += now.pings;
+    }
+    const char *status = p->conn ? (p->opened ? "connected" : "connecting") : p->failures ? "failed" : "disconnected";
+    double since = p->last_connect_ns ? (double)(cfdb_monotonic_ns() - p->last_connect_ns) / 1e9 : 0;
+    cfdb_json_begin_object(j);
+    cfdb_json_key(j, "Address");
+    cfdb_json_string(j, text);
+    cfdb_json_key(j, "BytesReceived");
+    cfdb_json_int(j, (int64_t)st.bytes_in);
+    cfdb_json_key(j, "BytesSampleTime");
+    cfdb_json_double(j, since);
+    cfdb_json_key(j, "BytesSent");
+    cfdb_json_int(j, (int64_t)st.bytes_out);
+    cfdb_json_key(j, "Compatible");
+    cfdb_json_bool(j, p->protocol == 0 || cfdb_protocol_peer_exact(p->protocol));
+    cfdb_json_key(j, "ConnectFailedCount");
+    cfdb_json_int(j, (int64_t)p->connect_failed_total);
+    cfdb_json_key(j, "LastConnectTime");
+    cfdb_json_double(j, since);
+    cfdb_json_key(j, "PingCount");
+    cfdb_json_int(j, (int64_t)st.pings);
+    cfdb_json_key(j, "PingTimeoutCount");
+    cfdb_json_int(j, (int64_t)st.idle_timeouts);
+    if (p->protocol) {
+        char proto[24];
+        /* ProtocolVersion::version(): without the flag bits (objectSerializerFlag) */
+        snprintf(proto, sizeof proto, "%llx", (unsigned long long)(p->protocol & 0x0FFFFFFFFFFFFFFFull));
+        cfdb_json_key(j, "ProtocolVersion");
+        cfdb_json_string(j, proto);
+    }
+    cfdb_json_key(j, "Status");
+    cfdb_json_string(j, status);
+    cfdb_json_end_object(j);
+}
+
+bool cfdb_peer_failed(const cfdb_peer *p)
+{
+    return !p->conn && p->failures > 0;
+}
+
 void cfdb_peer_address(const cfdb_peer *p, char *buf, size_t cap)
 {
+    const char *tls = p->tls ? ":tls" : "";
     if (strchr(p->ip, ':'))
-        snprintf(buf, cap, "[%s]:%u", p->ip, p->port);
+        snprintf(buf, cap, "[%s]:%u%s", p->ip, p->port, tls);
     else
-        snprintf(buf, cap, "%s:%u", p->ip, p->port);
+        snprintf(buf, cap, "%s:%u%s", p->ip, p->port, tls);
 }

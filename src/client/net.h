@@ -13,6 +13,7 @@
 #include "cfdb/messages.h"
 
 typedef struct cfdb_client cfdb_client;
+struct cfdb_json;
 typedef struct cfdb_peer cfdb_peer;
 
 /* A reply (error 0, the message bytes, valid during the call) or a transport failure
@@ -32,7 +33,12 @@ bool cfdb_client_has_tls(cfdb_client *cl);
  * is not usable (e.g. hostname not resolved). */
 cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr);
 
-/* "ip:port" of a peer (IPv6 in brackets). */
+/* fdb_database_get_client_status: a peer's "Connections" entry (libfdb_c's fields), and
+ * whether its last connection attempt failed. */
+void cfdb_peer_connection_json(cfdb_peer *p, struct cfdb_json *j);
+bool cfdb_peer_failed(const cfdb_peer *p);
+
+/* "ip:port" of a peer (IPv6 in brackets, ":tls" when marked). */
 void cfdb_peer_address(const cfdb_peer *p, char *buf, size_t cap);
 
 /* Sends a request: allocates a reply token, stores it at *reply_token (the request's

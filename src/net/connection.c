@@ -274,6 +274,7 @@ static void process_input(cfdb_conn *c)
         }
         at = (size_t)n;
         c->state = CONN_OPEN;
+        c->stats.peer_protocol = peer.protocol_version;
         if (c->cb.on_open)
             c->cb.on_open(c, &peer, c->arg);
     }
@@ -421,6 +422,7 @@ static void ping_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     cfdb_conn *c = arg;
     if (c->state == CONN_OPEN) {
         cfdb_ping_request req = { { c->ping_token } };
+        c->stats.pings++;
         cfdb_conn_send(c, cfdb_well_known_token(CFDB_WLTOKEN_PING_PACKET), &cfdb_msg_ping_request, &req, 0);
     }
     if (c->state != CONN_DEAD)
@@ -433,6 +435,7 @@ static void idle_check(cfdb_loop *loop, cfdb_timer *t, void *arg)
     uint64_t now = cfdb_loop_now_ns(loop);
     uint64_t limit = c->state == CONN_OPEN ? c->opt.idle_timeout_ns : CONNECT_TIMEOUT_NS;
     if (limit && now - c->last_rx_ns >= limit) {
+        c->stats.idle_timeouts = 1;
         conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
         return;
     }

@@ -852,6 +852,80 @@ static void test_total_cost(void **state)
     fdb_transaction_destroy(tr);
 }
 
+static char *client_status(FDBDatabase *db)
+{
+    FDBFuture *f = fdb_database_get_client_status(db);
+    assert_int_equal(api_wait(f), 0);
+    const uint8_t *k;
+    int n;
+    assert_int_equal(fdb_future_get_key(f, &k, &n), 0);
+    char *copy = malloc((size_t)n + 1);
+    memcpy(copy, k, (size_t)n);
+    copy[n] = 0;
+    fdb_future_destroy(f);
+    /* well formed: braces and brackets balance outside strings */
+    int depth = 0;
+    bool in_str = false;
+    for (int i = 0; i < n; i++) {
+        char c = copy[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        if (c == '"')
+            in_str = true;
+        else if (c == '{' || c == '[')
+            depth++;
+        else if (c == '}' || c == ']')
+            depth--;
+        assert_true(depth >= 0);
+    }
+    assert_int_equal(depth, 0);
+    assert_false(in_str);
+    return copy;
+}
+
+/* libfdb_c's client status document: what the client knows and how its connections are. */
+static void test_client_status(void **state)
+{
+    (void)state;
+    PFX(p, "status");
+    K(k, p, "k");
+    assert_int_equal(api_set_committed(S(k), L(k), S("v"), 1), 0); /* proxies and a storage server known */
+    char *s = client_status(g_env.db);
+    assert_non_null(strstr(s, "\"InitializationState\":\"created\""));
+    assert_non_null(strstr(s, "\"Healthy\":true"));
+    char rec[400];
+    snprintf(rec, sizeof rec, "\"ConnectionRecord\":\"file: %s\"", g_env.server.cluster_file);
+    assert_non_null(strstr(s, rec));
+    assert_non_null(strstr(s, "\"CurrentCoordinator\":\"127.0.0.1:"));
+    assert_non_null(strstr(s, "\"Status\":\"connected\""));
+    assert_non_null(strstr(s, "\"NumConnectionsFailed\":0"));
+    assert_non_null(strstr(s, "\"SSID\":\""));
+    assert_non_null(strstr(s, "\"GrvProxies\":[\"127.0.0.1:"));
+    assert_non_null(strstr(s, "\"ProtocolVersion\":\"fdb00b073000000\""));
+    free(s);
+
+    /* a cluster nobody answers: not healthy, its coordinator failed */
+    FDBDatabase *db = unreachable_db();
+    s = client_status(db);
+    assert_non_null(strstr(s, "\"Healthy\":false"));
+    assert_non_null(strstr(s, "\"ConnectionRecord\":\"connection string: gone:gone@127.0.0.1:"));
+    free(s);
+    bool failed = false;
+    for (int i = 0; i < 50 && !failed; i++) {
+        usleep(20000);
+        s = client_status(db);
+        failed = strstr(s, "\"Status\":\"failed\"") != NULL;
+        free(s);
+    }
+    assert_true(failed);
+    fdb_database_destroy(db);
+}
+
 static void test_server_protocol(void **state)
 {
     (void)state;
@@ -1132,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_unanswered_operations_end),
         cmocka_unit_test(test_server_protocol),
         cmocka_unit_test(test_total_cost),
+        cmocka_unit_test(test_client_status),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),
