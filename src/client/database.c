@@ -68,6 +68,7 @@ struct cfdb_db {
     cfdb_open_database_coord_request poll;
 
     cfdb_uid cluster_id; /* ClientDBInfo.clusterId */
+    cfdb_uid memory_record_id; /* names a database made from a connection string */
 
     /* proxies */
     bool have_proxies;
@@ -287,6 +288,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     }
     db->cl = cl;
     atomic_init(&db->refs, 1);
+    db->memory_record_id = (cfdb_uid){ cfdb_monotonic_ns() * 0x9E3779B97F4A7C15ull, (uint64_t)(uintptr_t)db };
     pthread_mutex_init(&db->opt_mu, NULL);
     rc = install_coordinators(db, &cs);
     cfdb_cluster_string_free(&cs);
@@ -947,12 +949,109 @@ cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected)
     return f;
 }
 
-/* ---- fdb_database_get_client_status ---- */
-
 static void uid_text(cfdb_uid u, char out[33])
 {
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)u.first, (unsigned long long)u.second);
 }
+
+/* "description:id@coordinator,..." as the coordinators were written (hostnames kept). */
+static void connection_string(const cfdb_db *db, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "%s@", db->cluster_key);
+    for (int i = 0; i < db->ncoordinators && o < cap; i++) {
+        const coordinator *k = &db->coordinators[i];
+        char text[320];
+        if (k->hostname)
+            snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
+        else
+            cfdb_network_address_format(&k->addr, text, sizeof text);
+        o += (size_t)snprintf(out + o, cap - o, "%s%s", i ? "," : "", text);
+    }
+}
+
+/* ---- \xff\xff/connection_string, /cluster_file_path, /cluster_id ---- */
+
+typedef struct text_task {
+    cfdb_waiter w; /* first: the ready waiter for cluster_id */
+    cfdb_db *db;
+    cfdb_future *f;
+    enum cfdb_db_text which;
+} text_task;
+
+static void text_answer(text_task *t, int error)
+{
+    cfdb_db *db = t->db;
+    cfdb_future *f = t->f;
+    char buf[4200];
+    bool present = true;
+    if (!error) {
+        switch (t->which) {
+        case CFDB_DB_CONNECTION_STRING:
+            connection_string(db, buf, sizeof buf);
+            break;
+        case CFDB_DB_CLUSTER_FILE_PATH:
+            /* a database made from a connection string has a memory record: its id */
+            if (db->cluster_file)
+                snprintf(buf, sizeof buf, "%s", db->cluster_file);
+            else
+                uid_text(db->memory_record_id, buf);
+            break;
+        case CFDB_DB_CLUSTER_ID:
+            uid_text(db->cluster_id, buf);
+            break;
+        }
+        f->r.value.present = present;
+        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(buf, strlen(buf)), &f->r.value.value))
+            error = CFDB_ERR_PLATFORM_ERROR;
+    }
+    cfdb_future_complete(f, error);
+    cfdb_future_unref(f);
+    cfdb_db_unref(db);
+    free(t);
+}
+
+static void text_ready(cfdb_waiter *w, int error, int64_t unused)
+{
+    (void)unused;
+    text_answer((text_task *)w, error);
+}
+
+static void text_run(void *arg)
+{
+    text_task *t = arg;
+    if (t->which == CFDB_DB_CLUSTER_ID && !t->db->have_proxies) {
+        t->w.fn = text_ready; /* getClusterId waits for the cluster's ClientDBInfo */
+        cfdb_db_when_ready(t->db, &t->w);
+        return;
+    }
+    text_answer(t, 0);
+}
+
+cfdb_future *cfdb_db_text_value(cfdb_db *db, enum cfdb_db_text which)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
+    text_task *t = calloc(1, sizeof *t);
+    if (!f || !t) {
+        free(t);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+        return f;
+    }
+    t->db = db;
+    t->f = f;
+    t->which = which;
+    cfdb_future_ref(f);
+    cfdb_db_ref(db);
+    if (cfdb_loop_post(cfdb_client_loop(db->cl), text_run, t) != 0) {
+        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
+        cfdb_future_unref(f);
+        cfdb_db_unref(db);
+        free(t);
+    }
+    return f;
+}
+
+/* ---- fdb_database_get_client_status ---- */
 
 /* Adds p to the distinct peers the report covers. */
 static void note_peer(cfdb_peer **seen, int *n, int cap, cfdb_peer *p)
@@ -1120,17 +1219,9 @@ static void client_status_run(void *arg)
             j.failed = true;
         }
     } else {
-        char cs[4096];
-        size_t o = (size_t)snprintf(cs, sizeof cs, "connection string: %s@", db->cluster_key);
-        for (int i = 0; i < db->ncoordinators && o < sizeof cs; i++) {
-            const coordinator *k = &db->coordinators[i];
-            char text[320];
-            if (k->hostname)
-                snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
-            else
-                cfdb_network_address_format(&k->addr, text, sizeof text);
-            o += (size_t)snprintf(cs + o, sizeof cs - o, "%s%s", i ? "," : "", text);
-        }
+        char cs[4200];
+        size_t o = (size_t)snprintf(cs, sizeof cs, "connection string: ");
+        connection_string(db, cs + o, sizeof cs - o);
         cfdb_json_string(&j, cs);
     }
     cfdb_json_key(&j, "DatabaseStatus");

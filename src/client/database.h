@@ -46,6 +46,11 @@ struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
  * storage servers in the location cache, each connection's state and counters, health. */
 struct cfdb_future *cfdb_db_get_client_status(cfdb_db *db);
 
+/* Any thread: a value future for \xff\xff/connection_string, /cluster_file_path or /cluster_id
+ * (the last waits until the cluster has answered, as getClusterId does). */
+enum cfdb_db_text { CFDB_DB_CONNECTION_STRING, CFDB_DB_CLUSTER_FILE_PATH, CFDB_DB_CLUSTER_ID };
+struct cfdb_future *cfdb_db_text_value(cfdb_db *db, enum cfdb_db_text which);
+
 /* Some coordinator is marked :tls. */
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */

@@ -1656,12 +1656,8 @@ static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
 
 cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
 {
-    if (cfdb_conflicts_is_special(key))
-        return cfdb_conflicts_get(tx, key);
-    if (cfdb_special_key_op(key)) {
-        op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
-        return so ? op_launch(so) : NULL;
-    }
+    if (cfdb_special_key(key))
+        return cfdb_special_get(tx, key);
     pthread_mutex_lock(&tx->mu);
     int rc = tx->deferred_error;
     if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
@@ -1732,8 +1728,8 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
 {
     cfdb_ryw_limits lim;
     int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
-    if (!rc && cfdb_conflicts_is_special(begin_key))
-        return cfdb_conflicts_get_range(tx, begin_key, end_key, limit, reverse);
+    if (!rc && cfdb_special_range(begin_key, end_key))
+        return cfdb_special_get_range(tx, begin_key, end_key, limit, reverse);
     pthread_mutex_lock(&tx->mu);
     if (!rc)
         rc = tx->deferred_error;

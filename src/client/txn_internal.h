@@ -183,8 +183,12 @@ cfdb_future *cfdb_conflicts_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes
 
 /* Metadata operations (txn_metadata.c): started on the network thread. */
 void cfdb_metadata_op_start(op *o);
-/* Special keys under \xff\xff served by the client itself; true when key is one. */
-bool cfdb_special_key_op(cfdb_bytes key);
+/* The special key space (special_keys.c): whether a key / a range read belongs to it, and
+ * reads there (module errors as libfdb_c's). */
+bool cfdb_special_key(cfdb_bytes key);
+bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end);
+cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key);
+cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse);
 
 /* Mapped range reads (txn_mapped.c): started on the network thread. */
 void cfdb_mapped_op_start(op *o);

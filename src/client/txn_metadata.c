@@ -12,13 +12,7 @@
 #include "cfdb/errors.h"
 #include "txn_internal.h"
 
-#define STATUS_KEY "\xff\xff/status/json"
 #define METRICS_RETRY_NS 10000000ull
-
-bool cfdb_special_key_op(cfdb_bytes key)
-{
-    return cfdb_bytes_eq(key, CFDB_BYTES_LIT(STATUS_KEY));
-}
 
 static void metadata_step(op *o);
 

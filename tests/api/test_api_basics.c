@@ -926,6 +926,71 @@ static void test_client_status(void **state)
     fdb_database_destroy(db);
 }
 
+static fdb_error_t special_get(FDBTransaction *tr, const char *key, int *present, char *buf, int cap)
+{
+    int len = 0;
+    fdb_error_t e = api_get(tr, key, (int)strlen(key), 0, present, buf, cap - 1, &len);
+    buf[e == 0 && *present ? len : 0] = 0;
+    return e;
+}
+
+/* The special key space's modules, as libfdb_c lays them out. */
+static void test_special_keys(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    char v[512];
+    int present;
+    /* connection string and cluster file: what the database was opened with */
+    assert_int_equal(special_get(tr, "\xff\xff/connection_string", &present, v, sizeof v), 0);
+    assert_true(present);
+    FILE *f = fopen(g_env.server.cluster_file, "r");
+    char line[512] = "";
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    assert_string_equal(v, line);
+    assert_int_equal(special_get(tr, "\xff\xff/cluster_file_path", &present, v, sizeof v), 0);
+    assert_true(present);
+    assert_string_equal(v, g_env.server.cluster_file);
+    /* the cluster's id: 32 hex digits, the one the client status reports */
+    assert_int_equal(special_get(tr, "\xff\xff/cluster_id", &present, v, sizeof v), 0);
+    assert_true(present);
+    assert_int_equal(strlen(v), 32);
+    assert_int_equal(strspn(v, "0123456789abcdef"), 32);
+    char *status = client_status(g_env.db);
+    char want[64];
+    snprintf(want, sizeof want, "\"ClusterID\":\"%s\"", v);
+    assert_non_null(strstr(status, want));
+    free(status);
+    /* no management call has left a message */
+    assert_int_equal(special_get(tr, "\xff\xff/error_message", &present, v, sizeof v), 0);
+    assert_false(present);
+    /* outside every module, across modules, and modules not implemented */
+    assert_int_equal(special_get(tr, "\xff\xff/no_such_module", &present, v, sizeof v), 2113);
+    assert_int_equal(special_get(tr, "\xff\xff", &present, v, sizeof v), 2113);
+    FDBFuture *r = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/transaction/"), 15),
+                                             FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/worker_interfaces/"), 21),
+                                             0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    assert_int_equal(api_wait_destroy(r), 2112);
+    r = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/nowhere/"), 11),
+                                  FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/nowhere0"), 11), 0, 0,
+                                  FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    assert_int_equal(api_wait_destroy(r), 2113);
+    assert_int_equal(special_get(tr, "\xff\xff/metrics/health/aggregate", &present, v, sizeof v), 2108);
+    /* a database opened from a connection string names its record by an id */
+    FDBDatabase *db;
+    assert_int_equal(fdb_create_database_from_connection_string(line, &db), 0);
+    FDBTransaction *t2;
+    assert_int_equal(fdb_database_create_transaction(db, &t2), 0);
+    assert_int_equal(special_get(t2, "\xff\xff/cluster_file_path", &present, v, sizeof v), 0);
+    assert_true(present);
+    assert_int_equal(strlen(v), 32);
+    fdb_transaction_destroy(t2);
+    fdb_database_destroy(db);
+    fdb_transaction_destroy(tr);
+}
+
 static void test_server_protocol(void **state)
 {
     (void)state;
@@ -1207,6 +1272,7 @@ int main(void)
         cmocka_unit_test(test_server_protocol),
         cmocka_unit_test(test_total_cost),
         cmocka_unit_test(test_client_status),
+        cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),

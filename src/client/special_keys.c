@@ -1,0 +1,148 @@
+/* The special key space (\xff\xff ... \xff\xff\xff) as libfdb_c 7.3 lays it out in modules
+ * (SpecialKeySpace::moduleToBoundary). Reads outside every module fail with
+ * special_keys_no_module_found, ranges that leave their module with
+ * special_keys_cross_module_read. What the client answers itself: status/json,
+ * transaction/conflicting_keys/, connection_string, cluster_file_path, cluster_id, and
+ * error_message (always absent: no management call sets it). The modules that read cluster
+ * internals (worker interfaces, metrics, management, configuration, global config, tracing,
+ * actor lineage and profiler) are not implemented: their reads fail with 2108. */
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "database.h"
+#include "txn_internal.h"
+
+enum module {
+    M_NONE,
+    M_TRANSACTION,
+    M_WORKERS,
+    M_STATUS,
+    M_CONNECTION_STRING,
+    M_CLUSTER_FILE_PATH,
+    M_METRICS,
+    M_MANAGEMENT,
+    M_ERROR_MESSAGE,
+    M_CONFIGURATION,
+    M_GLOBAL_CONFIG,
+    M_TRACING,
+    M_ACTOR_LINEAGE,
+    M_ACTOR_PROFILER,
+    M_CLUSTER_ID,
+};
+
+typedef struct module_range {
+    const char *begin;
+    const char *end; /* NULL: the single key begin */
+    enum module module;
+} module_range;
+
+static const module_range modules[] = {
+    { "\xff\xff/transaction/", "\xff\xff/transaction0", M_TRANSACTION },
+    { "\xff\xff/worker_interfaces/", "\xff\xff/worker_interfaces0", M_WORKERS },
+    { "\xff\xff/status/json", NULL, M_STATUS },
+    { "\xff\xff/connection_string", NULL, M_CONNECTION_STRING },
+    { "\xff\xff/cluster_file_path", NULL, M_CLUSTER_FILE_PATH },
+    { "\xff\xff/metrics/", "\xff\xff/metrics0", M_METRICS },
+    { "\xff\xff/management/", "\xff\xff/management0", M_MANAGEMENT },
+    { "\xff\xff/error_message", NULL, M_ERROR_MESSAGE },
+    { "\xff\xff/configuration/", "\xff\xff/configuration0", M_CONFIGURATION },
+    { "\xff\xff/global_config/", "\xff\xff/global_config0", M_GLOBAL_CONFIG },
+    { "\xff\xff/tracing/", "\xff\xff/tracing0", M_TRACING },
+    { "\xff\xff/actor_lineage/", "\xff\xff/actor_lineage0", M_ACTOR_LINEAGE },
+    { "\xff\xff/actor_profiler_conf/", "\xff\xff/actor_profiler_conf0", M_ACTOR_PROFILER },
+    { "\xff\xff/cluster_id", NULL, M_CLUSTER_ID },
+};
+
+/* The module whose range holds key; *range gets its bounds (a single key ends at key + \0). */
+static enum module module_of(cfdb_bytes key, cfdb_bytes *mbegin, cfdb_bytes *mend, uint8_t *scratch)
+{
+    for (size_t i = 0; i < sizeof modules / sizeof *modules; i++) {
+        const module_range *m = &modules[i];
+        cfdb_bytes b = cfdb_bytes_str(m->begin), e;
+        if (m->end) {
+            e = cfdb_bytes_str(m->end);
+        } else {
+            memcpy(scratch, b.ptr, b.len);
+            scratch[b.len] = 0;
+            e = cfdb_bytes_make(scratch, b.len + 1);
+        }
+        if (cfdb_bytes_cmp(key, b) >= 0 && cfdb_bytes_cmp(key, e) < 0) {
+            *mbegin = b;
+            *mend = e;
+            return m->module;
+        }
+    }
+    return M_NONE;
+}
+
+bool cfdb_special_key(cfdb_bytes key)
+{
+    static const uint8_t lo[] = { 0xff, 0xff }, hi[] = { 0xff, 0xff, 0xff };
+    return cfdb_bytes_cmp(key, cfdb_bytes_make(lo, 2)) >= 0 && cfdb_bytes_cmp(key, cfdb_bytes_make(hi, 3)) < 0;
+}
+
+bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end)
+{
+    static const uint8_t lo[] = { 0xff, 0xff }, hi[] = { 0xff, 0xff, 0xff };
+    return cfdb_special_key(begin) && cfdb_bytes_cmp(end, cfdb_bytes_make(lo, 2)) >= 0 &&
+           cfdb_bytes_cmp(end, cfdb_bytes_make(hi, 3)) <= 0;
+}
+
+static cfdb_future *absent(void)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
+    if (f)
+        cfdb_future_complete(f, 0); /* r.value.present is false */
+    return f;
+}
+
+cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
+{
+    cfdb_bytes mb, me;
+    uint8_t scratch[64];
+    pthread_mutex_lock(&tx->mu);
+    int rc = tx->deferred_error;
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
+    switch (module_of(key, &mb, &me, scratch)) {
+    case M_NONE:
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_SPECIAL_KEYS_NO_MODULE_FOUND);
+    case M_TRANSACTION:
+        if (cfdb_conflicts_is_special(key))
+            return cfdb_conflicts_get(tx, key);
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
+    case M_STATUS: {
+        op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
+        return so ? op_launch(so) : NULL;
+    }
+    case M_CONNECTION_STRING:
+        return cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+    case M_CLUSTER_FILE_PATH:
+        return cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_FILE_PATH);
+    case M_CLUSTER_ID:
+        return cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID);
+    case M_ERROR_MESSAGE:
+        return absent();
+    default:
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
+    }
+}
+
+cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse)
+{
+    cfdb_bytes mb, me;
+    uint8_t scratch[64];
+    enum module m = module_of(begin, &mb, &me, scratch);
+    if (m == M_NONE)
+        return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_SPECIAL_KEYS_NO_MODULE_FOUND);
+    if (cfdb_bytes_cmp(end, me) > 0)
+        return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_SPECIAL_KEYS_CROSS_MODULE_READ);
+    if (m == M_TRANSACTION) {
+        static const char conflicting_end[] = "\xff\xff/transaction/conflicting_keys0";
+        if (cfdb_conflicts_is_special(begin) && cfdb_bytes_cmp(end, cfdb_bytes_str(conflicting_end)) <= 0)
+            return cfdb_conflicts_get_range(tx, begin, end, limit, reverse);
+    }
+    /* single-key modules read as ranges, and the modules not implemented */
+    return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);
+}
