@@ -94,7 +94,8 @@ for _ in $(seq 100); do [[ -s $work/fdb.cluster ]] && break; sleep 0.05; done
 [[ -s $work/fdb.cluster ]] || { echo "cfdb-server did not start" >&2; exit 1; }
 
 status=0
-PYTHONPATH="$work/py" LD_LIBRARY_PATH="$build/src/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+# shellcheck disable=SC2086 # SMOKE_ARGS is a list of arguments
+TMPDIR="$work" PYTHONPATH="$work/py" LD_LIBRARY_PATH="$build/src/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     python3 tests/bindings/python_smoke.py --cluster-file "$work/fdb.cluster" \
     --upstream-tests "$work/src/bindings/python/tests" ${SMOKE_ARGS:-} || status=$?
 if ((status == 0)); then

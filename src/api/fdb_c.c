@@ -135,10 +135,12 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value
     return rc;
 }
 
-/* Makes the TLS context for :tls peers from the gathered settings, once. 2107 tls_error when
- * they cannot be loaded (libfdb_c only logs this and its connections then fail; an error here
- * says what is wrong at once). */
-static fdb_error_t prepare_tls(void)
+/* Makes the TLS context for :tls peers from the gathered settings, once, when a database is
+ * created (as libfdb_c's initTLS): proxies, storage servers or forwarded coordinators may be
+ * :tls even when the cluster file is not. When the settings cannot be loaded, a database whose
+ * coordinators are :tls fails with 2107 tls_error (libfdb_c only logs it and never connects);
+ * for others the failure is reported once on stderr, and :tls peers stay unreachable. */
+static fdb_error_t prepare_tls(bool required)
 {
     if (cfdb_client_has_tls(g_client))
         return 0;
@@ -149,8 +151,10 @@ static fdb_error_t prepare_tls(void)
     cfdb_tls_ctx *ctx = cfdb_tls_ctx_create(&cfg, false, err, sizeof err);
     pthread_mutex_unlock(&g_tls_mu);
     if (!ctx) {
-        fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
-        return CFDB_ERR_TLS_ERROR;
+        static atomic_bool reported;
+        if (required || !atomic_exchange(&reported, true))
+            fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
+        return required ? CFDB_ERR_TLS_ERROR : 0;
     }
     if (!cfdb_client_set_tls(g_client, ctx))
         cfdb_tls_ctx_free(ctx); /* another thread was first */
@@ -470,8 +474,8 @@ static fdb_error_t create_database(const char *connection_string, FDBDatabase **
     int rc = cfdb_db_create(g_client, connection_string, &db);
     if (rc)
         return rc;
-    if (cfdb_db_uses_tls(db) && (rc = prepare_tls()) != 0) {
-        cfdb_db_unref(db);
+    if ((rc = prepare_tls(cfdb_db_uses_tls(db))) != 0) {
+        cfdb_db_user_unref(db);
         return rc;
     }
     *out = (FDBDatabase *)db;
@@ -508,17 +512,10 @@ fdb_error_t fdb_create_database_from_connection_string(const char *connection_st
     return create_database(connection_string, out_database);
 }
 
-static void db_unref_task(void *arg)
-{
-    cfdb_db_unref(arg);
-}
-
 void fdb_database_destroy(FDBDatabase *d)
 {
-    if (!d)
-        return;
-    if (cfdb_loop_post(cfdb_client_loop(g_client), db_unref_task, d) != 0)
-        cfdb_db_unref(DB(d));
+    if (d)
+        cfdb_db_user_unref(DB(d)); /* its transactions keep it working until they go too */
 }
 
 fdb_error_t fdb_database_set_option(FDBDatabase *d, FDBDatabaseOption option, uint8_t const *value, int value_length)

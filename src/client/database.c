@@ -47,7 +47,9 @@ typedef struct coordinator {
 
 struct cfdb_db {
     cfdb_client *cl;
-    atomic_int refs;
+    atomic_int refs;  /* memory: users (together one), requests in flight, tasks */
+    atomic_int users; /* the application's handle and its transactions */
+    bool closing;     /* no user left: discovery stopped */
 
     char cluster_key[256];
     coordinator coordinators[MAX_COORDINATORS];
@@ -288,6 +290,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     }
     db->cl = cl;
     atomic_init(&db->refs, 1);
+    atomic_init(&db->users, 1);
     db->memory_record_id = (cfdb_uid){ cfdb_monotonic_ns() * 0x9E3779B97F4A7C15ull, (uint64_t)(uintptr_t)db };
     pthread_mutex_init(&db->opt_mu, NULL);
     rc = install_coordinators(db, &cs);
@@ -356,6 +359,37 @@ void cfdb_db_set_cluster_file(cfdb_db *db, const char *path)
 {
     free(db->cluster_file);
     db->cluster_file = path ? strdup(path) : NULL;
+}
+
+/* The last user gone (network thread): discovery stops, so that the long poll, which holds
+ * a reference of its own, lets the database go. */
+static void db_shutdown(void *arg)
+{
+    cfdb_db *db = arg;
+    db->closing = true;
+    db->poll_waiting_dns = false;
+    cfdb_loop_timer_cancel(cfdb_client_loop(db->cl), &db->poll_retry);
+    if (db->poll_request) {
+        cfdb_client_forget(db->cl, db->poll_request);
+        db->poll_request = 0;
+        cfdb_db_unref(db); /* the poll's */
+    }
+    fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
+    cfdb_db_unref(db); /* the users' */
+}
+
+void cfdb_db_user_ref(cfdb_db *db)
+{
+    atomic_fetch_add(&db->users, 1);
+}
+
+void cfdb_db_user_unref(cfdb_db *db)
+{
+    if (atomic_fetch_sub(&db->users, 1) != 1)
+        return;
+    cfdb_loop *loop = cfdb_client_loop(db->cl);
+    if (cfdb_loop_on_loop_thread(loop) || cfdb_loop_post(loop, db_shutdown, db) != 0)
+        db_shutdown(db);
 }
 
 /* Any thread may drop a reference; the last one frees on the network thread, which owns
@@ -473,6 +507,8 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
 /* The coordinator being polled did not answer: the next one, or a pause after a full round. */
 static void poll_failed(cfdb_db *db)
 {
+    if (db->closing)
+        return;
     db->coordinator_index = (db->coordinator_index + 1) % db->ncoordinators;
     if (++db->failed_in_round >= db->ncoordinators) {
         db->failed_in_round = 0;
@@ -492,6 +528,8 @@ static void send_poll(cfdb_db *db)
     static const cfdb_client_version versions[1] = {
         { { (const uint8_t *)"7.3.77", 6 }, { (const uint8_t *)"", 0 }, { (const uint8_t *)"fdb00b073000000", 15 } }
     };
+    if (db->closing)
+        return;
     cfdb_open_database_coord_request *r = &db->poll;
     memset(r, 0, sizeof *r);
     r->supportedVersions.items = (cfdb_client_version *)versions;

@@ -38,6 +38,11 @@ typedef struct cfdb_shard {
 /* Creates the handle from a parsed connection string (description:id@addr,...).
  * Returns 0 or a FoundationDB error code (2104 connection_string_invalid). */
 int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out);
+/* Users: the application's handle (from cfdb_db_create) and each transaction. When the last
+ * goes, the database stops polling its coordinators and is freed once nothing is in flight. */
+void cfdb_db_user_ref(cfdb_db *db);
+void cfdb_db_user_unref(cfdb_db *db);
+
 /* Any thread: the cluster's protocol version (ProtocolInfoRequest to the coordinator in use),
  * as soon as it differs from expected (0: the first one learned). A uint64 future. */
 struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);

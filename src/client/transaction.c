@@ -53,7 +53,7 @@ static void txn_free_task(void *arg)
         cfdb_future_unref(tx->versionstamp_future);
         tx->versionstamp_future = NULL;
     }
-    cfdb_db_unref(tx->db);
+    cfdb_db_user_unref(tx->db);
     if (cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
         cfdb_ryw_reset(&tx->ryw);
         if (cfdb_object_cache_put(&g_txns, &tl_txns, tx))
@@ -115,7 +115,7 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     }
     tx->db = db;
     tx->cl = cfdb_db_client(db);
-    cfdb_db_ref(db);
+    cfdb_db_user_ref(db);
     atomic_init(&tx->refs, 1);
     atomic_init(&tx->gen, 1);
     cfdb_timer_init(&tx->deadline_timer, NULL, tx);
@@ -307,6 +307,7 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
 /* ---------- operations: common machinery (network thread) ---------- */
 
 _Static_assert(sizeof(op) <= CFDB_FUTURE_EXTRA_MAX, "an op fits in its future's block");
+_Static_assert(offsetof(op, w) == 0, "an op's waiter is the op (waiter lists hold ops)");
 
 /* A cheap per-thread generator (xorshift32) for choices made on application threads,
  * where the client's own generator (network thread only) may not be used. */
@@ -444,7 +445,8 @@ static void deadline_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     uint64_t deadline = tx->deadline_ns;
     pthread_mutex_unlock(&tx->mu);
     if (deadline && now_ns() < deadline) { /* the timeout was extended */
-        cfdb_loop_timer_add_at(loop, t, deadline);
+        if (cfdb_loop_timer_add_at(loop, t, deadline) != 0)
+            txn_unref(tx); /* cannot re-arm: ops still notice the deadline at their next step */
         return;
     }
     if (deadline)
@@ -460,11 +462,11 @@ static void txn_arm_deadline(cfdb_txn *tx)
     pthread_mutex_unlock(&tx->mu);
     if (!deadline)
         return;
-    if (!cfdb_timer_is_armed(&tx->deadline_timer)) {
+    bool armed = cfdb_timer_is_armed(&tx->deadline_timer);
+    if (!armed)
         cfdb_timer_init(&tx->deadline_timer, deadline_fire, tx);
-        txn_ref(tx);
-    }
-    cfdb_loop_timer_add_at(cfdb_client_loop(tx->cl), &tx->deadline_timer, deadline);
+    if (cfdb_loop_timer_add_at(cfdb_client_loop(tx->cl), &tx->deadline_timer, deadline) == 0 && !armed)
+        txn_ref(tx); /* the armed timer's reference */
 }
 
 static void txn_disarm_deadline(cfdb_txn *tx)
@@ -489,15 +491,24 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
 {
     cfdb_txn *tx = (cfdb_txn *)((char *)w - offsetof(cfdb_txn, rv_waiter));
     tx->rv_requested = false;
-    if (tx->rv_gen == atomic_load(&tx->gen) && !error && !tx->read_version) {
+    /* under mu: a reset on the application's thread bumps gen and clears these */
+    pthread_mutex_lock(&tx->mu);
+    unsigned gen = atomic_load(&tx->gen);
+    bool current = tx->rv_gen == gen;
+    if (current && !error && !tx->read_version) {
         tx->read_version = version;
         tx->tag_throttled_s = tx->tag_throttled_s + w->tag_throttled_s;
     }
+    pthread_mutex_unlock(&tx->mu);
     cfdb_waiter *list = tx->rv_waiters;
     tx->rv_waiters = NULL;
     while (list) {
         cfdb_waiter *next = list->next;
-        list->fn(list, error, tx->read_version);
+        op *o = (op *)list; /* every waiter is an op's */
+        if (!current && o->gen == gen)
+            txn_need_read_version(tx, list); /* it came after a reset: the old answer is not its */
+        else
+            list->fn(list, current ? error : CFDB_ERR_TRANSACTION_CANCELLED, tx->read_version);
         list = next;
     }
     txn_unref(tx);
@@ -1263,6 +1274,11 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     op *o = ctx;
     cfdb_txn *tx = o->tx;
     o->request = 0;
+    if (atomic_load(&tx->gen) != o->gen) {
+        /* reset (or timed out and reset) meanwhile: this answer is not the new attempt's */
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
     bool lost = error != 0; /* the connection went: it may or may not have committed */
     cfdb_arena a;
     uint64_t mem[64];
@@ -1308,6 +1324,10 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
 static void commit_done(op *o, int error)
 {
     cfdb_txn *tx = o->tx;
+    if (atomic_load(&tx->gen) != o->gen) { /* the transaction moved on: leave its state alone */
+        op_finish(o, error ? error : CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
     pthread_mutex_lock(&tx->mu);
     tx->committing = false;
     tx->committed = error == 0;
@@ -1352,12 +1372,13 @@ static void commit_send(op *o, int64_t read_version)
     int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
                                    cfdb_client_random(tx->cl), &o->f->arena, &o->commit.transaction);
     bool report = tx->opt.report_conflicting_keys, lock_aware = tx->opt.lock_aware;
+    if (!rc && atomic_load(&tx->gen) == o->gen)
+        txn_cost_commit(tx, &o->commit.transaction);
     pthread_mutex_unlock(&tx->mu);
     if (rc) {
         commit_done(o, rc);
         return;
     }
-    txn_cost_commit(tx, &o->commit.transaction);
     o->commit.transaction.report_conflicting_keys = report;
     o->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
     o->commit.tenantInfo.tenantId = -1;
@@ -1367,6 +1388,10 @@ static void commit_send(op *o, int64_t read_version)
 static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
+    if (atomic_load(&o->tx->gen) != o->gen) {
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
     if (o->read_only) {
         settle_versionstamp(o->tx, error, true);
         start_watches(o->tx, error);

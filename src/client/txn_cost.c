@@ -41,9 +41,11 @@ void txn_cost_op_finished(op *o, int error)
         return;
     if (o->kind != OP_GET && o->kind != OP_GET_RANGE && o->kind != OP_MAPPED_RANGE)
         return;
-    if (atomic_load(&o->tx->gen) != o->gen)
-        return; /* the transaction was reset meanwhile */
-    atomic_fetch_add(&o->tx->total_cost, pages(o->read_bytes) * PAGE);
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu); /* a reset (gen bump, cost to 0) happens under mu */
+    if (atomic_load(&tx->gen) == o->gen)
+        atomic_fetch_add(&tx->total_cost, pages(o->read_bytes) * PAGE);
+    pthread_mutex_unlock(&tx->mu);
 }
 
 void txn_cost_commit(cfdb_txn *tx, const cfdb_commit_transaction *t)

@@ -335,6 +335,7 @@ static void tls_input(cfdb_conn *c, const uint8_t *cipher, size_t n)
     if (!cfdb_tls_established(c->tls)) {
         int rc = cfdb_tls_handshake(c->tls);
         if (rc < 0) {
+            tls_push(c); /* best effort: the alert tells the peer why */
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
@@ -536,7 +537,9 @@ void cfdb_conn_close(cfdb_conn *c)
     if (c->state == CONN_DEAD || c->close_after_flush)
         return;
     c->close_after_flush = true;
-    if (c->state == CONN_CONNECTING || c->out_off == c->out_len)
+    bool drained = c->out_off == c->out_len &&
+                   (!c->tls || (c->tls_out_off == c->tls_out_len && cfdb_tls_output_pending(c->tls) == 0));
+    if (c->state == CONN_CONNECTING || drained)
         conn_fail(c, 0);
     else
         schedule_flush(c);

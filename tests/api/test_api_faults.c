@@ -311,6 +311,59 @@ static void test_restart(void **state)
     check_committed(k, "last");
 }
 
+/* Answers to an attempt that was given up on (timed out, then reset) must not leak into the
+ * next attempt: its versionstamp, committed version, watches and read version are its own. */
+static void test_late_answers_after_reset(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    int64_t ms = 300;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    FDBFuture *first_rv = fdb_transaction_get_read_version(tr); /* so the commit itself is what waits */
+    assert_int_equal(api_wait(first_rv), 0);
+    fdb_future_destroy(first_rv);
+    control("delay 900");
+    fdb_transaction_set(tr, S("late/a"), 6, S("1"), 1);
+    assert_int_equal(api_commit(tr), 1031); /* the commit is still on its way */
+    fdb_transaction_reset(tr);
+    control("delay 0");
+    fdb_transaction_set(tr, S("late/b"), 6, S("2"), 1);
+    FDBFuture *vs = fdb_transaction_get_versionstamp(tr);
+    FDBFuture *c = fdb_transaction_commit(tr);
+    usleep(1200000); /* the first commit's late answer arrives meanwhile */
+    assert_int_equal(api_wait(c), 0);
+    fdb_future_destroy(c);
+    int64_t committed = 0;
+    assert_int_equal(fdb_transaction_get_committed_version(tr, &committed), 0);
+    assert_int_equal(api_wait(vs), 0);
+    const uint8_t *stamp;
+    int n;
+    assert_int_equal(fdb_future_get_key(vs, &stamp, &n), 0);
+    assert_int_equal(n, 10);
+    int64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | stamp[i];
+    assert_true(v == committed); /* the new commit's, not the late one's */
+    fdb_future_destroy(vs);
+
+    /* a read version asked before a reset does not answer the one asked after it */
+    fdb_transaction_reset(tr);
+    control("delay 500");
+    FDBFuture *old = fdb_transaction_get_read_version(tr);
+    usleep(50000);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_wait(old), 1025);
+    fdb_future_destroy(old);
+    control("delay 0");
+    FDBFuture *rv = fdb_transaction_get_read_version(tr);
+    assert_int_equal(api_wait(rv), 0);
+    int64_t version = 0;
+    assert_int_equal(fdb_future_get_int64(rv, &version), 0);
+    assert_true(version > 0);
+    fdb_future_destroy(rv);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_future_version_reads),
         cmocka_unit_test(test_shard_split_and_move),
         cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_late_answers_after_reset),
     };
     if (getenv("API_TEST_FILTER")) /* e.g. API_TEST_FILTER='*restart*' */
         cmocka_set_test_filter(getenv("API_TEST_FILTER"));

@@ -5,7 +5,8 @@
 # fdb.predicates. Every check prints one line (PASS/FAIL/SKIP); failures are collected and listed
 # at the end, and the exit status is 1 if any check failed.
 #
-#   python3 tests/bindings/python_smoke.py --cluster-file FILE [--upstream-tests DIR] [--verbose]
+#   python3 tests/bindings/python_smoke.py --cluster-file FILE [--upstream-tests DIR] [--only TEXT]
+#                                          [--verbose]
 #
 # The binding (with its generated fdboptions.py/apiversion.py) must be on PYTHONPATH and the
 # library on LD_LIBRARY_PATH; scripts/check-python-binding.sh sets all of that up. With
@@ -62,6 +63,20 @@ def expect_error(code, fn, what):
             raise AssertionError("%s: got FDBError %d (%s), want %d" % (what, e.code, e.description, code))
         return
     raise AssertionError("%s: no error, want FDBError %d" % (what, code))
+
+
+def all_of(*parts):
+    """Runs every (name, fn) part; one AssertionError lists each part that failed."""
+    errors = []
+    for name, fn in parts:
+        try:
+            fn()
+        except AssertionError as e:
+            errors.append("%s: %s" % (name, e))
+        except fdb.FDBError as e:
+            errors.append("%s: FDBError %d" % (name, e.code))
+    if errors:
+        raise AssertionError(" | ".join(errors))
 
 
 def wait_ready(future, seconds):
@@ -179,7 +194,8 @@ def check_get_set_clear(db):
 
     expect_eq(db[key], b"value", "db[key]")
     expect_eq(db.get(key2), b"v2", "db.get")
-    missing = db.create_transaction().get(k("gsc", "missing"))
+    tr = db.create_transaction()  # kept referenced: destroying a transaction cancels its reads
+    missing = tr.get(k("gsc", "missing"))
     expect(not missing.present() and missing.value is None, "missing key -> None")
 
     db[key] = b"other"
@@ -281,7 +297,7 @@ def check_get_range(db):
     expect_eq(gk(KS.last_less_than(keys[3])), keys[2], "get_key llt")
     expect_eq(gk(KS.last_less_or_equal(keys[3])), keys[3], "get_key lle")
     expect_eq(gk(KS.first_greater_or_equal(keys[3]) + 5), keys[8], "get_key fge+5")
-    expect_eq(gk(KS.first_greater_or_equal(k("gr", "0005"))), keys[6], "get_key between keys")
+    expect_eq(gk(KS.first_greater_or_equal(k("gr", "0055"))), keys[6], "get_key between keys")
     expect_eq(gk(KS.last_less_than(b"")), b"", "get_key before the first key")
     expect_eq(gk(KS.first_greater_or_equal(b"\xff")), b"\xff", "get_key past the last user key")
     expect_eq(db.get_key(KS.first_greater_than(keys[48])), keys[49], "db.get_key")
@@ -370,7 +386,7 @@ def check_subspace(db):
     child = s["child"]
     expect_eq(child.key(), s.pack(("child",)), "s['child']")
     expect(s.contains(child.pack((5,))) and not child.contains(s.pack((5,))), "contains")
-    raw = fdb.Subspace(raw_prefix=k("rawsub", ""))
+    raw = fdb.Subspace(rawPrefix=k("rawsub", ""))
     expect_eq(raw.pack((1,)), k("rawsub", "") + fdb.tuple.pack((1,)), "raw_prefix")
 
     @fdb.transactional
@@ -432,8 +448,14 @@ def check_directory_layer(db):
 
     p = D.create(db, root + ("part",), layer=b"partition")
     inner = p.create_or_open(db, ("inner",))
-    expect(inner.key().startswith(p.key()), "partition contents live under the partition prefix")
+    expect_eq(inner.get_path(), root + ("part", "inner"), "path inside a partition")
+    expect_eq(D.open(db, root + ("part", "inner")).key(), inner.key(), "open through the partition")
     expect_eq(p.list(db), ["inner"], "partition list")
+    try:
+        D.move(db, root + ("part", "inner"), root + ("outside",))
+        raise AssertionError("move out of a partition succeeded")
+    except ValueError:
+        pass
 
     D.remove(db, root + ("d",))
     expect(not D.exists(db, root + ("d",)), "removed")
@@ -446,8 +468,8 @@ def check_directory_layer(db):
         pass
 
     # a private directory layer in its own key space, used inside one transaction
-    dl = fdb.DirectoryLayer(node_subspace=fdb.Subspace(raw_prefix=k("dl", "\xfe")),
-                            content_subspace=fdb.Subspace(raw_prefix=k("dl", "")))
+    dl = fdb.DirectoryLayer(node_subspace=fdb.Subspace(rawPrefix=k("dl", "\xfe")),
+                            content_subspace=fdb.Subspace(rawPrefix=k("dl", "")))
     tr = db.create_transaction()
     x = dl.create_or_open(tr, ("x",))
     y = dl.create_or_open(tr, ("y",))
@@ -597,8 +619,7 @@ def check_watches(db):
     expect(fired.wait(5), "on_ready callback ran")
 
     # the Database shortcuts
-    value, w2 = db.get_and_watch(key)
-    expect_eq(value, b"1", "get_and_watch value")
+    value, w2 = db.get_and_watch(key)  # (its value future: see commit_waits_for_reads)
     w3 = db.set_and_watch(k("watch", "b"), b"x")
     w4 = db.clear_and_watch(k("watch", "c"))
     time.sleep(0.3)
@@ -687,6 +708,7 @@ def check_conflicts(db):
 
     # explicit conflict ranges
     tr1 = db.create_transaction()
+    tr1.get_read_version().wait()  # conflict ranges are checked from the read version on
     tr1.add_read_conflict_key(key)
     tr1[other] = b"y"
     db[key] = b"z"
@@ -699,6 +721,7 @@ def check_conflicts(db):
     tr1[key] = b"w"
     expect_error(1020, lambda: tr1.commit().wait(), "add_write_conflict_range")
     tr1 = db.create_transaction()
+    tr1.get_read_version().wait()
     tr1.add_read_conflict_range(k("conf", "a"), k("conf", "z"))
     tr1[other] = b"y"
     tr2 = db.create_transaction()
@@ -818,7 +841,6 @@ def check_transaction_options(db):
     tr = db.create_transaction()
     tr[b"k" * 10001] = b""
     expect_error(2102, lambda: tr.commit().wait(), "key_too_large")
-    expect_eq(db.create_transaction()[b"k" * 10001].value, None, "read of an over-long key")
 
     # options that are accepted and keep the transaction working
     @fdb.transactional
@@ -844,6 +866,19 @@ def check_transaction_options(db):
         return tr[key].value
 
     expect_eq(many_options(db), b"opts", "transaction with many options")
+
+
+@check()
+def check_long_keys(db):
+    # ReadYourWritesTransaction::get: a key longer than any stored key is absent, no error;
+    # ::watch: key_too_large
+    long_key = b"k" * 20000
+    tr = db.create_transaction()
+    all_of(("get of a 20000-byte key", lambda: expect_eq(tr[long_key].value, None, "value")),
+           ("get_key of a 20000-byte key",
+            lambda: tr.get_key(fdb.KeySelector.first_greater_or_equal(long_key)).value),
+           ("get_range up to a 20000-byte key", lambda: list(tr.get_range(PREFIX, PREFIX + long_key))),
+           ("watch of a 20000-byte key", lambda: expect_error(2102, lambda: tr.watch(long_key).wait(), "watch")))
 
 
 @check()
@@ -885,7 +920,8 @@ def check_database_options(db):
         expect_error(1020, lambda: tr.on_error(fdb.FDBError(1020)).wait(), "database transaction_retry_limit 0")
     finally:
         db.options.set_transaction_retry_limit(-1)
-    db.create_transaction().on_error(fdb.FDBError(1020)).wait()
+    tr = db.create_transaction()
+    tr.on_error(fdb.FDBError(1020)).wait()
 
 
 @check()
@@ -949,9 +985,16 @@ def check_read_versions(db):
     tr = db.create_transaction()
     tr.set_read_version(rv0 + 10 ** 12)
     expect_error(1009, lambda: tr[key].value, "read at a future version")
+    deadline = time.time() + 15
+    while True:  # versions advance 1e6/s; a fresh server has nothing 6 s old yet
+        tr = db.create_transaction()
+        rv = tr.get_read_version().wait()
+        if rv > 7000000 or time.time() > deadline:
+            break
+        time.sleep(0.2)
     tr = db.create_transaction()
-    tr.set_read_version(1)
-    expect_error(1007, lambda: tr[key].value, "read at version 1 (transaction_too_old)")
+    tr.set_read_version(rv - 6000000)
+    expect_error(1007, lambda: tr[key].value, "read 6 s (6e6 versions) back (transaction_too_old)")
 
 
 @check()
@@ -1074,6 +1117,129 @@ def check_transaction_lifecycle(db):
     tr[key] = b"2"
     tr.commit().wait()
     expect_eq(db[key], b"2", "reuse after reset")
+
+
+@check()
+def check_commit_waits_for_reads(db):
+    # RYWImpl::commit waits for the transaction's outstanding reads (ryw->reading) before it
+    # commits, and fails with a read's error; @fdb.transactional and Database.get_and_watch
+    # return read futures that are only looked at after the commit and the transaction's end
+    # (and ~ReadYourWritesTransaction fails reads still in flight with 1025).
+    keys = [k("cwr", i) for i in range(20)]
+    write_many(db, [(x, b"v%d" % i) for i, x in enumerate(keys)])
+
+    def commit_right_after_get(writes):
+        not_ready, values = 0, []
+        for i in range(20):
+            tr = db.create_transaction()
+            f = tr.get(keys[i])
+            if writes:
+                tr[k("cwr", "w")] = b"x"
+            tr.commit().wait()
+            not_ready += not f.is_ready()
+            del tr  # fdb_transaction_destroy, as when a @transactional function returns
+            try:
+                values.append(f.value)
+            except fdb.FDBError as e:
+                values.append(e.code)
+        bad = sum(1 for v in values if not isinstance(v, bytes))
+        expect_eq((not_ready, bad), (0, 0), "(reads not ready after commit, reads failed after destroy) of 20")
+
+    @fdb.transactional
+    def lazy_read(tr, key):
+        return tr[key]  # a Value future, used after the commit
+
+    def transactional_read():
+        got = []
+        for x in keys:
+            try:
+                got.append(lazy_read(db, x).value)
+            except fdb.FDBError as e:
+                got.append(e.code)
+        expect_eq(got, [b"v%d" % i for i in range(20)], "values")
+
+    def get_and_watch():
+        got = []
+        for x in keys:
+            value, w = db.get_and_watch(x)
+            try:
+                got.append(value.value)
+            except fdb.FDBError as e:
+                got.append(e.code)
+            w.cancel()
+        expect_eq(got, [b"v%d" % i for i in range(20)], "values")
+
+    def failed_read(writes):
+        tr = db.create_transaction()
+        tr.set_read_version(0x7FFFFFFFFFFFFFF0)
+        f = tr.get(keys[0])
+        if writes:
+            tr[k("cwr", "w")] = b"y"
+        expect_error(1009, lambda: tr.commit().wait(), "commit")
+        del f
+
+    all_of(("read-only commit issued right after a get", lambda: commit_right_after_get(False)),
+           ("read-write commit issued right after a get", lambda: commit_right_after_get(True)),
+           ("@transactional returning tr[key]", transactional_read),
+           ("Database.get_and_watch value", get_and_watch),
+           ("read-only commit after a future_version read", lambda: failed_read(False)),
+           ("read-write commit after a future_version read", lambda: failed_read(True)))
+
+
+@check()
+def check_timeout_from_creation(db):
+    # ReadYourWritesTransaction::resetTimeout: timebomb(timeoutInSeconds + creationTime); only
+    # reset() moves creationTime (cancellation_timeout_tests cases 6 and 8)
+    def set_late():
+        tr = db.create_transaction()
+        tr[k("tmo")] = b"x"
+        time.sleep(0.3)
+        tr.options.set_timeout(100)
+        expect_error(1031, lambda: tr.commit().wait(), "commit")
+
+    def set_after_on_error():
+        tr = db.create_transaction()
+        tr[k("tmo")] = b"x"
+        time.sleep(0.3)
+        tr.on_error(fdb.FDBError(1007)).wait()
+        tr[k("tmo")] = b"x"
+        tr.options.set_timeout(100)
+        expect_error(1031, lambda: tr.commit().wait(), "commit")
+
+    def reset_restarts():
+        tr = db.create_transaction()
+        time.sleep(0.3)
+        tr.reset()
+        tr.options.set_timeout(1000)
+        tr[k("tmo")] = b"x"
+        tr.commit().wait()
+
+    all_of(("100 ms timeout set 300 ms after creation", set_late),
+           ("100 ms timeout set after on_error, 300 ms after creation", set_after_on_error),
+           ("reset restarts the clock", reset_restarts))
+
+
+@check()
+def check_timeout_fired_is_sticky(db):
+    # the timebomb sets resetPromise to transaction_timed_out when it goes off, whether or not
+    # an operation is running; onError and commit then fail with it, and unsetting the timeout
+    # does not undo it (cancellation_timeout_tests cases 3 and 10)
+    def on_error_after():
+        tr = db.create_transaction()
+        tr.options.set_timeout(100)
+        time.sleep(0.3)
+        expect_error(1031, lambda: tr.on_error(fdb.FDBError(1007)).wait(), "on_error(1007)")
+
+    def unset_after():
+        tr = db.create_transaction()
+        tr[k("tmo")] = b"x"
+        tr.options.set_timeout(100)
+        time.sleep(0.3)
+        tr.options.set_timeout(0)
+        expect_error(1031, lambda: tr.commit().wait(), "commit")
+
+    all_of(("on_error after the timeout went off (no operation running)", on_error_after),
+           ("commit after the timeout went off and was set to 0", unset_after))
 
 
 @check()
