@@ -118,11 +118,22 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     cfdb_db_user_ref(db);
     atomic_init(&tx->refs, 1);
     atomic_init(&tx->gen, 1);
+    tx->creation_ns = now_ns();
     cfdb_timer_init(&tx->deadline_timer, NULL, tx);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
     cfdb_db_apply_defaults(db, tx, apply_default);
     return tx;
+}
+
+/* The error every new operation fails with (mu held). A passed deadline times the
+ * transaction out for good, until a reset, whether or not anything was running (libfdb_c's
+ * timebomb sets the reset promise). */
+static int txn_error_locked(cfdb_txn *tx)
+{
+    if (!tx->deferred_error && tx->deadline_ns && now_ns() >= tx->deadline_ns)
+        tx->deferred_error = CFDB_ERR_TRANSACTION_TIMED_OUT;
+    return tx->deferred_error;
 }
 
 /* FDBTransactionOption (fdb_c_options.g.h). Options not acted on are accepted, as
@@ -153,8 +164,11 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     case FDB_TR_OPTION_READ_SYSTEM_KEYS: o->read_system_keys = true; break;
     case FDB_TR_OPTION_TIMEOUT:
         if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
+            /* from the transaction's creation (or last reset), as libfdb_c's timebomb; a
+             * timeout that already went off stays so (txn_error_locked latches it first) */
+            txn_error_locked(tx);
             o->timeout_ms = v;
-            tx->deadline_ns = v ? now_ns() + (uint64_t)v * 1000000ull : 0;
+            tx->deadline_ns = v ? tx->creation_ns + (uint64_t)v * 1000000ull : 0;
         }
         break;
     case FDB_TR_OPTION_RETRY_LIMIT:
@@ -374,6 +388,57 @@ static void op_unlink(op *o)
     o->prev = o->next = NULL;
 }
 
+/* ---- a commit waits for the attempt's reads (RYWImpl::commit waits on `reading`) ---- */
+
+static bool is_read(enum op_kind k)
+{
+    return k == OP_GET || k == OP_GET_KEY || k == OP_GET_RANGE || k == OP_MAPPED_RANGE;
+}
+
+static void commit_begin(op *o);
+
+static void commit_resume_task(void *arg)
+{
+    commit_begin(arg);
+}
+
+static void release_waiting_commit(cfdb_txn *tx)
+{
+    op *c = tx->commit_waiting;
+    tx->commit_waiting = NULL;
+    if (c && cfdb_loop_post(cfdb_client_loop(tx->cl), commit_resume_task, c) != 0)
+        commit_begin(c);
+}
+
+/* Network thread, as a read starts. */
+static void read_started(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (tx->reads_gen != o->gen) { /* a new attempt: the old one's reads no longer hold anything */
+        tx->reads_gen = o->gen;
+        tx->reads_in_flight = 0;
+        release_waiting_commit(tx);
+    }
+    tx->reads_in_flight++;
+    o->counted_read = true;
+}
+
+static void read_done(op *o, int error)
+{
+    cfdb_txn *tx = o->tx;
+    if (tx->reads_gen != o->gen)
+        return;
+    tx->reads_in_flight--;
+    if (error) { /* the commit fails with it: AndFuture of the reads */
+        pthread_mutex_lock(&tx->mu);
+        if (atomic_load(&tx->gen) == o->gen && !tx->read_error)
+            tx->read_error = error;
+        pthread_mutex_unlock(&tx->mu);
+    }
+    if (tx->reads_in_flight == 0)
+        release_waiting_commit(tx);
+}
+
 void op_finish(op *o, int error)
 {
     if (o->finished) {
@@ -382,6 +447,8 @@ void op_finish(op *o, int error)
     }
     o->finished = true;
     txn_cost_op_finished(o, error);
+    if (o->counted_read)
+        read_done(o, error);
     cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
     if (cfdb_timer_is_armed(&o->timer))
         cfdb_loop_timer_cancel(loop, &o->timer);
@@ -449,8 +516,12 @@ static void deadline_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
             txn_unref(tx); /* cannot re-arm: ops still notice the deadline at their next step */
         return;
     }
-    if (deadline)
+    if (deadline) {
+        pthread_mutex_lock(&tx->mu);
+        txn_error_locked(tx);
+        pthread_mutex_unlock(&tx->mu);
         complete_ops(tx, CFDB_ERR_TRANSACTION_TIMED_OUT, true);
+    }
     txn_unref(tx);
 }
 
@@ -1564,6 +1635,11 @@ static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     op *o = arg;
     cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu);
+    if (txn_error_locked(tx) == CFDB_ERR_TRANSACTION_TIMED_OUT) {
+        pthread_mutex_unlock(&tx->mu); /* timed out during the backoff: it stays so */
+        op_finish(o, CFDB_ERR_TRANSACTION_TIMED_OUT);
+        return;
+    }
     txn_reset_locked(tx, true);
     pthread_mutex_unlock(&tx->mu);
     complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
@@ -1577,6 +1653,11 @@ static void on_error_start(op *o)
     cfdb_txn *tx = o->tx;
     double delay = 0, r01 = (double)(cfdb_client_random(tx->cl) >> 11) / 9007199254740992.0;
     pthread_mutex_lock(&tx->mu);
+    if (txn_error_locked(tx) == CFDB_ERR_TRANSACTION_TIMED_OUT) {
+        pthread_mutex_unlock(&tx->mu); /* the reset promise is set: on_error answers with it */
+        op_finish(o, CFDB_ERR_TRANSACTION_TIMED_OUT);
+        return;
+    }
     int rc = cfdb_retry_on_error(&tx->retry, o->error, r01, 0.0, &delay);
     if (rc && tx->retry.cancelled_error) {
         /* a failed on_error leaves the transaction cancelled until reset (RYW onError) */
@@ -1600,6 +1681,27 @@ static void grv_op_ready(cfdb_waiter *w, int error, int64_t version)
         return;
     o->f->r.i64 = version;
     op_finish(o, error);
+}
+
+static void commit_begin(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (op_abandoned(o))
+        return;
+    pthread_mutex_lock(&tx->mu);
+    int read_error = atomic_load(&tx->gen) == o->gen ? tx->read_error : 0;
+    pthread_mutex_unlock(&tx->mu);
+    if (read_error) {
+        commit_done(o, read_error);
+        return;
+    }
+    if (o->read_only && !tx->watches) {
+        settle_versionstamp(tx, 0, true);
+        op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
+        return;
+    }
+    o->w.fn = commit_have_version;
+    txn_need_read_version(tx, &o->w);
 }
 
 static void op_start(void *arg)
@@ -1626,6 +1728,8 @@ static void op_start(void *arg)
         return;
     txn_arm_deadline(tx);
     cfdb_db_start(tx->db);
+    if (is_read(o->kind))
+        read_started(o);
     switch (o->kind) {
     case OP_GET:
         o->w.fn = get_have_version;
@@ -1644,13 +1748,12 @@ static void op_start(void *arg)
         txn_need_read_version(tx, &o->w);
         break;
     case OP_COMMIT:
-        if (o->read_only && !tx->watches) {
-            settle_versionstamp(tx, 0, true);
-            op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
+        if (tx->reads_gen == o->gen && tx->reads_in_flight > 0) {
+            release_waiting_commit(tx); /* (a second commit cannot be: used_during_commit) */
+            tx->commit_waiting = o;     /* read_done resumes it */
             break;
         }
-        o->w.fn = commit_have_version;
-        txn_need_read_version(tx, &o->w);
+        commit_begin(o);
         break;
     case OP_MAPPED_RANGE:
         cfdb_mapped_op_start(o);
@@ -1684,14 +1787,17 @@ cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
     if (cfdb_special_key(key))
         return cfdb_special_get(tx, key);
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
-    if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
-        rc = CFDB_ERR_KEY_TOO_LARGE;
+    int rc = txn_error_locked(tx);
     if (!rc)
         rc = check_read_key(tx, key);
     if (rc) {
         pthread_mutex_unlock(&tx->mu);
         return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
+    }
+    /* no key that long can exist: absent, no error (getMaxReadKeySize: + a tenant prefix) */
+    if (key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT + 8)) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_VALUE, 0);
     }
     op *o = op_new(tx, OP_GET, CFDB_FUTURE_VALUE);
     if (!o) {
@@ -1723,7 +1829,7 @@ cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
 cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int offset, bool snapshot)
 {
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
+    int rc = txn_error_locked(tx);
     if (!rc && key.len > SYSTEM_KEY_SIZE_LIMIT)
         rc = CFDB_ERR_KEY_TOO_LARGE;
     op *o = rc ? NULL : op_new(tx, OP_GET_KEY, CFDB_FUTURE_KEY);
@@ -1757,7 +1863,7 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
         return cfdb_special_get_range(tx, begin_key, end_key, limit, reverse);
     pthread_mutex_lock(&tx->mu);
     if (!rc)
-        rc = tx->deferred_error;
+        rc = txn_error_locked(tx);
     if (!rc) {
         /* RYW getRange: selector keys beyond the readable key space are refused */
         cfdb_bytes top = txn_max_read_key(tx);
@@ -1795,7 +1901,7 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
 cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
+    int rc = txn_error_locked(tx);
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_INT64, rc);
@@ -1831,7 +1937,7 @@ void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
+    int rc = txn_error_locked(tx);
     if (!rc && tx->committing)
         rc = CFDB_ERR_USED_DURING_COMMIT;
     if (!rc && cfdb_ryw_size(&tx->ryw) > (size_t)tx->opt.size_limit)
@@ -1906,7 +2012,7 @@ cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
 cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
+    int rc = txn_error_locked(tx);
     if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
         rc = CFDB_ERR_KEY_TOO_LARGE;
     if (!rc)
@@ -1942,10 +2048,12 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     tx->cancelled = false;
     tx->committing = false;
     tx->committed = false;
+    tx->read_error = 0;
     if (!keep_backoff) {
         cfdb_retry_state_full_reset(&tx->retry);
         default_options(&tx->opt);
         tx->deadline_ns = 0;
+        tx->creation_ns = now_ns();
     } else if (tx->opt.timeout_ms == 0) {
         tx->deadline_ns = 0;
     }

@@ -70,7 +70,9 @@ struct cfdb_txn {
     bool committed;
     cfdb_txn_options opt;
     cfdb_retry_state retry; /* on_error's backoff, retry limit, cancelled state */
+    uint64_t creation_ns; /* the timeout counts from here: creation or the last reset */
     uint64_t deadline_ns; /* 0 = none */
+    int read_error;       /* the first failed read of this attempt: the commit fails with it */
 
     /* Set on the network thread, cleared by a reset on the application's thread while
      * operations of the old generation may still read them: hence atomic. */
@@ -92,6 +94,10 @@ struct cfdb_txn {
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit */
     cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */
+    /* a commit waits for the attempt's reads in flight (RYW commit waits on `reading`) */
+    int reads_in_flight;
+    uint32_t reads_gen;
+    op *commit_waiting;
 };
 
 struct op {
@@ -99,6 +105,7 @@ struct op {
     enum op_kind kind;
     bool finished;
     bool read_storage;  /* some reply came from a storage server: the read has a cost */
+    bool counted_read;  /* in tx->reads_in_flight */
     uint64_t read_bytes; /* what the storage replies weigh, as NativeAPI counts it */
     cfdb_txn *tx;
     cfdb_future *f;

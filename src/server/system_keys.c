@@ -58,7 +58,7 @@ int srv_write_system_keys(srv *s)
         memcpy(v + 12, uid, 16);
         memcpy(v + 28, &zero, 4);
         m[n].type = CFDB_MUT_SET_VALUE;
-        m[n].param1 = cat(&a, "\xff/keyServers/", 14, b.ptr, b.len);
+        m[n].param1 = cat(&a, "\xff/keyServers/", sizeof "\xff/keyServers/" - 1, b.ptr, b.len);
         m[n].param2 = cfdb_bytes_make(v, 32);
         n++;
     }
@@ -79,7 +79,7 @@ int srv_write_system_keys(srv *s)
         uint16_t id = (uint16_t)i;
         memcpy(tv + 9, &id, 2);
         m[n].type = CFDB_MUT_SET_VALUE;
-        m[n].param1 = cat(&a, "\xff/serverTag/", 13, uid, 16);
+        m[n].param1 = cat(&a, "\xff/serverTag/", sizeof "\xff/serverTag/" - 1, uid, 16);
         m[n].param2 = cfdb_bytes_make(tv, 11);
         n++;
         cfdb_storage_server_interface ssi;
@@ -93,7 +93,7 @@ int srv_write_system_keys(srv *s)
             cfdb_bytes val;
             if (cfdb_arena_dup_bytes(&a, cfdb_bytes_make(blob, fb_writer_message_len(&w) + 8), &val) == 0) {
                 m[n].type = CFDB_MUT_SET_VALUE;
-                m[n].param1 = cat(&a, "\xff/serverList/", 14, uid, 16);
+                m[n].param1 = cat(&a, "\xff/serverList/", sizeof "\xff/serverList/" - 1, uid, 16);
                 m[n].param2 = val;
                 n++;
             }

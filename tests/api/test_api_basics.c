@@ -991,6 +991,82 @@ static void test_special_keys(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* A commit waits for the transaction's reads in flight and fails with their error
+ * (RYWImpl::commit waits on the AndFuture of its reads). */
+static void test_commit_waits_for_reads(void **state)
+{
+    (void)state;
+    PFX(p, "cwait");
+    K(k, p, "k");
+    FDBTransaction *tr = api_tr();
+    FDBFuture *g = fdb_transaction_get(tr, S(k), L(k), 0);
+    FDBFuture *c = fdb_transaction_commit(tr); /* read-only: nothing to send, still waits */
+    assert_int_equal(api_wait(c), 0);
+    assert_true(fdb_future_is_ready(g));
+    assert_int_equal(fdb_future_get_error(g), 0);
+    fdb_future_destroy(g);
+    fdb_future_destroy(c);
+    fdb_transaction_reset(tr);
+
+    /* a read that fails fails the commit, which then writes nothing */
+    fdb_transaction_set_read_version(tr, 0x7ffffffffffffff0ll);
+    g = fdb_transaction_get(tr, S(k), L(k), 0);
+    fdb_transaction_set(tr, S(k), L(k), S("x"), 1);
+    c = fdb_transaction_commit(tr);
+    assert_int_equal(api_wait(c), 1009);
+    assert_int_equal(api_wait(g), 1009);
+    fdb_future_destroy(g);
+    fdb_future_destroy(c);
+    fdb_transaction_destroy(tr);
+    expect_committed(k, NULL);
+}
+
+/* The timeout counts from the transaction's creation (or reset), and once passed it sticks
+ * until a reset, whatever runs or not (libfdb_c's timebomb). */
+static void test_timeout_semantics(void **state)
+{
+    (void)state;
+    PFX(p, "tmo");
+    K(k, p, "k");
+    int present;
+    FDBTransaction *tr = api_tr();
+    usleep(300000);
+    int64_t ms = 100; /* set late: already expired */
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_get(tr, k, L(k), 0, &present, NULL, 0, NULL), 1031);
+    fdb_transaction_reset(tr); /* a new start */
+    ms = 250;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_get(tr, k, L(k), 0, &present, NULL, 0, NULL), 0);
+    usleep(400000); /* expires with nothing running */
+    ms = 0;         /* too late to lift it */
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_get(tr, k, L(k), 0, &present, NULL, 0, NULL), 1031);
+    assert_int_equal(api_on_error(tr, 1007), 1031);
+    fdb_transaction_set(tr, S(k), L(k), S("v"), 1);
+    assert_int_equal(api_commit(tr), 1031);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_get(tr, k, L(k), 0, &present, NULL, 0, NULL), 0);
+    /* the same when no operation ever ran under the timeout */
+    fdb_transaction_reset(tr);
+    fdb_transaction_set(tr, S(k), L(k), S("v"), 1);
+    ms = 100;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    usleep(300000);
+    ms = 0;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_commit(tr), 1031);
+    /* on_error keeps the start: a timeout set after it still counts from creation */
+    fdb_transaction_reset(tr);
+    usleep(200000);
+    assert_int_equal(api_on_error(tr, 1020), 0);
+    ms = 150;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_get(tr, k, L(k), 0, &present, NULL, 0, NULL), 1031);
+    fdb_transaction_destroy(tr);
+    expect_committed(k, NULL);
+}
+
 static void test_server_protocol(void **state)
 {
     (void)state;
@@ -1043,6 +1119,15 @@ static void test_key_size_limit(void **state)
     int present = 0;
     assert_int_equal(api_get(tr, big, 10000, 0, &present, NULL, 0, NULL), 0);
     assert_int_equal(present, 1);
+    fdb_transaction_reset(tr);
+
+    /* reading a key too long to exist is not an error: it is absent (getMaxReadKeySize) */
+    char *huge = malloc(20000);
+    memset(huge, 'k', 20000);
+    present = 1;
+    assert_int_equal(api_get(tr, huge, 20000, 0, &present, NULL, 0, NULL), 0);
+    assert_int_equal(present, 0);
+    free(huge);
     fdb_transaction_reset(tr);
 
     /* 10,001: key_too_large on the next operation and on commit */
@@ -1273,6 +1358,8 @@ int main(void)
         cmocka_unit_test(test_total_cost),
         cmocka_unit_test(test_client_status),
         cmocka_unit_test(test_special_keys),
+        cmocka_unit_test(test_commit_waits_for_reads),
+        cmocka_unit_test(test_timeout_semantics),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),

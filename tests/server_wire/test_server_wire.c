@@ -634,6 +634,9 @@ static void test_shards(void **state)
                      0);
     assert_int_equal(kv.data.count, 4);
     assert_int_equal(kv.data.items[0].value.len, 32);
+    /* the map starts at "" and its keys are the boundaries themselves, no stray byte */
+    assert_true(cfdb_bytes_eq(kv.data.items[0].key, CFDB_BYTES_LIT("\xff/keyServers/")));
+    assert_int_equal(kv.data.items[1].key.len, sizeof "\xff/keyServers/" - 1 + 1);
     /* move the mango shard to server 0: the old server refuses, the new one serves */
     control(f, "move mango 0");
     v = wc_grv(&f->w);
