@@ -613,6 +613,9 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     db->grv_in_flight = false;
     int64_t version = 0;
     double throttled = 0;
+    bool mv_present = false;
+    uint32_t mv_len = 0;
+    uint8_t mv[CFDB_WAITER_MV_MAX];
     if (error == 0) {
         cfdb_get_read_version_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -632,6 +635,10 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
             error = CFDB_ERR_DATABASE_LOCKED; /* lock_aware transactions are not supported yet */
         version = rep.version;
         throttled = rep.proxyTagThrottledDuration;
+        mv_present = rep.metadataVersion.present;
+        mv_len = mv_present ? rep.metadataVersion.value.len : 0;
+        if (mv_len <= sizeof mv && mv_len)
+            memcpy(mv, rep.metadataVersion.value.ptr, mv_len);
     }
     if (error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_BROKEN_PROMISE) {
         /* the proxy went away: the batch is retried on the next proxy */
@@ -655,6 +662,10 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         cfdb_waiter *w = list;
         list = w->next;
         w->tag_throttled_s = throttled;
+        w->mv_present = mv_present;
+        w->mv_len = mv_len;
+        if (mv_len && mv_len <= sizeof w->mv)
+            memcpy(w->mv, mv, mv_len);
         w->fn(w, error, version);
     }
     cfdb_db_unref(db);

@@ -14,12 +14,17 @@
 typedef struct cfdb_db cfdb_db;
 
 /* An intrusive callback a caller embeds in its own state: no allocation per wait. */
+#define CFDB_WAITER_MV_MAX 32
 typedef struct cfdb_waiter cfdb_waiter;
 struct cfdb_waiter {
     void (*fn)(cfdb_waiter *w, int error, int64_t value);
     cfdb_waiter *next;
     uint32_t flags; /* GRV priority flags */
     double tag_throttled_s; /* GRV replies: time the proxy queued the request for tag throttling */
+    /* GRV replies: \xff/metadataVersion at that version (mv_len > CFDB_WAITER_MV_MAX: not kept) */
+    bool mv_present;
+    uint32_t mv_len;
+    uint8_t mv[CFDB_WAITER_MV_MAX];
 };
 
 typedef struct cfdb_endpoint_ref {

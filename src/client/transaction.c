@@ -229,10 +229,16 @@ static bool writable(cfdb_txn *tx)
     return true;
 }
 
+static bool is_metadata_version_key(cfdb_bytes key)
+{
+    return cfdb_bytes_eq(key, CFDB_BYTES_LIT(METADATA_VERSION_KEY));
+}
+
 void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
     pthread_mutex_lock(&tx->mu);
-    int rc = check_write_key(tx, key);
+    /* the metadata version only ever takes a versionstamp (RYW set) */
+    int rc = is_metadata_version_key(key) ? CFDB_ERR_CLIENT_INVALID_OPERATION : check_write_key(tx, key);
     if (!rc && value.len > VALUE_SIZE_LIMIT)
         rc = CFDB_ERR_VALUE_TOO_LARGE;
     if (rc)
@@ -274,16 +280,21 @@ void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_
     int type = api_op == CFDB_MUT_MIN ? CFDB_MUT_MIN_V2 : api_op == CFDB_MUT_AND ? CFDB_MUT_AND_V2 : api_op;
     pthread_mutex_lock(&tx->mu);
     int rc = 0;
-    if (!cfdb_mutation_is_atomic(type))
+    static const uint8_t stamp_only[14] = { 0 }; /* metadataVersionRequiredValue */
+    if (is_metadata_version_key(key)) {
+        /* anyone may stamp it, with exactly this operand and nothing else (RYW atomicOp) */
+        if (type != CFDB_MUT_SET_VERSIONSTAMPED_VALUE || !cfdb_bytes_eq(param, cfdb_bytes_make(stamp_only, 14)))
+            rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
+    } else if (!cfdb_mutation_is_atomic(type)) {
         rc = CFDB_ERR_INVALID_MUTATION_TYPE;
-    if (!rc && type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
+    } else if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
         if (cfdb_versionstamp_param_check(key))
             rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
         else if (!tx->opt.access_system_keys && key_is_system(key))
             rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
         else if (key.len > KEY_SIZE_LIMIT + 4)
             rc = CFDB_ERR_KEY_TOO_LARGE;
-    } else if (!rc) {
+    } else {
         rc = check_write_key(tx, key);
         if (!rc && type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE && cfdb_versionstamp_param_check(param))
             rc = CFDB_ERR_CLIENT_INVALID_OPERATION;
@@ -569,6 +580,12 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
     if (current && !error && !tx->read_version) {
         tx->read_version = version;
         tx->tag_throttled_s = tx->tag_throttled_s + w->tag_throttled_s;
+        if (w->mv_len <= sizeof tx->mv) {
+            tx->mv_version = version;
+            tx->mv_present = w->mv_present;
+            tx->mv_len = w->mv_len;
+            memcpy(tx->mv, w->mv, w->mv_len);
+        }
     }
     pthread_mutex_unlock(&tx->mu);
     cfdb_waiter *list = tx->rv_waiters;
@@ -634,6 +651,26 @@ static void storage_failed(op *o, int error, bool reverse_lookup)
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
 }
 
+/* The database's answer for a get, merged with the transaction's own writes. */
+static void get_deliver(op *o, bool present, cfdb_bytes value)
+{
+    /* copy out of the receive buffer: it is reused after this call */
+    if (present && cfdb_arena_dup_bytes(&o->f->arena, value, &value)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    int rc;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) != o->gen)
+        rc = CFDB_ERR_TRANSACTION_CANCELLED;
+    else
+        rc = cfdb_ryw_point_resolve(&tx->ryw, o->key, &o->point, present ? &value : NULL, &o->f->arena,
+                                    &o->f->r.value.value, &o->f->r.value.present);
+    pthread_mutex_unlock(&tx->mu);
+    op_finish(o, rc);
+}
+
 static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
@@ -661,23 +698,8 @@ static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         op_finish(o, e);
         return;
     }
-    bool present = rep.value.present;
-    cfdb_bytes value = rep.value.value;
-    txn_cost_read(o, o->key.len + (present ? value.len : 0));
-    /* copy out of the receive buffer: it is reused after this call */
-    if (present && cfdb_arena_dup_bytes(&o->f->arena, value, &value)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    cfdb_txn *tx = o->tx;
-    pthread_mutex_lock(&tx->mu);
-    if (atomic_load(&tx->gen) != o->gen)
-        rc = CFDB_ERR_TRANSACTION_CANCELLED;
-    else
-        rc = cfdb_ryw_point_resolve(&tx->ryw, o->key, &o->point, present ? &value : NULL, &o->f->arena,
-                                    &o->f->r.value.value, &o->f->r.value.present);
-    pthread_mutex_unlock(&tx->mu);
-    op_finish(o, rc);
+    txn_cost_read(o, o->key.len + (rep.value.present ? rep.value.value.len : 0));
+    get_deliver(o, rep.value.present, rep.value.value);
 }
 
 static void get_send(op *o, int64_t version)
@@ -720,6 +742,12 @@ static void get_have_version(cfdb_waiter *w, int error, int64_t version)
         return;
     if (error) {
         op_finish(o, error);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    if (tx->mv_version == version && is_metadata_version_key(o->key)) {
+        /* \xff/metadataVersion at our own read version: the GRV reply carried it */
+        get_deliver(o, tx->mv_present, cfdb_bytes_make(tx->mv, tx->mv_len));
         return;
     }
     get_send(o, version);
@@ -1777,8 +1805,11 @@ bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key)
     return cfdb_bytes_cmp(key, limit) < 0;
 }
 
+/* get and watch: the metadata version key is readable without system-key access */
 static int check_read_key(cfdb_txn *tx, cfdb_bytes key)
 {
+    if (is_metadata_version_key(key))
+        return 0;
     return txn_key_readable(tx, key) ? 0 : CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
 }
 
@@ -2012,13 +2043,14 @@ cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
 cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
+    /* RYW watch's order of checks */
     int rc = txn_error_locked(tx);
-    if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
-        rc = CFDB_ERR_KEY_TOO_LARGE;
-    if (!rc)
-        rc = check_read_key(tx, key);
     if (!rc && tx->opt.read_your_writes_disable)
         rc = CFDB_ERR_WATCHES_DISABLED;
+    if (!rc)
+        rc = check_read_key(tx, key);
+    if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
+        rc = CFDB_ERR_KEY_TOO_LARGE;
     op *o = rc ? NULL : op_new(tx, OP_WATCH, CFDB_FUTURE_VOID);
     if (o)
         cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);

@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 
 #include "cfdb/errors.h"
+
+#define METADATA_VERSION_KEY "\xff/metadataVersion"
 #include "key_selector.h"
 #include "retry_policy.h"
 #include "ryw.h"
@@ -85,6 +87,11 @@ struct cfdb_txn {
     _Atomic double tag_throttled_s;
 
     /* network thread only */
+    /* \xff/metadataVersion as the GRV reply for read version mv_version had it */
+    int64_t mv_version;
+    bool mv_present;
+    uint8_t mv_len;
+    uint8_t mv[CFDB_WAITER_MV_MAX];
     bool rv_requested;
     uint32_t rv_gen;
     cfdb_waiter rv_waiter;

@@ -1067,6 +1067,43 @@ static void test_timeout_semantics(void **state)
     expect_committed(k, NULL);
 }
 
+/* \xff/metadataVersion: readable and stamped without system-key access; a read at the
+ * transaction's own read version is answered from the GRV reply. */
+static void test_metadata_version_key(void **state)
+{
+    (void)state;
+    static const char mvk[] = "\xff/metadataVersion";
+    static const uint8_t zeros[14] = { 0 };
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_atomic_op(tr, S(mvk), 17, zeros, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+    FDBFuture *vs = fdb_transaction_get_versionstamp(tr);
+    /* written in this transaction: unreadable until committed */
+    int present;
+    assert_int_equal(api_get(tr, mvk, 17, 0, &present, NULL, 0, NULL), 1036);
+    assert_int_equal(api_commit(tr), 0);
+    assert_int_equal(api_wait(vs), 0);
+    const uint8_t *stamp;
+    int n;
+    assert_int_equal(fdb_future_get_key(vs, &stamp, &n), 0);
+    uint8_t want[10];
+    memcpy(want, stamp, 10);
+    fdb_future_destroy(vs);
+    fdb_transaction_reset(tr);
+    uint8_t got[32];
+    int len = 0;
+    assert_int_equal(api_get(tr, mvk, 17, 0, &present, got, sizeof got, &len), 0);
+    assert_true(present);
+    assert_int_equal(len, 10);
+    assert_memory_equal(got, want, 10);
+    /* set and other atomic ops on it are refused; reading other system keys still needs access */
+    fdb_transaction_reset(tr);
+    fdb_transaction_set(tr, S(mvk), 17, S("x"), 1);
+    assert_int_equal(api_commit(tr), 2000);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_get(tr, "\xff/metadataVersion0", 18, 0, &present, NULL, 0, NULL), 2004);
+    fdb_transaction_destroy(tr);
+}
+
 static void test_server_protocol(void **state)
 {
     (void)state;
@@ -1360,6 +1397,7 @@ int main(void)
         cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_commit_waits_for_reads),
         cmocka_unit_test(test_timeout_semantics),
+        cmocka_unit_test(test_metadata_version_key),
         cmocka_unit_test(test_key_size_limit),
         cmocka_unit_test(test_value_size_limit),
         cmocka_unit_test(test_system_keys_need_access),
