@@ -315,9 +315,14 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
     if (type != 0 && type != 1)
         return CFDB_ERR_INVALID_OPTION_VALUE;
     pthread_mutex_lock(&tx->mu);
-    cfdb_bytes limit = txn_max_read_key(tx);
+    /* reads: getMaxReadKey, except exactly the metadata version key; writes: getMaxWriteKey */
+    cfdb_bytes limit = type == 0 ? txn_max_read_key(tx)
+                                 : (tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff"));
+    static const char mvk_end[] = METADATA_VERSION_KEY "\x00";
+    bool mvk_only = type == 0 && is_metadata_version_key(begin) &&
+                    cfdb_bytes_eq(end, cfdb_bytes_make(mvk_end, sizeof mvk_end - 1));
     int rc = 0;
-    if (cfdb_bytes_cmp(end, limit) > 0)
+    if (cfdb_bytes_cmp(end, limit) > 0 && !mvk_only)
         rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     else if (cfdb_bytes_cmp(begin, end) < 0) {
         if (type == 0)

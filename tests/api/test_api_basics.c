@@ -1101,6 +1101,14 @@ static void test_metadata_version_key(void **state)
     assert_int_equal(api_commit(tr), 2000);
     fdb_transaction_reset(tr);
     assert_int_equal(api_get(tr, "\xff/metadataVersion0", 18, 0, &present, NULL, 0, NULL), 2004);
+    /* a read conflict on exactly that key is allowed too, a write conflict is not */
+    fdb_transaction_reset(tr);
+    assert_int_equal(fdb_transaction_add_conflict_range(tr, S(mvk), 17, S("\xff/metadataVersion\x00"), 18,
+                                                        FDB_CONFLICT_RANGE_TYPE_READ),
+                     0);
+    assert_int_equal(fdb_transaction_add_conflict_range(tr, S(mvk), 17, S("\xff/metadataVersion\x00"), 18,
+                                                        FDB_CONFLICT_RANGE_TYPE_WRITE),
+                     2004);
     fdb_transaction_destroy(tr);
 }
 
