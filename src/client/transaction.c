@@ -621,11 +621,13 @@ void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
     tx->rv_requested = true;
     tx->rv_gen = atomic_load(&tx->gen);
     tx->rv_waiter.fn = txn_rv_ready;
+    pthread_mutex_lock(&tx->mu); /* options change on application threads */
     tx->rv_waiter.flags = tx->opt.priority_system_immediate ? CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE
                           : tx->opt.priority_batch         ? CFDB_GRV_PRIORITY_BATCH
                                                            : CFDB_GRV_PRIORITY_DEFAULT;
     if (tx->opt.causal_read_risky)
         tx->rv_waiter.flags |= CFDB_GRV_FLAG_CAUSAL_READ_RISKY;
+    pthread_mutex_unlock(&tx->mu);
     txn_ref(tx);
     cfdb_db_get_read_version(tx->db, &tx->rv_waiter);
 }
@@ -1416,7 +1418,10 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     }
     cfdb_arena_free(&a);
     if (lost) {
-        if (!tx->opt.causal_write_risky && pick_dummy_key(o)) {
+        pthread_mutex_lock(&tx->mu);
+        bool causal_write_risky = tx->opt.causal_write_risky;
+        pthread_mutex_unlock(&tx->mu);
+        if (!causal_write_risky && pick_dummy_key(o)) {
             dummy_start(o);
             return;
         }
