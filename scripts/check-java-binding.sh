@@ -10,8 +10,9 @@
 # packed into a jar laid out like FoundationDB's fat jar (lib/linux/<arch>/libfdb_java.so, where
 # the binding's JNIUtil looks for it), and tests/bindings/JavaSmoke.java runs against a
 # cfdb-server with build/src/api (cfdb's libfdb_c.so) on LD_LIBRARY_PATH and java.library.path.
-# Needs a JDK (javac, jar; 11 or newer), a C++ compiler and a FoundationDB git repository; not
-# part of CI.
+# Needs python3, a JDK (javac, java, jar; tried with 17), a C++ compiler and a FoundationDB git
+# repository; not part of CI. Only the binding's main sources are built: its src/junit and
+# src/integration tests need JUnit 5 jars, and src/test is its own stack tester.
 #   scripts/check-java-binding.sh [BUILD_DIR [FDB_GIT_DIR [FDB_TAG]]]
 #   defaults: build, /work/.mirror/apple+foundationdb/repo, 7.3.77
 #   FDB_GIT_DIR may also be a checked-out FoundationDB source tree (then FDB_TAG is ignored).

@@ -225,9 +225,19 @@ fdb_error_t fdb_add_network_thread_completion_hook(void (*fn)(void *), void *arg
 
 /* ---------- futures ---------- */
 
+/* Completes a pending future as cancelled and tells its operation, if it asked to know. */
+static void cancel_pending(cfdb_future *fu)
+{
+    if (cfdb_future_is_ready(fu))
+        return;
+    cfdb_future_complete(fu, CFDB_ERR_OPERATION_CANCELLED);
+    if (fu->on_cancel)
+        fu->on_cancel(fu);
+}
+
 void fdb_future_cancel(FDBFuture *f)
 {
-    cfdb_future_complete(F(f), CFDB_ERR_OPERATION_CANCELLED);
+    cancel_pending(F(f));
 }
 
 void fdb_future_release_memory(FDBFuture *f)
@@ -242,7 +252,7 @@ void fdb_future_destroy(FDBFuture *f)
     cfdb_future *fu = F(f);
     if (!cfdb_future_is_ready(fu)) {
         cfdb_future_set_callback(fu, NULL, NULL); /* a destroyed future calls nobody */
-        cfdb_future_complete(fu, CFDB_ERR_OPERATION_CANCELLED);
+        cancel_pending(fu);
     }
     cfdb_future_unref(fu);
 }

@@ -49,6 +49,8 @@ struct cfdb_db {
     cfdb_client *cl;
     atomic_int refs;  /* memory: users (together one), requests in flight, tasks */
     atomic_int users; /* the application's handle and its transactions */
+    atomic_int max_watches; /* MAX_WATCHES (default 10,000) */
+    int watches;            /* outstanding, network thread */
     bool closing;     /* no user left: discovery stopped */
 
     char cluster_key[256];
@@ -291,6 +293,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     db->cl = cl;
     atomic_init(&db->refs, 1);
     atomic_init(&db->users, 1);
+    atomic_init(&db->max_watches, 10000); /* DEFAULT_MAX_OUTSTANDING_WATCHES */
     db->memory_record_id = (cfdb_uid){ cfdb_monotonic_ns() * 0x9E3779B97F4A7C15ull, (uint64_t)(uintptr_t)db };
     pthread_mutex_init(&db->opt_mu, NULL);
     rc = install_coordinators(db, &cs);
@@ -1354,8 +1357,31 @@ static int default_for(int db_option)
     }
 }
 
+bool cfdb_db_watch_acquire(cfdb_db *db)
+{
+    if (db->watches >= atomic_load(&db->max_watches))
+        return false;
+    db->watches++;
+    return true;
+}
+
+void cfdb_db_watch_release(cfdb_db *db)
+{
+    db->watches--;
+}
+
 int cfdb_db_set_option(cfdb_db *db, int option, const uint8_t *value, int length)
 {
+    if (option == 20) { /* MAX_WATCHES: 0 .. 1,000,000 */
+        int64_t v;
+        if (length != 8 || !value)
+            return CFDB_ERR_INVALID_OPTION_VALUE;
+        memcpy(&v, value, 8);
+        if (v < 0 || v > 1000000)
+            return CFDB_ERR_INVALID_OPTION_VALUE;
+        atomic_store(&db->max_watches, (int)v);
+        return 0;
+    }
     int txn_option = default_for(option);
     if (!txn_option)
         return 0; /* location cache size, max watches, machine/datacenter ids...: accepted */

@@ -61,6 +61,11 @@ struct cfdb_future *cfdb_db_get_client_status(cfdb_db *db);
 enum cfdb_db_text { CFDB_DB_CONNECTION_STRING, CFDB_DB_CLUSTER_FILE_PATH, CFDB_DB_CLUSTER_ID };
 struct cfdb_future *cfdb_db_text_value(cfdb_db *db, enum cfdb_db_text which);
 
+/* Network thread: a watch takes one of the database's MAX_WATCHES slots (false: none left,
+ * too_many_watches) until it ends. */
+bool cfdb_db_watch_acquire(cfdb_db *db);
+void cfdb_db_watch_release(cfdb_db *db);
+
 /* Some coordinator is marked :tls. */
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */

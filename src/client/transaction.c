@@ -465,6 +465,10 @@ void op_finish(op *o, int error)
     txn_cost_op_finished(o, error);
     if (o->counted_read)
         read_done(o, error);
+    if (o->counted_watch) {
+        o->counted_watch = false;
+        cfdb_db_watch_release(o->tx->db);
+    }
     cfdb_loop *loop = cfdb_client_loop(o->tx->cl);
     if (cfdb_timer_is_armed(&o->timer))
         cfdb_loop_timer_cancel(loop, &o->timer);
@@ -1753,6 +1757,12 @@ static void op_start(void *arg)
             op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
             return;
         }
+        if (!cfdb_db_watch_acquire(tx->db)) { /* DatabaseContext::increaseWatchCounter */
+            op_link(o);
+            op_finish(o, CFDB_ERR_TOO_MANY_WATCHES);
+            return;
+        }
+        o->counted_watch = true;
         o->next = tx->watches;
         tx->watches = o;
         return;
@@ -2050,6 +2060,27 @@ cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
     return f;
 }
 
+/* A cancelled or destroyed watch gives its MAX_WATCHES slot back at once (libfdb_c's
+ * watch actor is cancelled then), not when its request next comes back. */
+static void watch_release_task(void *arg)
+{
+    cfdb_future *f = arg;
+    op *o = f->op;
+    if (!o->finished && o->counted_watch) {
+        o->counted_watch = false;
+        cfdb_db_watch_release(o->tx->db);
+    }
+    cfdb_future_unref(f);
+}
+
+static void watch_cancelled(cfdb_future *f)
+{
+    op *o = f->op;
+    cfdb_future_ref(f);
+    if (cfdb_loop_post(cfdb_client_loop(o->tx->cl), watch_release_task, f) != 0)
+        cfdb_future_unref(f);
+}
+
 cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
@@ -2062,8 +2093,11 @@ cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
     if (!rc && key.len > (key_is_system(key) ? SYSTEM_KEY_SIZE_LIMIT : KEY_SIZE_LIMIT))
         rc = CFDB_ERR_KEY_TOO_LARGE;
     op *o = rc ? NULL : op_new(tx, OP_WATCH, CFDB_FUTURE_VOID);
-    if (o)
+    if (o) {
         cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
+        o->f->op = o;
+        o->f->on_cancel = watch_cancelled;
+    }
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VOID, rc);

@@ -113,6 +113,7 @@ struct op {
     bool finished;
     bool read_storage;  /* some reply came from a storage server: the read has a cost */
     bool counted_read;  /* in tx->reads_in_flight */
+    bool counted_watch; /* holds one of the database's MAX_WATCHES slots */
     uint64_t read_bytes; /* what the storage replies weigh, as NativeAPI counts it */
     cfdb_txn *tx;
     cfdb_future *f;

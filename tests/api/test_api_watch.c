@@ -216,6 +216,57 @@ static void test_many_watches_fire(void **state)
         fdb_future_destroy(w[i]);
 }
 
+static FDBFuture *watch_committed_on(FDBDatabase *db, const char *key, fdb_error_t want_commit)
+{
+    FDBTransaction *tr;
+    assert_int_equal(fdb_database_create_transaction(db, &tr), 0);
+    FDBFuture *w = fdb_transaction_watch(tr, S(key), L(key));
+    assert_int_equal(api_commit(tr), want_commit);
+    fdb_transaction_destroy(tr);
+    return w;
+}
+
+/* MAX_WATCHES bounds a database's outstanding watches: one more fails with too_many_watches,
+ * and a watch that ends gives its slot back (DatabaseContext's watch counter). */
+static void test_max_watches(void **state)
+{
+    (void)state;
+    KEY("maxw");
+    FDBDatabase *db;
+    assert_int_equal(fdb_create_database(g_env.server.cluster_file, &db), 0);
+    int64_t bad = -1, two = 2;
+    assert_int_equal(fdb_database_set_option(db, FDB_DB_OPTION_MAX_WATCHES, (const uint8_t *)&bad, 8), 2006);
+    assert_int_equal(fdb_database_set_option(db, FDB_DB_OPTION_MAX_WATCHES, (const uint8_t *)&two, 8), 0);
+    assert_int_equal(api_set_committed(k, L(k), "a", 1), 0);
+    FDBFuture *w1 = watch_committed_on(db, k, 0);
+    FDBFuture *w2 = watch_committed_on(db, k, 0);
+    FDBFuture *w3 = watch_committed_on(db, k, 0);
+    assert_int_equal(api_wait_ms(w3, 5000), 1032);
+    fdb_future_destroy(w3);
+    /* the two fire; their slots are free again */
+    assert_int_equal(api_set_committed(k, L(k), "b", 1), 0);
+    assert_int_equal(api_wait_ms(w1, 5000), 0);
+    assert_int_equal(api_wait_ms(w2, 5000), 0);
+    fdb_future_destroy(w1);
+    fdb_future_destroy(w2);
+    usleep(20000);
+    FDBFuture *w4 = watch_committed_on(db, k, 0);
+    FDBFuture *w5 = watch_committed_on(db, k, 0);
+    usleep(100000);
+    assert_false(fdb_future_is_ready(w4));
+    assert_false(fdb_future_is_ready(w5));
+    /* cancelling a watch frees its slot at once */
+    fdb_future_cancel(w4);
+    fdb_future_destroy(w4);
+    usleep(20000);
+    FDBFuture *w6 = watch_committed_on(db, k, 0);
+    usleep(100000);
+    assert_false(fdb_future_is_ready(w6));
+    fdb_future_destroy(w5);
+    fdb_future_destroy(w6);
+    fdb_database_destroy(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_watch_failed_commit),
         cmocka_unit_test(test_watches_disabled_without_ryw),
         cmocka_unit_test(test_many_watches_fire),
+        cmocka_unit_test(test_max_watches),
     };
     return cmocka_run_group_tests_name("api_watch", tests, group_setup, group_teardown);
 }
