@@ -228,10 +228,7 @@ fdb_error_t fdb_add_network_thread_completion_hook(void (*fn)(void *), void *arg
 /* Completes a pending future as cancelled and tells its operation, if it asked to know. */
 static void cancel_pending(cfdb_future *fu)
 {
-    if (cfdb_future_is_ready(fu))
-        return;
-    cfdb_future_complete(fu, CFDB_ERR_OPERATION_CANCELLED);
-    if (fu->on_cancel)
+    if (cfdb_future_try_complete(fu, CFDB_ERR_OPERATION_CANCELLED) && fu->on_cancel)
         fu->on_cancel(fu);
 }
 

@@ -80,10 +80,15 @@ cfdb_future *cfdb_future_new(cfdb_future_kind kind)
 
 void cfdb_future_complete(cfdb_future *f, int error)
 {
+    cfdb_future_try_complete(f, error);
+}
+
+bool cfdb_future_try_complete(cfdb_future *f, int error)
+{
     pthread_mutex_lock(&f->mu);
     if (atomic_load_explicit(&f->ready, memory_order_relaxed)) {
         pthread_mutex_unlock(&f->mu); /* already completed (e.g. cancelled): first one wins */
-        return;
+        return false;
     }
     f->error = error;
     atomic_store_explicit(&f->ready, true, memory_order_release);
@@ -95,6 +100,7 @@ void cfdb_future_complete(cfdb_future *f, int error)
     pthread_mutex_unlock(&f->mu);
     if (cb)
         cb(f, arg);
+    return true;
 }
 
 void cfdb_future_wait(cfdb_future *f)

@@ -65,8 +65,9 @@ typedef struct cfdb_fdb_mkv {
 
 typedef struct cfdb_future cfdb_future;
 
-/* Called on the network thread when the application cancels or destroys a pending
- * future, so that the operation can stop and complete it (with operation_cancelled). */
+/* Called on the application's thread, right after its fdb_future_cancel/destroy completed a
+ * pending future with operation_cancelled, so that the operation can let go of what it holds
+ * (it must not touch its transaction there: that may be gone). */
 typedef void (*cfdb_future_cancel_fn)(cfdb_future *f);
 
 struct cfdb_future {
@@ -121,6 +122,8 @@ cfdb_future *cfdb_future_new(cfdb_future_kind kind);
 cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **extra_out);
 /* Completes the future (once): error 0 means the result fields are set. */
 void cfdb_future_complete(cfdb_future *f, int error);
+/* The same; true if this call completed it (false: it was already ready). */
+bool cfdb_future_try_complete(cfdb_future *f, int error);
 static inline bool cfdb_future_is_ready(cfdb_future *f)
 {
     return atomic_load_explicit(&f->ready, memory_order_acquire);

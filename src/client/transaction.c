@@ -136,6 +136,22 @@ static int txn_error_locked(cfdb_txn *tx)
     return tx->deferred_error;
 }
 
+static void txn_arm_deadline(cfdb_txn *tx);
+
+static void deadline_rearm_task(void *arg)
+{
+    cfdb_txn *tx = arg;
+    txn_arm_deadline(tx);
+    txn_unref(tx);
+}
+
+static void post_deadline_rearm(cfdb_txn *tx)
+{
+    txn_ref(tx);
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), deadline_rearm_task, tx) != 0)
+        txn_unref(tx);
+}
+
 /* FDBTransactionOption (fdb_c_options.g.h). Options not acted on are accepted, as
  * libfdb_c accepts them; the README lists them. */
 int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int length)
@@ -160,8 +176,12 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     case FDB_TR_OPTION_INITIALIZE_NEW_DATABASE:
     case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
         o->access_system_keys = o->read_system_keys = true;
+        atomic_store(&tx->sys_readable, true);
         break;
-    case FDB_TR_OPTION_READ_SYSTEM_KEYS: o->read_system_keys = true; break;
+    case FDB_TR_OPTION_READ_SYSTEM_KEYS:
+        o->read_system_keys = true;
+        atomic_store(&tx->sys_readable, true);
+        break;
     case FDB_TR_OPTION_TIMEOUT:
         if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
             /* from the transaction's creation (or last reset), as libfdb_c's timebomb; a
@@ -169,6 +189,8 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
             txn_error_locked(tx);
             o->timeout_ms = v;
             tx->deadline_ns = v ? tx->creation_ns + (uint64_t)v * 1000000ull : 0;
+            if (v && atomic_load(&tx->refs) > 1)
+                post_deadline_rearm(tx); /* operations are waiting: the new deadline applies to them */
         }
         break;
     case FDB_TR_OPTION_RETRY_LIMIT:
@@ -313,8 +335,16 @@ int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, 
     if (cfdb_bytes_cmp(begin, end) > 0)
         return CFDB_ERR_INVERTED_RANGE;
     if (type != 0 && type != 1)
-        return CFDB_ERR_INVALID_OPTION_VALUE;
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
     pthread_mutex_lock(&tx->mu);
+    if (tx->committing && !tx->opt.used_during_commit_protection_disable) {
+        defer_error(tx, CFDB_ERR_USED_DURING_COMMIT); /* checkUsedDuringCommit */
+        pthread_mutex_unlock(&tx->mu);
+        return CFDB_ERR_USED_DURING_COMMIT;
+    }
+    /* no key is longer than the limit: longer bounds are cut to limit + 1 byte */
+    begin = cfdb_truncate_range_key(begin);
+    end = cfdb_truncate_range_key(end);
     /* reads: getMaxReadKey, except exactly the metadata version key; writes: getMaxWriteKey */
     cfdb_bytes limit = type == 0 ? txn_max_read_key(tx)
                                  : (tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff"));
@@ -361,6 +391,7 @@ op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
         return NULL;
     o->kind = kind;
     o->tx = tx;
+    o->cl = tx->cl;
     o->f = f;
     cfdb_future_ref(f); /* the op's own reference */
     txn_ref(tx);
@@ -406,9 +437,10 @@ static void op_unlink(op *o)
 
 /* ---- a commit waits for the attempt's reads (RYWImpl::commit waits on `reading`) ---- */
 
+/* What RYW adds to `reading`: get, getKey, getRange, getAddressesForKey (not mapped ranges) */
 static bool is_read(enum op_kind k)
 {
-    return k == OP_GET || k == OP_GET_KEY || k == OP_GET_RANGE || k == OP_MAPPED_RANGE;
+    return k == OP_GET || k == OP_GET_KEY || k == OP_GET_RANGE || k == OP_ADDRESSES;
 }
 
 static void commit_begin(op *o);
@@ -445,7 +477,10 @@ static void read_done(op *o, int error)
     if (tx->reads_gen != o->gen)
         return;
     tx->reads_in_flight--;
-    if (error) { /* the commit fails with it: AndFuture of the reads */
+    /* the commit fails with a read's own error (AndFuture of the reads); a read the application
+     * cancelled, or that a reset or timeout ended, goes on in libfdb_c and is not counted */
+    if (error && error != CFDB_ERR_OPERATION_CANCELLED && error != CFDB_ERR_TRANSACTION_CANCELLED &&
+        error != CFDB_ERR_TRANSACTION_TIMED_OUT) {
         pthread_mutex_lock(&tx->mu);
         if (atomic_load(&tx->gen) == o->gen && !tx->read_error)
             tx->read_error = error;
@@ -1498,6 +1533,8 @@ static void commit_send(op *o, int64_t read_version)
     commit_transmit(o);
 }
 
+static void read_only_commit_done(cfdb_txn *tx, int error);
+
 static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
@@ -1506,6 +1543,7 @@ static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
         return;
     }
     if (o->read_only) {
+        read_only_commit_done(o->tx, error);
         settle_versionstamp(o->tx, error, true);
         start_watches(o->tx, error);
         op_finish(o, error);
@@ -1725,6 +1763,16 @@ static void grv_op_ready(cfdb_waiter *w, int error, int64_t version)
     op_finish(o, error);
 }
 
+/* A read-only commit is a commit too while it waits (commitStarted): a second one or a write
+ * meanwhile is used_during_commit. */
+static void read_only_commit_done(cfdb_txn *tx, int error)
+{
+    pthread_mutex_lock(&tx->mu);
+    tx->committing = false;
+    tx->committed = error == 0;
+    pthread_mutex_unlock(&tx->mu);
+}
+
 static void commit_begin(op *o)
 {
     cfdb_txn *tx = o->tx;
@@ -1738,6 +1786,7 @@ static void commit_begin(op *o)
         return;
     }
     if (o->read_only && !tx->watches) {
+        read_only_commit_done(tx, 0);
         settle_versionstamp(tx, 0, true);
         op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
         return;
@@ -1815,8 +1864,7 @@ static void op_start(void *arg)
 
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx)
 {
-    return tx->opt.read_system_keys || tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff")
-                                                                   : CFDB_BYTES_LIT("\xff");
+    return atomic_load(&((cfdb_txn *)tx)->sys_readable) ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff");
 }
 
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key)
@@ -1863,6 +1911,8 @@ cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
         memset(&o->point, 0, sizeof o->point);
     if (!snapshot && !rc)
         cfdb_ryw_add_read_conflict_key(&tx->ryw, o->key);
+    if (rc == CFDB_ERR_ACCESSED_UNREADABLE && !tx->read_error)
+        tx->read_error = rc; /* a read's failure, as if it had run: the commit fails with it */
     pthread_mutex_unlock(&tx->mu);
     /* op_finish must not take the mutex on this (application) thread: nothing is linked */
     if (rc || (use_ryw && o->point.known)) {
@@ -1998,8 +2048,7 @@ cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
         return cfdb_future_error(CFDB_FUTURE_VOID, rc);
     }
     bool read_only = cfdb_ryw_is_read_only(&tx->ryw);
-    if (!read_only)
-        tx->committing = true;
+    tx->committing = true;
     cfdb_conflicts_clear(tx); /* a new attempt: earlier reports no longer apply */
     op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
     if (o)
@@ -2073,11 +2122,13 @@ static void watch_release_task(void *arg)
     cfdb_future_unref(f);
 }
 
+/* Any thread: o->tx may be gone already (a watch outlives its transaction), so only the op's
+ * own fields are used here. */
 static void watch_cancelled(cfdb_future *f)
 {
     op *o = f->op;
     cfdb_future_ref(f);
-    if (cfdb_loop_post(cfdb_client_loop(o->tx->cl), watch_release_task, f) != 0)
+    if (cfdb_loop_post(cfdb_client_loop(o->cl), watch_release_task, f) != 0)
         cfdb_future_unref(f);
 }
 
@@ -2128,6 +2179,7 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     if (!keep_backoff) {
         cfdb_retry_state_full_reset(&tx->retry);
         default_options(&tx->opt);
+        atomic_store(&tx->sys_readable, false);
         tx->deadline_ns = 0;
         tx->creation_ns = now_ns();
     } else if (tx->opt.timeout_ms == 0) {

@@ -73,7 +73,8 @@ struct cfdb_txn {
     cfdb_txn_options opt;
     cfdb_retry_state retry; /* on_error's backoff, retry limit, cancelled state */
     uint64_t creation_ns; /* the timeout counts from here: creation or the last reset */
-    uint64_t deadline_ns; /* 0 = none */
+    _Atomic uint64_t deadline_ns; /* 0 = none; read by the network thread without mu */
+    atomic_bool sys_readable;     /* READ_/ACCESS_SYSTEM_KEYS: the network thread's copy */
     int read_error;       /* the first failed read of this attempt: the commit fails with it */
 
     /* Set on the network thread, cleared by a reset on the application's thread while
@@ -114,6 +115,7 @@ struct op {
     bool read_storage;  /* some reply came from a storage server: the read has a cost */
     bool counted_read;  /* in tx->reads_in_flight */
     bool counted_watch; /* holds one of the database's MAX_WATCHES slots */
+    cfdb_client *cl;    /* = tx->cl, for paths that may run after tx is gone */
     uint64_t read_bytes; /* what the storage replies weigh, as NativeAPI counts it */
     cfdb_txn *tx;
     cfdb_future *f;

@@ -1021,6 +1021,73 @@ static void test_commit_waits_for_reads(void **state)
     expect_committed(k, NULL);
 }
 
+static void server_control(const char *cmd)
+{
+    char ans[256];
+    if (api_server_control(&g_env.server, cmd, ans, sizeof ans))
+        fail_msg("control '%s': %s", cmd, ans);
+}
+
+/* What a commit does not wait for or fail with: reads the application cancelled or dropped
+ * (they go on in libfdb_c); and what a commit in progress forbids, read-only or not. */
+static void test_commit_and_abandoned_reads(void **state)
+{
+    (void)state;
+    PFX(p, "cabandon");
+    K(k, p, "k");
+    FDBTransaction *tr = api_tr();
+    server_control("delay 300");
+    FDBFuture *g = fdb_transaction_get(tr, S(k), L(k), 0);
+    usleep(50000);
+    fdb_future_destroy(g); /* dropped while pending */
+    FDBFuture *r = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(p), L(p)),
+                                             FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(k), L(k)), 0, 0,
+                                             FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    fdb_future_cancel(r);
+    fdb_future_destroy(r);
+    fdb_transaction_set(tr, S(k), L(k), S("v"), 1);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_reset(tr);
+
+    /* a second commit while a read-only one waits for its reads */
+    g = fdb_transaction_get(tr, S(k), L(k), 0);
+    FDBFuture *c1 = fdb_transaction_commit(tr);
+    FDBFuture *c2 = fdb_transaction_commit(tr);
+    assert_int_equal(api_wait(c2), 2017);
+    fdb_future_destroy(c2);
+    api_wait(c1);
+    fdb_future_destroy(c1);
+    api_wait(g);
+    fdb_future_destroy(g);
+    fdb_transaction_reset(tr);
+
+    /* add_conflict_range while committing, and with a bad type */
+    fdb_transaction_set(tr, S(k), L(k), S("w"), 1);
+    FDBFuture *c = fdb_transaction_commit(tr);
+    assert_int_equal(fdb_transaction_add_conflict_range(tr, S(p), L(p), S(k), L(k), FDB_CONFLICT_RANGE_TYPE_READ),
+                     2017);
+    api_wait(c);
+    fdb_future_destroy(c);
+    fdb_transaction_reset(tr);
+    assert_int_equal(fdb_transaction_add_conflict_range(tr, S(p), L(p), S(k), L(k), (FDBConflictRangeType)7), 2000);
+    server_control("delay 0");
+
+    /* a timeout set while a read waits applies to it at once */
+    fdb_transaction_reset(tr);
+    FDBFuture *rv = fdb_transaction_get_read_version(tr); /* only the read itself is slowed */
+    assert_int_equal(api_wait(rv), 0);
+    fdb_future_destroy(rv);
+    server_control("delay 2000");
+    g = fdb_transaction_get(tr, S(k), L(k), 0);
+    usleep(50000);
+    int64_t ms = 200;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    assert_int_equal(api_wait_ms(g, 1500), 1031);
+    fdb_future_destroy(g);
+    server_control("delay 0");
+    fdb_transaction_destroy(tr);
+}
+
 /* The timeout counts from the transaction's creation (or reset), and once passed it sticks
  * until a reset, whatever runs or not (libfdb_c's timebomb). */
 static void test_timeout_semantics(void **state)
@@ -1077,9 +1144,15 @@ static void test_metadata_version_key(void **state)
     FDBTransaction *tr = api_tr();
     fdb_transaction_atomic_op(tr, S(mvk), 17, zeros, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
     FDBFuture *vs = fdb_transaction_get_versionstamp(tr);
-    /* written in this transaction: unreadable until committed */
+    /* written in this transaction: unreadable until committed, and a failed read fails the
+     * commit (RYW commit waits on its reads) */
     int present;
     assert_int_equal(api_get(tr, mvk, 17, 0, &present, NULL, 0, NULL), 1036);
+    assert_int_equal(api_commit(tr), 1036);
+    fdb_future_destroy(vs);
+    fdb_transaction_reset(tr);
+    fdb_transaction_atomic_op(tr, S(mvk), 17, zeros, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+    vs = fdb_transaction_get_versionstamp(tr);
     assert_int_equal(api_commit(tr), 0);
     assert_int_equal(api_wait(vs), 0);
     const uint8_t *stamp;
@@ -1404,6 +1477,7 @@ int main(void)
         cmocka_unit_test(test_client_status),
         cmocka_unit_test(test_special_keys),
         cmocka_unit_test(test_commit_waits_for_reads),
+        cmocka_unit_test(test_commit_and_abandoned_reads),
         cmocka_unit_test(test_timeout_semantics),
         cmocka_unit_test(test_metadata_version_key),
         cmocka_unit_test(test_key_size_limit),
