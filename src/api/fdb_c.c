@@ -135,26 +135,42 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value
     return rc;
 }
 
-/* Makes the TLS context for :tls peers from the gathered settings, once, when a database is
- * created (as libfdb_c's initTLS): proxies, storage servers or forwarded coordinators may be
- * :tls even when the cluster file is not. When the settings cannot be loaded, a database whose
- * coordinators are :tls fails with 2107 tls_error (libfdb_c only logs it and never connects);
- * for others the failure is reported once on stderr, and :tls peers stay unreachable. */
-static fdb_error_t prepare_tls(bool required)
+/* The TLS context for :tls peers, from the gathered settings; NULL (with the reason in err)
+ * if they cannot be loaded. */
+static cfdb_tls_ctx *make_tls(char *err, size_t cap)
 {
-    if (cfdb_client_has_tls(g_client))
-        return 0;
     pthread_mutex_lock(&g_tls_mu);
     cfdb_tls_config cfg;
     cfdb_tls_settings_resolve(&g_tls, &cfg);
-    char err[300];
-    cfdb_tls_ctx *ctx = cfdb_tls_ctx_create(&cfg, false, err, sizeof err);
+    cfdb_tls_ctx *ctx = cfdb_tls_ctx_create(&cfg, false, err, cap);
     pthread_mutex_unlock(&g_tls_mu);
+    return ctx;
+}
+
+/* Network thread: a :tls peer turned up (a proxy, storage server or forwarded coordinator)
+ * although the cluster file named none. Failures are reported once on stderr. */
+static cfdb_tls_ctx *tls_on_demand(void)
+{
+    char err[300];
+    cfdb_tls_ctx *ctx = make_tls(err, sizeof err);
+    static atomic_bool reported;
+    if (!ctx && !atomic_exchange(&reported, true))
+        fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
+    return ctx;
+}
+
+/* A database whose coordinators are :tls needs the context now: when the settings cannot be
+ * loaded, fdb_create_database fails with 2107 tls_error (libfdb_c only logs it and never
+ * connects). Others get it on demand, so plaintext users never load OpenSSL's state. */
+static fdb_error_t prepare_tls(void)
+{
+    if (cfdb_client_has_tls(g_client))
+        return 0;
+    char err[300];
+    cfdb_tls_ctx *ctx = make_tls(err, sizeof err);
     if (!ctx) {
-        static atomic_bool reported;
-        if (required || !atomic_exchange(&reported, true))
-            fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
-        return required ? CFDB_ERR_TLS_ERROR : 0;
+        fprintf(stderr, "cfdb: TLS configuration unusable: %s\n", err);
+        return CFDB_ERR_TLS_ERROR;
     }
     if (!cfdb_client_set_tls(g_client, ctx))
         cfdb_tls_ctx_free(ctx); /* another thread was first */
@@ -184,6 +200,7 @@ fdb_error_t fdb_setup_network(void)
         atomic_store(&g_network_state, 0);
         return CFDB_ERR_PLATFORM_ERROR;
     }
+    cfdb_client_set_tls_factory(g_client, tls_on_demand);
     return 0;
 }
 
@@ -481,7 +498,7 @@ static fdb_error_t create_database(const char *connection_string, FDBDatabase **
     int rc = cfdb_db_create(g_client, connection_string, &db);
     if (rc)
         return rc;
-    if ((rc = prepare_tls(cfdb_db_uses_tls(db))) != 0) {
+    if (cfdb_db_uses_tls(db) && (rc = prepare_tls()) != 0) {
         cfdb_db_user_unref(db);
         return rc;
     }

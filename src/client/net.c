@@ -59,6 +59,7 @@ struct cfdb_client {
     uint64_t token_base;
     uint64_t rng[4];
     _Atomic(cfdb_tls_ctx *) tls; /* set once, before any :tls peer is used; owned */
+    cfdb_tls_factory tls_factory; /* makes it on first need (network thread) */
     cfdb_timer heartbeat;        /* keeps the loop's busyness windows closing when idle */
 };
 
@@ -143,6 +144,11 @@ bool cfdb_client_set_tls(cfdb_client *cl, cfdb_tls_ctx *ctx)
 {
     cfdb_tls_ctx *none = NULL;
     return atomic_compare_exchange_strong(&cl->tls, &none, ctx);
+}
+
+void cfdb_client_set_tls_factory(cfdb_client *cl, cfdb_tls_factory fn)
+{
+    cl->tls_factory = fn;
 }
 
 bool cfdb_client_has_tls(cfdb_client *cl)
@@ -347,8 +353,14 @@ static cfdb_conn *peer_conn(cfdb_peer *p)
     if (p->retry_at_ns && cfdb_monotonic_ns() < p->retry_at_ns)
         return NULL; /* still backing off after failed connection attempts */
     cfdb_conn_options opt = { .ping_interval_ns = PING_INTERVAL_NS, .idle_timeout_ns = IDLE_TIMEOUT_NS };
-    if (p->tls && !(opt.tls = atomic_load(&p->cl->tls)))
-        return NULL; /* no usable TLS configuration: a :tls peer cannot be reached */
+    if (p->tls && !(opt.tls = atomic_load(&p->cl->tls))) {
+        /* a :tls peer although the cluster file had none (proxies, forwarded coordinators) */
+        cfdb_tls_ctx *ctx = p->cl->tls_factory ? p->cl->tls_factory() : NULL;
+        if (ctx && !cfdb_client_set_tls(p->cl, ctx))
+            cfdb_tls_ctx_free(ctx);
+        if (!(opt.tls = atomic_load(&p->cl->tls)))
+            return NULL; /* no usable TLS configuration: a :tls peer cannot be reached */
+    }
     p->conn = cfdb_conn_connect(p->cl->loop, p->ip, p->port, &opt, &peer_callbacks, p);
     return p->conn;
 }

@@ -28,6 +28,10 @@ cfdb_loop *cfdb_client_loop(cfdb_client *cl);
  * already installed (ctx then stays the caller's). The client frees it when destroyed. */
 bool cfdb_client_set_tls(cfdb_client *cl, cfdb_tls_ctx *ctx);
 bool cfdb_client_has_tls(cfdb_client *cl);
+/* Makes the TLS context when a :tls peer is first needed and none is installed (set before the
+ * network runs; called on the network thread; NULL: cannot). */
+typedef cfdb_tls_ctx *(*cfdb_tls_factory)(void);
+void cfdb_client_set_tls_factory(cfdb_client *cl, cfdb_tls_factory fn);
 
 /* The peer for an address (created on first use; connected lazily). NULL if the address
  * is not usable (e.g. hostname not resolved). */
