@@ -2,10 +2,13 @@
  * (SpecialKeySpace::moduleToBoundary). Reads outside every module fail with
  * special_keys_no_module_found, ranges that leave their module with
  * special_keys_cross_module_read. What the client answers itself: status/json,
- * transaction/conflicting_keys/, connection_string, cluster_file_path, cluster_id, and
- * error_message (always absent: no management call sets it). The modules that read cluster
+ * transaction/conflicting_keys/, transaction/read_conflict_range/ and write_conflict_range/
+ * (the transaction's conflict ranges so far, as boundaries: begin "1", end "0"),
+ * connection_string, cluster_file_path, cluster_id, and error_message (always absent: no
+ * management call sets it). The modules that read cluster
  * internals (worker interfaces, metrics, management, configuration, global config, tracing,
  * actor lineage and profiler) are not implemented: their reads fail with 2108. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cfdb/errors.h"
@@ -88,6 +91,124 @@ bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end)
            cfdb_bytes_cmp(end, cfdb_bytes_make(hi, 3)) <= 0;
 }
 
+#define READ_CONFLICTS "\xff\xff/transaction/read_conflict_range/"
+#define WRITE_CONFLICTS "\xff\xff/transaction/write_conflict_range/"
+
+static bool has_prefix(cfdb_bytes k, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return k.len >= n && memcmp(k.ptr, prefix, n) == 0;
+}
+
+/* One boundary of a conflict range, as a row of the module. */
+static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, const char *prefix, cfdb_bytes key,
+                         bool starts)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 16;
+        cfdb_fdb_kv *nr = cfdb_arena_alloc(&f->arena, (size_t)nc * sizeof *nr);
+        if (!nr)
+            return -1;
+        if (*n)
+            memcpy(nr, *rows, (size_t)*n * sizeof *nr);
+        *rows = nr;
+        *cap = nc;
+    }
+    size_t pl = strlen(prefix);
+    uint8_t *k = cfdb_arena_alloc(&f->arena, pl + key.len + 1);
+    if (!k)
+        return -1;
+    memcpy(k, prefix, pl);
+    if (key.len)
+        memcpy(k + pl, key.ptr, key.len);
+    (*rows)[(*n)++] = (cfdb_fdb_kv){ k, (int)(pl + key.len), (const uint8_t *)(starts ? "1" : "0"), 1 };
+    return 0;
+}
+
+/* The conflict ranges of one kind, in [begin, end) of the module (RYW's
+ * getReadConflictRangeIntersecting / getWriteConflictRangeIntersecting). */
+static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin, cfdb_bytes end, int limit,
+                                    bool reverse)
+{
+    const char *prefix = writes ? WRITE_CONFLICTS : READ_CONFLICTS;
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
+    if (!f)
+        return NULL;
+    cfdb_fdb_kv *rows = NULL;
+    int n = 0, cap = 0, rc = 0;
+    pthread_mutex_lock(&tx->mu);
+    rc = txn_error_locked(tx);
+    const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
+    for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
+        cfdb_bytes ends[2] = { node->key, node->val.bytes };
+        for (int e = 0; e < 2 && !rc; e++) {
+            /* the row's key is prefix + boundary: keep those inside [begin, end) */
+            size_t pl = strlen(prefix);
+            uint8_t stack[512];
+            uint8_t *buf = pl + ends[e].len <= sizeof stack ? stack : malloc(pl + ends[e].len);
+            if (!buf) {
+                rc = CFDB_ERR_PLATFORM_ERROR;
+                break;
+            }
+            memcpy(buf, prefix, pl);
+            if (ends[e].len)
+                memcpy(buf + pl, ends[e].ptr, ends[e].len);
+            cfdb_bytes k = cfdb_bytes_make(buf, pl + ends[e].len);
+            bool inside = cfdb_bytes_cmp(k, begin) >= 0 && cfdb_bytes_cmp(k, end) < 0;
+            if (buf != stack)
+                free(buf);
+            if (inside && push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0))
+                rc = CFDB_ERR_PLATFORM_ERROR;
+        }
+    }
+    pthread_mutex_unlock(&tx->mu);
+    if (!rc) {
+        bool more = false;
+        if (reverse)
+            for (int i = 0; i < n / 2; i++) {
+                cfdb_fdb_kv t = rows[i];
+                rows[i] = rows[n - 1 - i];
+                rows[n - 1 - i] = t;
+            }
+        if (limit > 0 && n > limit) {
+            n = limit;
+            more = true;
+        }
+        f->r.kvs.items = rows;
+        f->r.kvs.count = n;
+        f->r.kvs.more = more;
+    }
+    cfdb_future_complete(f, rc);
+    return f;
+}
+
+/* A get of one boundary key: the listing of [key, key\0). */
+static cfdb_future *conflict_boundary(cfdb_txn *tx, bool writes, cfdb_bytes key)
+{
+    uint8_t *after = malloc(key.len + 1);
+    if (!after)
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_PLATFORM_ERROR);
+    memcpy(after, key.ptr, key.len);
+    after[key.len] = 0;
+    cfdb_future *r = conflict_ranges(tx, writes, key, cfdb_bytes_make(after, key.len + 1), 1, false);
+    free(after);
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
+    if (!r || !f) {
+        if (r)
+            cfdb_future_unref(r);
+        return f ? (cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR), f) : NULL;
+    }
+    int rc = r->error;
+    if (!rc && r->r.kvs.count == 1) {
+        f->r.value.present = true;
+        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(r->r.kvs.items[0].value, 1), &f->r.value.value))
+            rc = CFDB_ERR_PLATFORM_ERROR;
+    }
+    cfdb_future_unref(r);
+    cfdb_future_complete(f, rc);
+    return f;
+}
+
 static cfdb_future *absent(void)
 {
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
@@ -101,7 +222,7 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     cfdb_bytes mb, me;
     uint8_t scratch[64];
     pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
+    int rc = txn_error_locked(tx);
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
@@ -111,7 +232,9 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_TRANSACTION:
         if (cfdb_conflicts_is_special(key))
             return cfdb_conflicts_get(tx, key);
-        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
+        if (has_prefix(key, READ_CONFLICTS) || has_prefix(key, WRITE_CONFLICTS))
+            return conflict_boundary(tx, has_prefix(key, WRITE_CONFLICTS), key);
+        return absent(); /* no module's key there */
     case M_STATUS: {
         op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
         return so ? op_launch(so) : NULL;
@@ -142,6 +265,12 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         static const char conflicting_end[] = "\xff\xff/transaction/conflicting_keys0";
         if (cfdb_conflicts_is_special(begin) && cfdb_bytes_cmp(end, cfdb_bytes_str(conflicting_end)) <= 0)
             return cfdb_conflicts_get_range(tx, begin, end, limit, reverse);
+        static const char read_end[] = "\xff\xff/transaction/read_conflict_range0";
+        static const char write_end[] = "\xff\xff/transaction/write_conflict_range0";
+        if (has_prefix(begin, READ_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(read_end)) <= 0)
+            return conflict_ranges(tx, false, begin, end, limit, reverse);
+        if (has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
+            return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
     /* single-key modules read as ranges, and the modules not implemented */
     return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);

@@ -129,7 +129,7 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
 /* The error every new operation fails with (mu held). A passed deadline times the
  * transaction out for good, until a reset, whether or not anything was running (libfdb_c's
  * timebomb sets the reset promise). */
-static int txn_error_locked(cfdb_txn *tx)
+int txn_error_locked(cfdb_txn *tx)
 {
     if (!tx->deferred_error && tx->deadline_ns && now_ns() >= tx->deadline_ns)
         tx->deferred_error = CFDB_ERR_TRANSACTION_TIMED_OUT;

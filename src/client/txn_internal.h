@@ -190,6 +190,10 @@ void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w);
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
 
+/* The error a new operation fails with: the deferred one, or 1031 once the deadline passed
+ * (mu held). */
+int txn_error_locked(cfdb_txn *tx);
+
 /* Conflicting keys reported by a failed commit (txn_conflicts.c). */
 bool cfdb_conflicts_is_special(cfdb_bytes key);
 void cfdb_conflicts_clear(cfdb_txn *tx); /* mu held */

@@ -978,6 +978,47 @@ static void test_special_keys(void **state)
                                   FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
     assert_int_equal(api_wait_destroy(r), 2113);
     assert_int_equal(special_get(tr, "\xff\xff/metrics/health/aggregate", &present, v, sizeof v), 2108);
+    /* the transaction's own conflict ranges, as boundaries */
+    {
+        FDBTransaction *t = api_tr();
+        assert_int_equal(api_get(t, "sk/r", 4, 0, &present, NULL, 0, NULL), 0);
+        fdb_transaction_set(t, S("sk/w"), 4, S("v"), 1);
+        assert_int_equal(fdb_transaction_add_conflict_range(t, S("sk/a"), 4, S("sk/b"), 4,
+                                                            FDB_CONFLICT_RANGE_TYPE_WRITE),
+                         0);
+        static const char rp[] = "\xff\xff/transaction/read_conflict_range/";
+        static const char wp[] = "\xff\xff/transaction/write_conflict_range/";
+        FDBFuture *rr = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(rp), sizeof rp - 1),
+                                                  FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/transaction/read_conflict_range0"), sizeof rp - 1),
+                                                  0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        assert_int_equal(api_wait(rr), 0);
+        const FDBKeyValue *kv;
+        int count;
+        fdb_bool_t more;
+        assert_int_equal(fdb_future_get_keyvalue_array(rr, &kv, &count, &more), 0);
+        assert_int_equal(count, 2);
+        assert_int_equal(kv[0].key_length, (int)sizeof rp - 1 + 4);
+        assert_memory_equal((const char *)kv[0].key + sizeof rp - 1, "sk/r", 4);
+        assert_memory_equal(kv[0].value, "1", 1);
+        assert_int_equal(kv[1].key_length, (int)sizeof rp - 1 + 5); /* "sk/r\0" */
+        assert_memory_equal(kv[1].value, "0", 1);
+        fdb_future_destroy(rr);
+        FDBFuture *wr = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(wp), sizeof wp - 1),
+                                                  FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/transaction/write_conflict_range0"), sizeof wp - 1),
+                                                  0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        assert_int_equal(api_wait(wr), 0);
+        assert_int_equal(fdb_future_get_keyvalue_array(wr, &kv, &count, &more), 0);
+        assert_int_equal(count, 4); /* [sk/a, sk/b) and [sk/w, sk/w\0) */
+        assert_memory_equal((const char *)kv[0].key + sizeof wp - 1, "sk/a", 4);
+        assert_memory_equal((const char *)kv[2].key + sizeof wp - 1, "sk/w", 4);
+        fdb_future_destroy(wr);
+        char key[80];
+        snprintf(key, sizeof key, "%ssk/r", rp);
+        assert_int_equal(special_get(t, key, &present, v, sizeof v), 0);
+        assert_true(present);
+        assert_string_equal(v, "1");
+        fdb_transaction_destroy(t);
+    }
     /* a database opened from a connection string names its record by an id */
     FDBDatabase *db;
     assert_int_equal(fdb_create_database_from_connection_string(line, &db), 0);
