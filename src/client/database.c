@@ -901,14 +901,59 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
         on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
 }
 
+/* ---- database-level operations: a future, the database, a step on the network thread ---- */
+
+/* The head of every such operation's state (its first member). */
+typedef struct db_task {
+    cfdb_db *db;
+    cfdb_future *f;
+} db_task;
+
+/* Allocates a task of `size` bytes with a new future of `kind`; NULL (and *out, if any, a future
+ * completed with platform_error) when memory runs out. */
+static db_task *db_task_new(cfdb_db *db, cfdb_future_kind kind, size_t size, cfdb_future **out)
+{
+    cfdb_future *f = cfdb_future_new(kind);
+    db_task *t = f ? calloc(1, size) : NULL;
+    *out = f;
+    if (!t) {
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+        return NULL;
+    }
+    t->db = db;
+    t->f = f;
+    cfdb_future_ref(f); /* the task's */
+    cfdb_db_ref(db);
+    return t;
+}
+
+/* Releases what the task holds (network thread, or before it was posted). */
+static void db_task_end(db_task *t)
+{
+    cfdb_db_unref(t->db);
+    cfdb_future_unref(t->f);
+    free(t);
+}
+
+/* Runs run(t) on the network thread; returns the application's future. */
+static cfdb_future *db_task_post(db_task *t, cfdb_task_fn run)
+{
+    cfdb_future *f = t->f;
+    if (cfdb_loop_post(cfdb_client_loop(t->db->cl), run, t) != 0) {
+        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
+        db_task_end(t);
+    }
+    return f;
+}
+
 /* ---- the cluster's protocol version ---- */
 
 #define PROTOCOL_RETRY_NS 500000000ull   /* no coordinator yet, or it failed */
 #define PROTOCOL_RECHECK_NS 1000000000ull /* the version is still the expected one */
 
 typedef struct protocol_query {
-    cfdb_db *db;
-    cfdb_future *f;
+    db_task t; /* first */
     uint64_t expected;
     uint64_t request;
     cfdb_timer timer;
@@ -919,10 +964,8 @@ static void protocol_step(void *arg);
 
 static void protocol_done(protocol_query *q)
 {
-    cfdb_loop_timer_cancel(cfdb_client_loop(q->db->cl), &q->timer);
-    cfdb_db_unref(q->db);
-    cfdb_future_unref(q->f);
-    free(q);
+    cfdb_loop_timer_cancel(cfdb_client_loop(q->t.db->cl), &q->timer);
+    db_task_end(&q->t);
 }
 
 static void protocol_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
@@ -935,7 +978,7 @@ static void protocol_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     protocol_query *q = ctx;
     q->request = 0;
     uint64_t delay = PROTOCOL_RETRY_NS;
-    if (!error && !cfdb_future_is_ready(q->f)) {
+    if (!error && !cfdb_future_is_ready(q->t.f)) {
         cfdb_protocol_info_reply rep;
         memset(&rep, 0, sizeof rep);
         cfdb_reply_error err = 0;
@@ -944,61 +987,47 @@ static void protocol_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         cfdb_arena_init_with(&a, mem, sizeof mem);
         if (fb_decode(&cfdb_msg_protocol_info_reply, msg, len, &rep, &err, &a) == 0 && err == 0) {
             if (q->expected == 0 || rep.version != q->expected) {
-                q->f->r.i64 = (int64_t)rep.version;
-                cfdb_future_complete(q->f, 0);
+                q->t.f->r.i64 = (int64_t)rep.version;
+                cfdb_future_complete(q->t.f, 0);
             }
             delay = PROTOCOL_RECHECK_NS; /* unchanged: look again later, until it changes */
         }
         cfdb_arena_free(&a);
     }
-    if (cfdb_future_is_ready(q->f)) {
+    if (cfdb_future_is_ready(q->t.f)) {
         protocol_done(q);
         return;
     }
-    cfdb_loop_timer_add_in(cfdb_client_loop(q->db->cl), &q->timer, delay);
+    cfdb_loop_timer_add_in(cfdb_client_loop(q->t.db->cl), &q->timer, delay);
 }
 
 static void protocol_step(void *arg)
 {
     protocol_query *q = arg;
-    if (cfdb_future_is_ready(q->f)) { /* cancelled or destroyed */
+    if (cfdb_future_is_ready(q->t.f)) { /* cancelled or destroyed */
         protocol_done(q);
         return;
     }
-    cfdb_db_start(q->db); /* discovery picks (and resolves) the coordinator */
-    cfdb_peer *p = cfdb_db_coordinator(q->db);
+    cfdb_db_start(q->t.db); /* discovery picks (and resolves) the coordinator */
+    cfdb_peer *p = cfdb_db_coordinator(q->t.db);
     memset(&q->req, 0, sizeof q->req);
-    q->request = p ? cfdb_client_request(q->db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_PROTOCOL_INFO),
+    q->request = p ? cfdb_client_request(q->t.db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_PROTOCOL_INFO),
                                          &cfdb_msg_protocol_info_request, &q->req, &q->req.reply.token,
                                          protocol_reply, q)
                    : 0;
     if (!q->request)
-        cfdb_loop_timer_add_in(cfdb_client_loop(q->db->cl), &q->timer, PROTOCOL_RETRY_NS);
+        cfdb_loop_timer_add_in(cfdb_client_loop(q->t.db->cl), &q->timer, PROTOCOL_RETRY_NS);
 }
 
 cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected)
 {
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
-    protocol_query *q = calloc(1, sizeof *q);
-    if (!f || !q) {
-        free(q);
-        if (f)
-            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+    cfdb_future *f;
+    protocol_query *q = (protocol_query *)db_task_new(db, CFDB_FUTURE_INT64, sizeof(protocol_query), &f);
+    if (!q)
         return f;
-    }
-    q->db = db;
-    q->f = f;
     q->expected = expected;
-    cfdb_future_ref(f);
-    cfdb_db_ref(db);
     cfdb_timer_init(&q->timer, protocol_timer, q);
-    if (cfdb_loop_post(cfdb_client_loop(db->cl), protocol_step, q) != 0) {
-        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
-        cfdb_db_unref(db);
-        cfdb_future_unref(f);
-        free(q);
-    }
-    return f;
+    return db_task_post(&q->t, protocol_step);
 }
 
 static void uid_text(cfdb_uid u, char out[33])
@@ -1024,16 +1053,15 @@ static void connection_string(const cfdb_db *db, char *out, size_t cap)
 /* ---- \xff\xff/connection_string, /cluster_file_path, /cluster_id ---- */
 
 typedef struct text_task {
-    cfdb_waiter w; /* first: the ready waiter for cluster_id */
-    cfdb_db *db;
-    cfdb_future *f;
+    db_task t; /* first */
+    cfdb_waiter w; /* the ready waiter for cluster_id */
     enum cfdb_db_text which;
 } text_task;
 
 static void text_answer(text_task *t, int error)
 {
-    cfdb_db *db = t->db;
-    cfdb_future *f = t->f;
+    cfdb_db *db = t->t.db;
+    cfdb_future *f = t->t.f;
     char buf[4200];
     bool present = true;
     if (!error) {
@@ -1057,23 +1085,21 @@ static void text_answer(text_task *t, int error)
             error = CFDB_ERR_PLATFORM_ERROR;
     }
     cfdb_future_complete(f, error);
-    cfdb_future_unref(f);
-    cfdb_db_unref(db);
-    free(t);
+    db_task_end(&t->t);
 }
 
 static void text_ready(cfdb_waiter *w, int error, int64_t unused)
 {
     (void)unused;
-    text_answer((text_task *)w, error);
+    text_answer((text_task *)((char *)w - offsetof(text_task, w)), error);
 }
 
 static void text_run(void *arg)
 {
     text_task *t = arg;
-    if (t->which == CFDB_DB_CLUSTER_ID && !t->db->have_proxies) {
+    if (t->which == CFDB_DB_CLUSTER_ID && !t->t.db->have_proxies) {
         t->w.fn = text_ready; /* getClusterId waits for the cluster's ClientDBInfo */
-        cfdb_db_when_ready(t->db, &t->w);
+        cfdb_db_when_ready(t->t.db, &t->w);
         return;
     }
     text_answer(t, 0);
@@ -1081,26 +1107,12 @@ static void text_run(void *arg)
 
 cfdb_future *cfdb_db_text_value(cfdb_db *db, enum cfdb_db_text which)
 {
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
-    text_task *t = calloc(1, sizeof *t);
-    if (!f || !t) {
-        free(t);
-        if (f)
-            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
+    cfdb_future *f;
+    text_task *t = (text_task *)db_task_new(db, CFDB_FUTURE_VALUE, sizeof(text_task), &f);
+    if (!t)
         return f;
-    }
-    t->db = db;
-    t->f = f;
     t->which = which;
-    cfdb_future_ref(f);
-    cfdb_db_ref(db);
-    if (cfdb_loop_post(cfdb_client_loop(db->cl), text_run, t) != 0) {
-        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
-        cfdb_future_unref(f);
-        cfdb_db_unref(db);
-        free(t);
-    }
-    return f;
+    return db_task_post(&t->t, text_run);
 }
 
 /* ---- fdb_database_get_client_status ---- */
@@ -1234,14 +1246,9 @@ static bool database_status_json(cfdb_db *db, cfdb_json *j)
     return healthy;
 }
 
-typedef struct status_task {
-    cfdb_db *db;
-    cfdb_future *f;
-} status_task;
-
 static void client_status_run(void *arg)
 {
-    status_task *t = arg;
+    db_task *t = arg;
     cfdb_db *db = t->db;
     cfdb_db_start(db);
     cfdb_json j;
@@ -1299,32 +1306,14 @@ static void client_status_run(void *arg)
     }
     cfdb_json_free(&j);
     cfdb_future_complete(f, rc);
-    cfdb_future_unref(f);
-    cfdb_db_unref(db);
-    free(t);
+    db_task_end(t);
 }
 
 cfdb_future *cfdb_db_get_client_status(cfdb_db *db)
 {
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEY);
-    status_task *t = calloc(1, sizeof *t);
-    if (!f || !t) {
-        free(t);
-        if (f)
-            cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR);
-        return f;
-    }
-    t->db = db;
-    t->f = f;
-    cfdb_future_ref(f);
-    cfdb_db_ref(db);
-    if (cfdb_loop_post(cfdb_client_loop(db->cl), client_status_run, t) != 0) {
-        cfdb_future_complete(f, CFDB_ERR_NETWORK_NOT_SETUP);
-        cfdb_future_unref(f);
-        cfdb_db_unref(db);
-        free(t);
-    }
-    return f;
+    cfdb_future *f;
+    db_task *t = db_task_new(db, CFDB_FUTURE_KEY, sizeof(db_task), &f);
+    return t ? db_task_post(t, client_status_run) : f;
 }
 
 cfdb_peer *cfdb_db_coordinator(cfdb_db *db)
