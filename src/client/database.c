@@ -1035,17 +1035,22 @@ static void uid_text(cfdb_uid u, char out[33])
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)u.first, (unsigned long long)u.second);
 }
 
+/* A coordinator as written: "host:service[:tls]" or "ip:port[:tls]". */
+static void coordinator_text(const coordinator *k, char *out, size_t cap)
+{
+    if (k->hostname)
+        snprintf(out, cap, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
+    else
+        cfdb_network_address_format(&k->addr, out, cap);
+}
+
 /* "description:id@coordinator,..." as the coordinators were written (hostnames kept). */
 static void connection_string(const cfdb_db *db, char *out, size_t cap)
 {
     size_t o = (size_t)snprintf(out, cap, "%s@", db->cluster_key);
     for (int i = 0; i < db->ncoordinators && o < cap; i++) {
-        const coordinator *k = &db->coordinators[i];
         char text[320];
-        if (k->hostname)
-            snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
-        else
-            cfdb_network_address_format(&k->addr, text, sizeof text);
+        coordinator_text(&db->coordinators[i], text, sizeof text);
         o += (size_t)snprintf(out + o, cap - o, "%s%s", i ? "," : "", text);
     }
 }
@@ -1210,10 +1215,7 @@ static bool database_status_json(cfdb_db *db, cfdb_json *j)
             if (k->hostname != (pass == 0))
                 continue;
             char text[320];
-            if (k->hostname)
-                snprintf(text, sizeof text, "%s:%s%s", k->host, k->service, k->tls ? ":tls" : "");
-            else
-                cfdb_network_address_format(&k->addr, text, sizeof text);
+            coordinator_text(k, text, sizeof text);
             cfdb_json_string(j, text);
         }
     cfdb_json_end_array(j);

@@ -100,10 +100,21 @@ static bool has_prefix(cfdb_bytes k, const char *prefix)
     return k.len >= n && memcmp(k.ptr, prefix, n) == 0;
 }
 
-/* One boundary of a conflict range, as a row of the module. */
+/* One boundary of a conflict range as a row of the module, kept if its key lies in
+ * [begin, end). */
 static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, const char *prefix, cfdb_bytes key,
-                         bool starts)
+                         bool starts, cfdb_bytes begin, cfdb_bytes end)
 {
+    size_t pl = strlen(prefix);
+    uint8_t *k = cfdb_arena_alloc(&f->arena, pl + key.len + 1);
+    if (!k)
+        return -1;
+    memcpy(k, prefix, pl);
+    if (key.len)
+        memcpy(k + pl, key.ptr, key.len);
+    cfdb_bytes row = cfdb_bytes_make(k, pl + key.len);
+    if (cfdb_bytes_cmp(row, begin) < 0 || cfdb_bytes_cmp(row, end) >= 0)
+        return 0;
     if (*n == *cap) {
         int nc = *cap ? *cap * 2 : 16;
         cfdb_fdb_kv *nr = cfdb_arena_alloc(&f->arena, (size_t)nc * sizeof *nr);
@@ -114,14 +125,7 @@ static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, c
         *rows = nr;
         *cap = nc;
     }
-    size_t pl = strlen(prefix);
-    uint8_t *k = cfdb_arena_alloc(&f->arena, pl + key.len + 1);
-    if (!k)
-        return -1;
-    memcpy(k, prefix, pl);
-    if (key.len)
-        memcpy(k + pl, key.ptr, key.len);
-    (*rows)[(*n)++] = (cfdb_fdb_kv){ k, (int)(pl + key.len), (const uint8_t *)(starts ? "1" : "0"), 1 };
+    (*rows)[(*n)++] = (cfdb_fdb_kv){ k, (int)row.len, (const uint8_t *)(starts ? "1" : "0"), 1 };
     return 0;
 }
 
@@ -141,25 +145,9 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
     const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
     for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
         cfdb_bytes ends[2] = { node->key, node->val.bytes };
-        for (int e = 0; e < 2 && !rc; e++) {
-            /* the row's key is prefix + boundary: keep those inside [begin, end) */
-            size_t pl = strlen(prefix);
-            uint8_t stack[512];
-            uint8_t *buf = pl + ends[e].len <= sizeof stack ? stack : malloc(pl + ends[e].len);
-            if (!buf) {
+        for (int e = 0; e < 2 && !rc; e++)
+            if (push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0, begin, end))
                 rc = CFDB_ERR_PLATFORM_ERROR;
-                break;
-            }
-            memcpy(buf, prefix, pl);
-            if (ends[e].len)
-                memcpy(buf + pl, ends[e].ptr, ends[e].len);
-            cfdb_bytes k = cfdb_bytes_make(buf, pl + ends[e].len);
-            bool inside = cfdb_bytes_cmp(k, begin) >= 0 && cfdb_bytes_cmp(k, end) < 0;
-            if (buf != stack)
-                free(buf);
-            if (inside && push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0))
-                rc = CFDB_ERR_PLATFORM_ERROR;
-        }
     }
     pthread_mutex_unlock(&tx->mu);
     if (!rc) {
