@@ -4,7 +4,9 @@
 #include <dlfcn.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,8 @@ typedef struct wctx {
     uint64_t warmup, measured, keys, seed;
     malloc_stats_fn mstats;
     uint64_t *lat;
-    _Atomic uint64_t next_ticket, done_measured;
+    _Atomic uint64_t next_ticket, done_warmup, done_measured;
+    atomic_bool window_open; /* window_start taken: measured transactions may begin */
     snap window_start, window_end;
     pthread_mutex_t mu;
     bench_txn_counts counts; /* summed under mu */
@@ -106,11 +109,19 @@ static void *run_thread(void *arg)
         if (ticket >= total)
             break;
         int measured = ticket >= c->warmup;
-        if (ticket == c->warmup)
-            take(c, &c->window_start);
+        /* The window opens once every warm-up transaction has finished, and no measured one
+         * starts before: otherwise another worker's first measured transaction (or a late
+         * warm-up one) falls on the wrong side of window_start. */
+        if (measured)
+            while (!atomic_load(&c->window_open))
+                sched_yield();
         uint64_t t0 = now_ns();
         bench_run_txn(&c->api, c->db, c->wl, &rng, c->keys, measured ? &meas : &warm);
         uint64_t t1 = now_ns();
+        if (!measured && atomic_fetch_add(&c->done_warmup, 1) + 1 == c->warmup) {
+            take(c, &c->window_start);
+            atomic_store(&c->window_open, true);
+        }
         if (measured) {
             c->lat[ticket - c->warmup] = t1 - t0;
             if (atomic_fetch_add(&c->done_measured, 1) + 1 == c->measured)
@@ -322,6 +333,10 @@ int bench_worker_main(int argc, char **argv)
     tctx *tc = calloc((size_t)(nthreads ? nthreads : 1), sizeof *tc);
     pctx pc = {&c};
     int started = 0;
+    if (is_run && c.warmup == 0) { /* no warm-up to wait for: the window opens now */
+        take(&c, &c.window_start);
+        atomic_store(&c.window_open, true);
+    }
     for (int i = 0; th && tc && i < nthreads; i++) {
         tc[i].c = &c;
         tc[i].index = i;
