@@ -254,9 +254,10 @@ void fdb_future_cancel(FDBFuture *f)
     cancel_pending(F(f));
 }
 
+/* libfdb_c's counting (future.h): released once called as often as getters succeeded. */
 void fdb_future_release_memory(FDBFuture *f)
 {
-    (void)f; /* results stay readable until destroy: the arena is released then */
+    cfdb_future_release_value(F(f));
 }
 
 void fdb_future_destroy(FDBFuture *f)
@@ -271,8 +272,15 @@ void fdb_future_destroy(FDBFuture *f)
     cfdb_future_unref(fu);
 }
 
+/* On the network thread (a callback) waiting for a future that is not ready would never end:
+ * libfdb_c answers blocked_from_network_thread there (ThreadHelper.actor.h,
+ * blockUntilReadyCheckOnMainThread); a ready future is fine. */
 fdb_error_t fdb_future_block_until_ready(FDBFuture *f)
 {
+    if (cfdb_future_is_ready(F(f)))
+        return 0;
+    if (g_client && cfdb_loop_on_loop_thread(cfdb_client_loop(g_client)))
+        return CFDB_ERR_BLOCKED_FROM_NETWORK_THREAD;
     cfdb_future_wait(F(f));
     return 0;
 }
@@ -291,27 +299,19 @@ fdb_error_t fdb_future_set_callback(FDBFuture *f, FDBCallback callback, void *ca
 
 fdb_error_t fdb_future_get_error(FDBFuture *f)
 {
-    if (!cfdb_future_is_ready(F(f)))
-        return CFDB_ERR_FUTURE_NOT_SET;
-    return F(f)->error;
+    return cfdb_future_public_error(F(f));
 }
 
 fdb_bool_t fdb_future_is_error(FDBFuture *f)
 {
-    return cfdb_future_is_ready(F(f)) && F(f)->error != 0;
+    return cfdb_future_is_ready(F(f)) && cfdb_future_public_error(F(f)) != 0;
 }
 
-/* The error a getter reports: not ready, failed, or a result of another type. */
+/* The error a getter reports: not ready, failed, released, or a result of another type;
+ * 0 counts a reference to the result (fdb_future_release_memory). */
 static int result_state(FDBFuture *f, cfdb_future_kind kind)
 {
-    cfdb_future *fu = F(f);
-    if (!cfdb_future_is_ready(fu))
-        return CFDB_ERR_FUTURE_NOT_SET;
-    if (fu->error)
-        return fu->error;
-    if (fu->kind != kind)
-        return CFDB_ERR_INTERNAL_ERROR;
-    return 0;
+    return cfdb_future_get_begin(F(f), kind);
 }
 
 fdb_error_t fdb_future_get_int64(FDBFuture *f, int64_t *out)

@@ -1,5 +1,6 @@
 #include "future.h"
 
+#include "cfdb/errors.h"
 #include "cfdb/object_cache.h"
 
 #include <stdlib.h>
@@ -65,6 +66,8 @@ cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **ex
     f->callback_arg = NULL;
     f->on_cancel = NULL;
     f->op = NULL;
+    f->value_refs = 0;
+    atomic_init(&f->released, false);
     memset(&f->r, 0, sizeof f->r);
     if (extra_out) {
         *extra_out = (unsigned char *)f + sizeof *f;
@@ -140,4 +143,42 @@ void cfdb_future_unref(cfdb_future *f)
     pthread_mutex_lock(&f->mu);
     pthread_mutex_unlock(&f->mu);
     block_put(f);
+}
+
+int cfdb_future_public_error(cfdb_future *f)
+{
+    if (!cfdb_future_is_ready(f))
+        return CFDB_ERR_FUTURE_NOT_SET;
+    if (f->error)
+        return f->error;
+    return atomic_load_explicit(&f->released, memory_order_acquire) ? CFDB_ERR_FUTURE_RELEASED : 0;
+}
+
+int cfdb_future_get_begin(cfdb_future *f, cfdb_future_kind kind)
+{
+    if (!cfdb_future_is_ready(f))
+        return CFDB_ERR_FUTURE_NOT_SET;
+    if (f->error)
+        return f->error; /* a failed future counts no reference (libfdb_c throws first) */
+    if (f->kind != kind)
+        return CFDB_ERR_INTERNAL_ERROR;
+    pthread_mutex_lock(&f->mu);
+    int rc = atomic_load_explicit(&f->released, memory_order_relaxed) ? CFDB_ERR_FUTURE_RELEASED : 0;
+    if (!rc)
+        f->value_refs++;
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}
+
+void cfdb_future_release_value(cfdb_future *f)
+{
+    /* Only the count and the flag change: the result's bytes stay until the future is
+     * destroyed, so a getter that read them just before needs no lock while it copies. */
+    pthread_mutex_lock(&f->mu);
+    if (--f->value_refs == 0) {
+        if (cfdb_future_is_ready(f) && !f->error)
+            atomic_store_explicit(&f->released, true, memory_order_release);
+        f->value_refs = 0;
+    }
+    pthread_mutex_unlock(&f->mu);
 }

@@ -83,6 +83,13 @@ struct cfdb_future {
     void *callback_arg;
     cfdb_future_cancel_fn on_cancel;
     void *op; /* the operation that will complete this future */
+    /* fdb_future_release_memory, as libfdb_c counts it (ThreadSingleAssignmentVarBase in
+     * flow/include/flow/ThreadHelper.actor.h): each successful fdb_future_get_* adds a
+     * reference to the result, each release takes one; when a release brings the count to
+     * exactly zero the result is released and the future reports future_released (1102)
+     * from then on, unless it had failed (it keeps its error). value_refs is under mu. */
+    int value_refs;
+    atomic_bool released;
 
     cfdb_arena arena;
     union {
@@ -133,5 +140,14 @@ void cfdb_future_wait(cfdb_future *f);
 bool cfdb_future_set_callback(cfdb_future *f, cfdb_future_callback cb, void *arg);
 void cfdb_future_ref(cfdb_future *f);
 void cfdb_future_unref(cfdb_future *f);
+
+/* The application's view of a ready future's error: its error, or future_released (1102)
+ * once fdb_future_release_memory released a result; CFDB_ERR_FUTURE_NOT_SET if not ready. */
+int cfdb_future_public_error(cfdb_future *f);
+/* A getter's check: the public error, or CFDB_ERR_INTERNAL_ERROR for a result of another
+ * kind; 0 means the result may be read (and counts one value reference). */
+int cfdb_future_get_begin(cfdb_future *f, cfdb_future_kind kind);
+/* fdb_future_release_memory. */
+void cfdb_future_release_value(cfdb_future *f);
 
 #endif
