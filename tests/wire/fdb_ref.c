@@ -165,6 +165,13 @@ STABLE_T(t_commit_transaction_request, "CommitTransactionRequest", { "transactio
 /* GetTenantIdRequest: CPI:410 serializer(ar, reply, tenantName, minTenantVersion). */
 STABLE_T(t_get_tenant_id_request, "GetTenantIdRequest", { "reply", &ref_t_reply_promise }, { "tenantName", &t_bytes },
          { "minTenantVersion", &t_i64 });
+/* GetHealthMetricsRequest: CPI:646-647 serializer(ar, reply, detailed). */
+STABLE_T(t_get_health_metrics_request, "GetHealthMetricsRequest", { "reply", &ref_t_reply_promise },
+         { "detailed", &t_bool });
+/* ExpireIdempotencyIdRequest: CPI:184 serializer(ar, commitVersion, batchIndexHighByte, tenant);
+ * Version, uint8_t, TenantInfo (CPI:172-174). */
+STABLE_T(t_expire_idempotency_id_request, "ExpireIdempotencyIdRequest", { "commitVersion", &t_i64 },
+         { "batchIndexHighByte", &t_u8 }, { "tenant", &ref_t_tenant_info });
 /* GetValueRequest: SSI:340 serializer(ar, key, version, tags, reply, spanContext, tenantInfo,
  * options, ssLatestCommitVersions); Key, Version, Optional<TagSet>, ..., Optional<ReadOptions>,
  * VersionVector (blob). */
@@ -209,7 +216,7 @@ STABLE_T(t_split_range_request, "SplitRangeRequest", { "keys", &ref_t_key_range 
          { "reply", &ref_t_reply_promise }, { "tenantInfo", &ref_t_tenant_info });
 
 /* File identifiers: the file_identifier constant of each type (FlowTransport.actor.cpp:239,
- * CI:322,244,261, ClusterInterface.h:246, CPI:740,298,440,210,392, SSI:313,581,406,464,
+ * CI:322,244,261, ClusterInterface.h:246, CPI:740,298,440,210,392,639,171, SSI:313,581,406,464,
  * 359 (GetValue, GetKey, GetKeyValues, GetMappedKeyValues, WatchValue),
  * 743, 888 (WaitMetrics, SplitRange); see also tests/vectors/golden/file_identifiers.tsv. */
 const ref_msg ref_ping_request = { "PingRequest", 4707015, &t_ping_request };
@@ -224,6 +231,9 @@ const ref_msg ref_get_key_server_locations_request = { "GetKeyServerLocationsReq
                                                        &t_get_key_server_locations_request };
 const ref_msg ref_commit_transaction_request = { "CommitTransactionRequest", 93948, &t_commit_transaction_request };
 const ref_msg ref_get_tenant_id_request = { "GetTenantIdRequest", 11299717, &t_get_tenant_id_request };
+const ref_msg ref_get_health_metrics_request = { "GetHealthMetricsRequest", 11403900, &t_get_health_metrics_request };
+const ref_msg ref_expire_idempotency_id_request = { "ExpireIdempotencyIdRequest", 1900933,
+                                                    &t_expire_idempotency_id_request };
 const ref_msg ref_get_value_request = { "GetValueRequest", 8454530, &t_get_value_request };
 const ref_msg ref_get_key_request = { "GetKeyRequest", 10457870, &t_get_key_request };
 const ref_msg ref_get_key_values_request = { "GetKeyValuesRequest", 6795746, &t_get_key_values_request };
@@ -244,6 +254,8 @@ const ref_msg *const ref_msgs[] = {
     &ref_get_key_server_locations_request,
     &ref_commit_transaction_request,
     &ref_get_tenant_id_request,
+    &ref_get_health_metrics_request,
+    &ref_expire_idempotency_id_request,
     &ref_get_value_request,
     &ref_get_key_request,
     &ref_get_key_values_request,

@@ -64,7 +64,8 @@ typedef struct ref_msg {
 extern const ref_msg ref_ping_request, ref_protocol_info_request, ref_get_leader_request,
     ref_open_database_coord_request, ref_status_request, ref_global_config_refresh_request,
     ref_get_read_version_request, ref_get_key_server_locations_request, ref_commit_transaction_request,
-    ref_get_tenant_id_request, ref_get_value_request, ref_get_key_request, ref_get_key_values_request,
+    ref_get_tenant_id_request, ref_get_health_metrics_request, ref_expire_idempotency_id_request,
+    ref_get_value_request, ref_get_key_request, ref_get_key_values_request,
     ref_get_mapped_key_values_request, ref_watch_value_request, ref_wait_metrics_request, ref_split_range_request;
 extern const ref_type ref_t_span_context, ref_t_tenant_info, ref_t_reply_promise, ref_t_read_options,
     ref_t_key_selector, ref_t_key_range, ref_t_mutation, ref_t_commit_transaction_ref, ref_t_storage_metrics,

@@ -90,6 +90,10 @@ static const vt_case k_vtables[] = {
       { 28, 43, 4, 8, 12, 40, 16, 41, 20, 42, 24, 28, 32, 36 } },
     /* minTenantVersion(8)@4 reply@12 tenantName@16 */
     { "GetTenantIdRequest", NULL, &ref_get_tenant_id_request, { 10, 20, 12, 16, 4 } },
+    /* reply@4 detailed@8 */
+    { "GetHealthMetricsRequest", NULL, &ref_get_health_metrics_request, { 8, 9, 4, 8 } },
+    /* commitVersion(8)@4 tenant@12 batchIndexHighByte@16 */
+    { "ExpireIdempotencyIdRequest", NULL, &ref_expire_idempotency_id_request, { 10, 17, 4, 16, 12 } },
     /* version(8)@4; key@12 tags.off@16 reply@20 span@24 tenant@28 options.off@32 sslcv@36;
      * tags.tag@40 options.tag@41 (= Part 3 §3.12) */
     { "GetValueRequest", NULL, &ref_get_value_request, { 24, 42, 12, 4, 40, 16, 20, 24, 28, 41, 32, 36 } },
@@ -202,7 +206,8 @@ static void test_captured_requests_have_these_layouts(void **state)
         golden_free(&cap);
     }
     golden_free_names(names);
-    /* the captures hold these kinds (GetKeyRequest, GetTenantIdRequest are not captured) */
+    /* the captures hold these kinds (GetKeyRequest, GetTenantIdRequest, GetHealthMetricsRequest,
+     * ExpireIdempotencyIdRequest are not captured) */
     const ref_msg *captured[] = { &ref_ping_request,
                                   &ref_protocol_info_request,
                                   &ref_get_leader_request,
@@ -706,6 +711,18 @@ static void test_cfdb_proxy_requests_by_name(void **state)
         expect(&d, "reply.token", TOKEN_TEXT);
         expect(&d, "tenantName", "x'746e'");
         expect(&d, "minTenantVersion", "1007");
+        ref_doc_free(&d);
+    }
+    {
+        cfdb_expire_idempotency_id_request r;
+        memset(&r, 0, sizeof r);
+        r.commitVersion = 1008;
+        r.batchIndexHighByte = 9;
+        r.tenant = tenant();
+        ref_doc d = encode_and_read(&cfdb_msg_expire_idempotency_id_request, &ref_expire_idempotency_id_request, &r);
+        expect(&d, "commitVersion", "1008");
+        expect(&d, "batchIndexHighByte", "9");
+        expect_tenant(&d, "tenant");
         ref_doc_free(&d);
     }
     {
