@@ -240,6 +240,7 @@ static double budget_of(const char *workload)
 
 static void measure(const char *workload, void (*run)(void))
 {
+    double max = budget_of(workload);
     for (int i = 0; i < WARMUP; i++)
         run();
     uint64_t before = allocations();
@@ -248,11 +249,11 @@ static void measure(const char *workload, void (*run)(void))
     uint64_t n = allocations() - before;
 #ifdef CFDB_ALLOC_NOT_COUNTED
     (void)n;
-    printf("alloc %-8s not counted: sanitizer build (its malloc cannot be interposed)\n", workload);
+    printf("alloc %-8s not counted (budget %.3f): sanitizer build, its malloc cannot be interposed\n", workload,
+           max);
     skip();
 #else
     double per_txn = (double)n / ROUNDS;
-    double max = budget_of(workload);
     printf("alloc %-8s %8llu allocations in %d transactions: %.3f per transaction (budget %.3f)\n", workload,
            (unsigned long long)n, ROUNDS, per_txn, max);
     if (per_txn > max)
