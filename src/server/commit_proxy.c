@@ -65,7 +65,7 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
     cfdb_get_key_server_locations_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_key_server_locations_request, msg, len, &req, NULL, &a)) {
-        srv_log(s, "malformed GetKeyServerLocationsRequest");
+        srv_bad_request(s, c, "GetKeyServerLocationsRequest");
         goto out;
     }
     if (req.tenant.tenantId != -1) {
@@ -144,7 +144,7 @@ void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     if (fb_decode(&cfdb_msg_get_tenant_id_request, msg, len, &req, NULL, &a) == 0)
         srv_reply(s, c, req.reply.token, &cfdb_msg_get_tenant_id_reply, NULL, CFDB_ERR_TENANT_NOT_FOUND);
     else
-        srv_log(s, "malformed GetTenantIdRequest");
+        srv_bad_request(s, c, "GetTenantIdRequest");
     cfdb_arena_free(&a);
 }
 
@@ -231,7 +231,7 @@ void cp_flush(srv *s)
     for (size_t i = 0; i < n; i++) {
         tx_state *t = &tx[i];
         if (fb_decode(&cfdb_msg_commit_transaction_request, pend[i].msg, pend[i].msg_len, &t->req, NULL, &a)) {
-            srv_log(s, "malformed CommitTransactionRequest");
+            srv_bad_request(s, pend[i].c, "CommitTransactionRequest");
             t->state = TX_BAD;
             continue;
         }

@@ -118,6 +118,7 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         /* these coordinators now send clients to other ones ("-": stop forwarding) */
         snprintf(s->forward, sizeof s->forward, "%s", strcmp(a1, "-") == 0 ? "" : a1);
         coord_client_info_changed(s);
+        srv_write_system_keys(s); /* \xff/coordinators: the new connection string */
         snprintf(out, cap, "ok forward %s", s->forward[0] ? s->forward : "off");
     } else if (strcmp(cmd, "new-proxies") == 0) {
         coord_new_generation(s);

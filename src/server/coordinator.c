@@ -99,7 +99,7 @@ void coord_open_database(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     cfdb_open_database_coord_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_open_database_coord_request, msg, len, &req, NULL, &a)) {
-        srv_log(s, "malformed OpenDatabaseCoordRequest");
+        srv_bad_request(s, c, "OpenDatabaseCoordRequest");
         goto out;
     }
     if (s->forward[0]) {
@@ -157,7 +157,7 @@ void coord_get_leader(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     cfdb_get_leader_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_leader_request, msg, len, &req, NULL, &a)) {
-        srv_log(s, "malformed GetLeaderRequest");
+        srv_bad_request(s, c, "GetLeaderRequest");
         goto out;
     }
     if (!cluster_key_ok(s, req.key)) {
@@ -182,7 +182,7 @@ void coord_protocol_info(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         cfdb_protocol_info_reply r = { CFDB_PROTOCOL_VERSION };
         srv_reply(s, c, req.reply.token, &cfdb_msg_protocol_info_reply, &r, 0);
     } else {
-        srv_log(s, "malformed ProtocolInfoRequest");
+        srv_bad_request(s, c, "ProtocolInfoRequest");
     }
     cfdb_arena_free(&a);
 }
@@ -198,7 +198,7 @@ void coord_status(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         r.statusStr = status_cluster_json(s, &a);
         srv_reply(s, c, req.reply.token, &cfdb_msg_status_reply, &r, 0);
     } else {
-        srv_log(s, "malformed StatusRequest");
+        srv_bad_request(s, c, "StatusRequest");
     }
     cfdb_arena_free(&a);
 }

@@ -153,6 +153,10 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
             coord_status(s, c, msg, len);
             return;
         }
+        if (ep->index == 5) { /* ClusterInterface.forceRecovery */
+            mgmt_force_recovery(s, c, msg, len);
+            return;
+        }
         break;
     case ROLE_GRV:
         if (ep->index == CFDB_GRV_GET_CONSISTENT_READ_VERSION) {
@@ -179,6 +183,9 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
             return; /* one-way; we keep no idempotency records */
         case CFDB_CP_GET_TENANT_ID:
             cp_get_tenant_id(s, c, msg, len);
+            return;
+        case CFDB_CP_PROXY_SNAP_REQ:
+            mgmt_proxy_snap(s, c, msg, len);
             return;
         default:
             break;

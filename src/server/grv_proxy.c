@@ -14,7 +14,7 @@ void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     cfdb_get_read_version_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_read_version_request, msg, len, &req, NULL, &a)) {
-        srv_log(s, "malformed GetReadVersionRequest");
+        srv_bad_request(s, c, "GetReadVersionRequest");
         cfdb_arena_free(&a);
         return;
     }
@@ -77,7 +77,7 @@ void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t
         r.version = 0; /* no global configuration has ever been written */
         srv_reply(s, c, req.reply.token, &cfdb_msg_global_config_refresh_reply, &r, 0);
     } else {
-        srv_log(s, "malformed GlobalConfigRefreshRequest");
+        srv_bad_request(s, c, "GlobalConfigRefreshRequest");
     }
     cfdb_arena_free(&a);
 }

@@ -273,6 +273,13 @@ static void delayed_fire(srv *s, srv_parked *p, bool timed_out)
     srv_unpark(s, p);
 }
 
+void srv_bad_request(srv *s, srv_conn *c, const char *what)
+{
+    srv_log(s, "malformed %s: closing the connection", what);
+    if (c && c->open && c->conn)
+        cfdb_conn_close(c->conn);
+}
+
 void srv_reply(srv *s, srv_conn *c, cfdb_uid reply, const fb_message *m, const void *item, cfdb_reply_error err)
 {
     if (!c->open)
@@ -562,6 +569,10 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     srv_advance_version(s);
     if (srv_write_system_keys(s))
         goto fail;
+    /* The store begins here, as a storage server's history begins at the recovery
+     * version: a read at any version before it (e.g. set_read_version(1)) is
+     * transaction_too_old (1007), not an empty database. */
+    cfdb_mvcc_forget_before(s->store, cfdb_mvcc_latest_version(s->store));
 
     if (s->cfg.control_port >= 0 && control_start(s, (uint16_t)s->cfg.control_port))
         goto fail;

@@ -209,6 +209,11 @@ void srv_log(srv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 void srv_drop_connections(srv *s, int listener); /* -1 = all */
 int srv_set_unreachable(srv *s, int listener, bool unreachable);
 void srv_bytes_repr(cfdb_bytes b, char *out, size_t cap);
+/* A request that does not decode as what its endpoint takes: logged, and the connection is
+ * closed so that nothing the peer sent on it waits for an answer that will never come.
+ * (fdbrpc/FlowTransport.actor.cpp deliver(): a receiver that fails to deserialize makes
+ * a server process exit, which its peers see as the connection failing.) */
+void srv_bad_request(srv *s, srv_conn *c, const char *what);
 
 /* ---- dispatch.c ---- */
 int srv_endpoints_init(srv *s);
@@ -252,6 +257,13 @@ void srv_batch_init(srv *s);
 void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len);
 void ss_check_watches(srv *s);
 void ss_fill_interface(srv *s, int ss, cfdb_arena *a, cfdb_storage_server_interface *out);
+
+/* ---- management.c ---- */
+/* ClusterInterface.forceRecovery (ForceRecoveryRequest) and CommitProxyInterface
+ * proxySnapReq (ProxySnapRequest): what libfdb_c's force_recovery_with_data_loss and
+ * create_snapshot send. */
+void mgmt_force_recovery(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 
 /* ---- status.c ---- */
 /* JSON text of the cluster section, in the arena. */

@@ -99,7 +99,7 @@ static void get_value(ss_ctx *x)
     cfdb_get_value_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_value_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed GetValueRequest");
+        srv_bad_request(s, x->c, "GetValueRequest");
         return;
     }
     cfdb_get_value_reply r;
@@ -136,7 +136,7 @@ static void get_key(ss_ctx *x)
     cfdb_get_key_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_key_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed GetKeyRequest");
+        srv_bad_request(s, x->c, "GetKeyRequest");
         return;
     }
     cfdb_get_key_reply r;
@@ -191,7 +191,7 @@ static void get_key_values(ss_ctx *x)
     cfdb_get_key_values_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed GetKeyValuesRequest");
+        srv_bad_request(s, x->c, "GetKeyValuesRequest");
         return;
     }
     cfdb_get_key_values_reply r;
@@ -245,7 +245,7 @@ static void get_mapped_key_values(ss_ctx *x)
     cfdb_get_mapped_key_values_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_mapped_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed GetMappedKeyValuesRequest");
+        srv_bad_request(s, x->c, "GetMappedKeyValuesRequest");
         return;
     }
     cfdb_get_mapped_key_values_reply r;
@@ -378,7 +378,7 @@ static void watch_value(ss_ctx *x)
     cfdb_watch_value_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_watch_value_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed WatchValueRequest");
+        srv_bad_request(s, x->c, "WatchValueRequest");
         return;
     }
     int64_t v = req.version;
@@ -444,7 +444,7 @@ static void wait_metrics(ss_ctx *x)
     cfdb_wait_metrics_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_wait_metrics_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed WaitMetricsRequest");
+        srv_bad_request(s, x->c, "WaitMetricsRequest");
         return;
     }
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
@@ -464,7 +464,7 @@ static void split_range(ss_ctx *x)
     cfdb_split_range_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_split_range_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_log(s, "malformed SplitRangeRequest");
+        srv_bad_request(s, x->c, "SplitRangeRequest");
         return;
     }
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {

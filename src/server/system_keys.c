@@ -1,5 +1,9 @@
 /* The \xff system keys a client reads to find servers: \xff/keyServers/ (shard map),
- * \xff/serverTag/ and \xff/serverList/, written into the store like real metadata. */
+ * \xff/serverTag/ and \xff/serverList/, written into the store like real metadata; and
+ * \xff/coordinators (fdbclient/SystemData.cpp coordinatorsKey), which a real cluster
+ * sets to its connection string as ClusterConnectionString::toString() gives it
+ * ("description:id@ip:port[:tls],..."; fdbclient/MonitorLeader.actor.cpp), or to the new
+ * one after the coordinators moved (fdbclient/ManagementAPI.actor.cpp changeQuorum). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +30,7 @@ int srv_write_system_keys(srv *s)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 4;
+    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 5;
     cfdb_mutation *m = cfdb_arena_zalloc(&a, cap * sizeof(*m));
     size_t n = 0;
     int rc = -1;
@@ -62,6 +66,11 @@ int srv_write_system_keys(srv *s)
         m[n].param2 = cfdb_bytes_make(v, 32);
         n++;
     }
+    const char *cs = s->forward[0] ? s->forward : cfdb_server_connection_string(s);
+    m[n].type = CFDB_MUT_SET_VALUE;
+    m[n].param1 = CFDB_BYTES_LIT("\xff/coordinators");
+    m[n].param2 = cat(&a, cs, strlen(cs), NULL, 0);
+    n++;
     m[n].type = CFDB_MUT_SET_VALUE;
     m[n].param1 = CFDB_BYTES_LIT("\xff/keyServers/\xff\xff");
     m[n].param2 = CFDB_BYTES_LIT("");

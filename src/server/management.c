@@ -1,0 +1,89 @@
+/* Management requests libfdb_c sends outside the data path, answered so that the caller
+ * gets a result instead of waiting forever:
+ *
+ * ForceRecoveryRequest (fdbclient/include/fdbclient/ClusterInterface.h: file id 14821350,
+ * fields dcId, reply), on ClusterInterface.forceRecovery (stream 5). libfdb_c's
+ * forceRecovery (fdbclient/ManagementAPI.actor.cpp) waits on
+ * brokenPromiseToNever(getReply(...)): an endpoint-not-found would hang it for good. The
+ * real cluster controller (fdbserver/ClusterController.actor.cpp handleForcedRecoveries)
+ * first tries an empty commit and, when that commits, answers Void without recovering:
+ * the database is healthy. This one-process server's commit path is always up, so it
+ * answers Void at once.
+ *
+ * ProxySnapRequest (fdbclient/include/fdbclient/CommitProxyInterface.h: file id 5427684,
+ * fields snapPayload, snapUID, reply, debugID), on CommitProxyInterface stream 7. The
+ * real commit proxy (fdbserver/CommitProxyServer.actor.cpp proxySnapCreate) first checks
+ * the snapshot command's binary against the --whitelist-binpath list and fails with
+ * snap_path_not_whitelisted (2505) when it is not there; fdbserver's default list is
+ * empty, so a default server answers 2505 before anything else. cfdb-server has no such
+ * list and cannot snapshot its roles' disks as a cluster does, so it always gives that
+ * answer: an honest "this server will not run your snapshot command". */
+#include <string.h>
+
+#include "cfdb/errors.h"
+
+#include "server_internal.h"
+
+typedef struct mg_force_recovery_request {
+    cfdb_bytes dcId;
+    cfdb_reply_promise reply;
+} mg_force_recovery_request;
+
+typedef struct mg_proxy_snap_request {
+    cfdb_bytes snapPayload;
+    cfdb_uid snapUID;
+    cfdb_reply_promise reply;
+    cfdb_opt_uid debugID;
+} mg_proxy_snap_request;
+
+FB_TABLE_DEF(mg_reply_promise, "ReplyPromise", cfdb_reply_promise, FB_FIELD(cfdb_reply_promise, token, fb_uid));
+FB_OPTIONAL_DEF(mg_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
+
+FB_TABLE_DEF(mg_force_recovery, "ForceRecoveryRequest", mg_force_recovery_request,
+                    FB_FIELD(mg_force_recovery_request, dcId, fb_bytes),
+                    FB_FIELD(mg_force_recovery_request, reply, mg_reply_promise));
+static const fb_message mg_msg_force_recovery = { "ForceRecoveryRequest", 14821350, FB_MSG_REQUEST,
+                                                  &mg_force_recovery };
+
+/* serializer(ar, snapPayload, snapUID, reply, debugID, arena): the arena is no field */
+FB_TABLE_DEF(mg_proxy_snap, "ProxySnapRequest", mg_proxy_snap_request,
+                    FB_FIELD(mg_proxy_snap_request, snapPayload, fb_bytes),
+                    FB_FIELD(mg_proxy_snap_request, snapUID, fb_uid),
+                    FB_FIELD(mg_proxy_snap_request, reply, mg_reply_promise),
+                    FB_FIELD(mg_proxy_snap_request, debugID, mg_opt_uid));
+static const fb_message mg_msg_proxy_snap = { "ProxySnapRequest", 5427684, FB_MSG_REQUEST, &mg_proxy_snap };
+
+void mgmt_force_recovery(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    mg_force_recovery_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&mg_msg_force_recovery, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "ForceRecoveryRequest");
+    } else {
+        char dc[64];
+        srv_bytes_repr(req.dcId, dc, sizeof dc);
+        srv_log(s, "force recovery (dc %s): the database is accepting commits, nothing to recover", dc);
+        cfdb_void v = { 0 };
+        srv_reply(s, c, req.reply.token, &cfdb_msg_void_reply, &v, 0);
+    }
+    cfdb_arena_free(&a);
+}
+
+void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    mg_proxy_snap_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&mg_msg_proxy_snap, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "ProxySnapRequest");
+    } else {
+        char cmd[128];
+        srv_bytes_repr(req.snapPayload, cmd, sizeof cmd);
+        srv_log(s, "snapshot request %s: no whitelisted binary path, answering snap_path_not_whitelisted", cmd);
+        srv_reply(s, c, req.reply.token, &cfdb_msg_void_reply, NULL, CFDB_ERR_SNAP_PATH_NOT_WHITELISTED);
+    }
+    cfdb_arena_free(&a);
+}
