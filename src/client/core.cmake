@@ -11,7 +11,10 @@ add_library(cfdb_client_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/location_cache.c
   ${CMAKE_CURRENT_LIST_DIR}/key_selector.c
   ${CMAKE_CURRENT_LIST_DIR}/native_tx.c
-  ${CMAKE_CURRENT_LIST_DIR}/ryw_range.c
+  ${CMAKE_CURRENT_LIST_DIR}/snap_cache.c
+  ${CMAKE_CURRENT_LIST_DIR}/ryw_iter.c
+  ${CMAKE_CURRENT_LIST_DIR}/ryw_read.c
+  ${CMAKE_CURRENT_LIST_DIR}/native_range.c
 )
 target_include_directories(cfdb_client_core PUBLIC ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cfdb_client_core PUBLIC cfdb_common)

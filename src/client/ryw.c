@@ -17,6 +17,7 @@ void cfdb_ryw_init(cfdb_ryw *r)
     memset(r, 0, sizeof *r);
     cfdb_arena_init(&r->arena);
     cfdb_write_map_init(&r->wm, &r->arena);
+    cfdb_snap_init(&r->cache, &r->arena);
     cfdb_read_conflicts_init(&r->reads, &r->arena);
 }
 
@@ -39,6 +40,7 @@ void cfdb_ryw_reset(cfdb_ryw *r)
     r->size = 0;
     r->read_version = 0;
     cfdb_write_map_init(&r->wm, &r->arena);
+    cfdb_snap_init(&r->cache, &r->arena);
     cfdb_read_conflicts_init(&r->reads, &r->arena);
 }
 

@@ -12,11 +12,13 @@
 #include "cfdb/messages.h"
 #include "conflict_ranges.h"
 #include "range_set.h"
+#include "snap_cache.h"
 #include "write_map.h"
 
 typedef struct cfdb_ryw {
     cfdb_arena arena;
     cfdb_write_map wm;
+    cfdb_snap_cache cache; /* what the transaction read: later reads of it need no request */
     cfdb_read_conflicts reads;
     bool next_write_no_conflict;
     bool has_versionstamp_ops;

@@ -396,7 +396,6 @@ op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind)
     cfdb_future_ref(f); /* the op's own reference */
     txn_ref(tx);
     o->gen = atomic_load(&tx->gen);
-    o->it = &o->range_it;
     o->replica = (int)(thread_random() & 0xffff); /* spreads reads over a shard's replicas */
     cfdb_arena_init(&o->commit_arena);
     cfdb_timer_init(&o->timer, NULL, o);
@@ -510,10 +509,6 @@ void op_finish(op *o, int error)
     if (o->request)
         cfdb_client_forget(o->tx->cl, o->request);
     op_unlink(o);
-    if (o->iter_started)
-        cfdb_wm_range_free(o->it);
-    if (o->kind == OP_GET_RANGE && !o->use_ryw)
-        cfdb_write_map_destroy(&o->private_wm);
     cfdb_arena_free(&o->commit_arena);
     cfdb_txn *tx = o->tx;
     cfdb_future *f = o->f;
@@ -710,9 +705,14 @@ static void get_deliver(op *o, bool present, cfdb_bytes value)
     pthread_mutex_lock(&tx->mu);
     if (atomic_load(&tx->gen) != o->gen)
         rc = CFDB_ERR_TRANSACTION_CANCELLED;
-    else
-        rc = cfdb_ryw_point_resolve(&tx->ryw, o->key, &o->point, present ? &value : NULL, &o->f->arena,
-                                    &o->f->r.value.value, &o->f->r.value.present);
+    else {
+        /* the snapshot cache learns what storage said (RYW read(GetValueReq)) */
+        if (!o->through && cfdb_snap_insert_key(&tx->ryw.cache, o->key, present ? &value : NULL))
+            rc = CFDB_ERR_INTERNAL_ERROR;
+        else
+            rc = cfdb_ryw_point_resolve(&tx->ryw, o->key, &o->point, present ? &value : NULL, &o->f->arena,
+                                        &o->f->r.value.value, &o->f->r.value.present);
+    }
     pthread_mutex_unlock(&tx->mu);
     op_finish(o, rc);
 }
@@ -796,23 +796,43 @@ static void get_have_version(cfdb_waiter *w, int error, int64_t version)
         get_deliver(o, tx->mv_present, cfdb_bytes_make(tx->mv, tx->mv_len));
         return;
     }
+    if (!o->through) {
+        /* RYW read(GetValueReq): a key the transaction already read needs no request */
+        pthread_mutex_lock(&tx->mu);
+        cfdb_snap_seg s;
+        bool known = false, present = false;
+        cfdb_bytes value = { NULL, 0 };
+        if (atomic_load(&tx->gen) == o->gen &&
+            !cfdb_snap_seg_at(&tx->ryw.cache, cfdb_xkey_of(o->key), &o->f->arena, &s) &&
+            s.type != CFDB_SNAP_UNKNOWN) {
+            known = true;
+            present = s.type == CFDB_SNAP_KV;
+            if (present && cfdb_arena_dup_bytes(&o->f->arena, s.e->rows[s.idx].value, &value))
+                known = false;
+        }
+        pthread_mutex_unlock(&tx->mu);
+        if (known) {
+            get_deliver(o, present, value);
+            return;
+        }
+    }
     get_send(o, version);
 }
 
-static void range_step(op *o);
-static void range_fetch(op *o);
+static void read_step(op *o);
+static void native_step(op *o);
 static void get_key_step(op *o);
 
-/* Picks up a get_key or get_range where it left off: fetching rows for a local merge
- * (a range read or a selector resolved over local writes), or asking GetKey. */
+/* Picks a get_key or get_range up where it left off after a relocation: its NativeAPI
+ * getKey, or the shard of its NativeAPI getRange. */
 static void read_resume(op *o)
 {
-    if (o->iter_started)
-        range_fetch(o);
-    else if (o->kind == OP_GET_KEY || o->key_done)
+    if (o->native_key) {
         get_key_step(o);
-    else
-        range_step(o);
+    } else {
+        cfdb_native_range_retry(o->nr);
+        native_step(o);
+    }
 }
 
 static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
@@ -828,9 +848,9 @@ static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     }
 }
 
-/* ---------- get_key: GetKeyRequest until the selector is resolved ---------- */
-
-static bool range_advance(op *o);
+/* ---------- NativeAPI getKey: GetKeyRequest until the selector is resolved ----------
+ * Used where libfdb_c uses it: get_key with read-your-writes disabled, and getRange's
+ * fallback (resolving both selectors after an empty shard). */
 
 static void get_key_located(cfdb_waiter *w, int error, int64_t v)
 {
@@ -843,13 +863,13 @@ static void get_key_located(cfdb_waiter *w, int error, int64_t v)
         get_key_step(o);
 }
 
-static void get_key_finish(op *o);
-
 /* KeySelectorRef::isBackward: resolution depends only on keys before the key. */
 static bool selector_backward(const op *o)
 {
     return !o->or_equal && o->offset <= 0;
 }
+
+static void native_key_done(op *o);
 
 static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
@@ -882,68 +902,9 @@ static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     o->or_equal = rep.sel.orEqual;
     o->offset = rep.sel.offset;
     if (o->offset == 0 && o->or_equal) /* resolved (NativeAPI getKey) */
-        get_key_finish(o);
+        native_key_done(o);
     else
         get_key_step(o);
-}
-
-static void get_key_finish(op *o)
-{
-    if (o->key_done) {
-        o->key_done(o);
-        return;
-    }
-    cfdb_txn *tx = o->tx;
-    cfdb_bytes top = txn_max_read_key(tx);
-    cfdb_bytes k = cfdb_bytes_cmp(o->key, top) > 0 ? top : o->key;
-    if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->f->r.key)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    if (!o->snapshot) {
-        /* the keys between the selector's key and the answer decided it */
-        cfdb_bytes cb, ce;
-        if (cfdb_get_key_conflict_range(&o->sel0, o->f->r.key, &o->f->arena, &cb, &ce)) {
-            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-            return;
-        }
-        pthread_mutex_lock(&tx->mu);
-        if (atomic_load(&tx->gen) == o->gen)
-            cfdb_ryw_add_read_conflict(&tx->ryw, cb, ce);
-        pthread_mutex_unlock(&tx->mu);
-    }
-    op_finish(o, 0);
-}
-
-/* Starts resolving the selector in o->key / or_equal / offset. With read-your-writes and
- * local writes it runs as a merged range read (RYW getKey sees the transaction's own
- * sets and clears); otherwise storage resolves it with GetKey requests, as libfdb_c. */
-static void selector_resolve(op *o)
-{
-    cfdb_txn *tx = o->tx;
-    if (o->use_ryw) {
-        pthread_mutex_lock(&tx->mu);
-        bool local = !cfdb_write_map_is_empty(&tx->ryw.wm);
-        int rc = 0;
-        if (local) {
-            cfdb_key_selector sel = { o->key, o->or_equal, o->offset };
-            rc = cfdb_sel_resolve_start(&o->res, &tx->ryw.wm, sel, txn_max_read_key(tx), &o->f->arena);
-            if (!rc) {
-                o->it = &o->res.it;
-                o->iter_started = true;
-                o->resolving = true;
-            }
-        }
-        pthread_mutex_unlock(&tx->mu);
-        if (local) {
-            if (rc)
-                op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-            else if (!range_advance(o))
-                range_fetch(o);
-            return;
-        }
-    }
-    get_key_step(o);
 }
 
 static void get_key_step(op *o)
@@ -953,12 +914,12 @@ static void get_key_step(op *o)
     if (cfdb_bytes_eq(o->key, all_end)) {
         if (o->offset > 0) {
             o->key = all_end;
-            get_key_finish(o);
+            native_key_done(o);
             return;
         }
         o->or_equal = false;
     } else if (o->key.len == 0 && o->offset <= 0) {
-        get_key_finish(o);
+        native_key_done(o);
         return;
     }
     bool backward = selector_backward(o);
@@ -983,18 +944,43 @@ static void get_key_step(op *o)
         storage_failed(o, CFDB_ERR_CONNECTION_FAILED, backward);
 }
 
-static void get_key_have_version(cfdb_waiter *w, int error, int64_t version)
+static void native_key_start(op *o, cfdb_key_selector sel)
 {
-    op *o = (op *)w;
-    if (op_abandoned(o))
-        return;
-    if (error)
-        op_finish(o, error);
-    else
-        selector_resolve(o);
+    o->native_key = true;
+    o->key = sel.key;
+    o->or_equal = sel.orEqual;
+    o->offset = sel.offset;
+    o->replica = 0;
+    get_key_step(o);
 }
 
-/* ---------- get_range: local writes merged with storage, one shard at a time ---------- */
+static void deliver_key(op *o, cfdb_bytes key);
+static void deliver_rows(op *o, const cfdb_key_value *rows, size_t n, bool more, bool read_to_begin,
+                         bool read_through_end);
+
+/* A NativeAPI getKey finished: get_key's answer (read-your-writes off), or one of the
+ * fallback's two keys. */
+static void native_key_done(op *o)
+{
+    o->native_key = false;
+    if (o->kind == OP_GET_KEY) {
+        /* RYW readThrough: keys past the readable space answer the readable end */
+        cfdb_bytes top = txn_max_read_key(o->tx);
+        deliver_key(o, cfdb_bytes_cmp(o->key, top) > 0 ? top : o->key);
+        return;
+    }
+    if (!o->fallback_have_begin) {
+        o->fallback_begin = o->key;
+        o->fallback_have_begin = true;
+        native_key_start(o, o->nr->orig_end);
+        return;
+    }
+    o->fallback_have_begin = false;
+    cfdb_native_range_keys(o->nr, o->fallback_begin, o->key);
+    native_step(o);
+}
+
+/* ---------- NativeAPI getRange: selectors to the storage servers, shard by shard ---------- */
 
 static void range_located(cfdb_waiter *w, int error, int64_t v)
 {
@@ -1004,131 +990,10 @@ static void range_located(cfdb_waiter *w, int error, int64_t v)
     if (error)
         op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
     else
-        read_resume(o);
+        native_step(o);
 }
 
-/* Read conflict range of what the read observed (RYWImpl::addConflictRange for a range):
- * from the selectors' keys, cut at the last row when the result was cut short, widened to
- * the rows and to the ends of the key space the selectors reached. */
-static void range_add_conflict(op *o)
-{
-    cfdb_txn *tx = o->tx;
-    cfdb_arena *a = &o->f->arena;
-    cfdb_key_selector bs = o->begin_sel, es = o->end_sel;
-    cfdb_bytes top = txn_max_read_key(tx), b, e;
-    if (cfdb_sel_remove_or_equal(&bs, a) || cfdb_sel_remove_or_equal(&es, a))
-        return;
-    bool to_begin = o->rbegin.len == 0, through_end = cfdb_bytes_eq(o->rend, top) && !o->it->more;
-    if (cfdb_get_range_conflict_range(&bs, &es, o->reverse, o->it->rows, o->it->count, o->it->more, to_begin,
-                                      through_end, top, a, &b, &e))
-        return;
-    cfdb_ryw_add_read_conflict(&tx->ryw, b, e);
-}
-
-static void range_deliver(op *o)
-{
-    cfdb_future *f = o->f;
-    size_t n = o->it->count;
-    cfdb_fdb_kv *kvs = cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kvs);
-    if (!kvs) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        kvs[i].key = o->it->rows[i].key.ptr;
-        kvs[i].key_length = (int)o->it->rows[i].key.len;
-        kvs[i].value = o->it->rows[i].value.ptr;
-        kvs[i].value_length = (int)o->it->rows[i].value.len;
-    }
-    f->r.kvs.items = kvs;
-    f->r.kvs.count = (int)n;
-    f->r.kvs.more = o->it->more;
-    op_finish(o, 0);
-}
-
-/* Runs the merge; returns true when the op finished. Caller holds nothing. */
-static bool range_advance(op *o)
-{
-    cfdb_txn *tx = o->tx;
-    pthread_mutex_lock(&tx->mu);
-    if (atomic_load(&tx->gen) != o->gen) {
-        pthread_mutex_unlock(&tx->mu);
-        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
-        return true;
-    }
-    if (o->resolving) {
-        int rc = cfdb_sel_resolve_advance(&o->res);
-        cfdb_bytes key = cfdb_sel_resolve_result(&o->res);
-        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
-            o->resolving = o->iter_started = false;
-            o->it = &o->range_it;
-            cfdb_sel_resolve_free(&o->res);
-        }
-        pthread_mutex_unlock(&tx->mu);
-        if (rc == CFDB_WM_RANGE_DONE) {
-            /* the result key lives in the future's arena (resolver rows) or is static */
-            o->key = key;
-            o->or_equal = true;
-            o->offset = 0;
-            o->replica = 0;
-            get_key_finish(o);
-            return true;
-        }
-        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
-            op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
-            return true;
-        }
-    } else {
-        int rc = cfdb_wm_range_advance(o->it);
-        if (rc == CFDB_WM_RANGE_DONE && !o->snapshot)
-            range_add_conflict(o);
-        pthread_mutex_unlock(&tx->mu);
-        if (rc == CFDB_WM_RANGE_DONE) {
-            range_deliver(o);
-            return true;
-        }
-        if (rc != CFDB_WM_RANGE_NEED_STORAGE) {
-            op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
-            return true;
-        }
-    }
-    o->nacc = 0;
-    o->fetch_cursor = o->it->reverse ? o->it->req_end : o->it->req_begin;
-    return false;
-}
-
-static void range_feed(op *o, bool more)
-{
-    cfdb_txn *tx = o->tx;
-    pthread_mutex_lock(&tx->mu);
-    cfdb_wm_range_feed(o->it, o->acc, o->nacc, more);
-    pthread_mutex_unlock(&tx->mu);
-    if (!range_advance(o))
-        range_fetch(o);
-}
-
-static int range_keep_rows(op *o, const cfdb_key_value *rows, uint32_t n)
-{
-    if (o->nacc + n > o->capacc) {
-        size_t cap = o->capacc ? o->capacc * 2 : 64;
-        while (cap < o->nacc + n)
-            cap *= 2;
-        cfdb_key_value *na = cfdb_arena_alloc(&o->f->arena, cap * sizeof *na);
-        if (!na)
-            return -1;
-        if (o->nacc)
-            memcpy(na, o->acc, o->nacc * sizeof *na);
-        o->acc = na;
-        o->capacc = cap;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        cfdb_key_value *kv = &o->acc[o->nacc++];
-        if (cfdb_arena_dup_bytes(&o->f->arena, rows[i].key, &kv->key) ||
-            cfdb_arena_dup_bytes(&o->f->arena, rows[i].value, &kv->value))
-            return -1;
-    }
-    return 0;
-}
+static void native_done(op *o);
 
 static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
@@ -1136,9 +1001,9 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     o->request = 0;
     if (op_abandoned(o))
         return;
-    o->key = o->fetch_cursor;
     if (error) {
-        storage_failed(o, error, o->it->reverse);
+        o->key = o->nr->loc_key;
+        storage_failed(o, error, o->nr->loc_backward);
         return;
     }
     cfdb_get_key_values_reply rep;
@@ -1148,9 +1013,18 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_arena_init(&scratch);
     int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &scratch);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
+    if (!rc && e == CFDB_ERR_WRONG_SHARD_SERVER) {
+        /* a selector the shard cannot resolve: forget the location, NativeAPI's fallback */
+        cfdb_arena_free(&scratch);
+        cfdb_db_invalidate(o->tx->db, o->nr->loc_key, o->nr->loc_backward);
+        cfdb_native_range_wrong_shard(o->nr);
+        native_step(o);
+        return;
+    }
     if (rc || storage_error_relocates(e)) {
         cfdb_arena_free(&scratch);
-        storage_failed(o, e, o->it->reverse);
+        o->key = o->nr->loc_key;
+        storage_failed(o, e, o->nr->loc_backward);
         return;
     }
     if (e) {
@@ -1159,146 +1033,243 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         return;
     }
     txn_cost_read_rows(o, rep.data.items, rep.data.count);
-    if (range_keep_rows(o, rep.data.items, rep.data.count)) {
-        cfdb_arena_free(&scratch);
+    /* NativeAPI asserts a reply with `more` carries rows; a server that breaks it is not
+     * followed into a loop */
+    bool more = rep.more && rep.data.count > 0;
+    rc = cfdb_native_range_reply(o->nr, rep.data.items, rep.data.count, more);
+    cfdb_arena_free(&scratch);
+    if (rc) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }
-    cfdb_arena_free(&scratch);
-    bool more = rep.more && rep.data.count > 0;
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->it->reverse);
-    if (more || !s) {
-        range_feed(o, more);
-        return;
-    }
-    /* this shard is exhausted: is the request covered, or does it go on in the next? */
-    if (!o->it->reverse && cfdb_bytes_cmp(s->end, o->it->req_end) < 0) {
-        cfdb_arena_dup_bytes(&o->f->arena, s->end, &o->fetch_cursor);
-        range_fetch(o);
-    } else if (o->it->reverse && cfdb_bytes_cmp(s->begin, o->it->req_begin) > 0) {
-        cfdb_arena_dup_bytes(&o->f->arena, s->begin, &o->fetch_cursor);
-        range_fetch(o);
-    } else {
-        range_feed(o, false);
-    }
+    native_step(o);
 }
 
-static void range_fetch(op *o)
+static void native_send(op *o, const cfdb_shard *s)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->fetch_cursor, o->it->reverse);
-    if (!s) {
-        o->key = o->fetch_cursor;
-        o->w.fn = range_located;
-        cfdb_db_fetch_location(o->tx->db, o->fetch_cursor, o->it->reverse, o->tx->read_version, &o->w);
+    cfdb_native_range *nr = o->nr;
+    cfdb_bytes sb, se;
+    /* the shard's bounds outlive the location cache entry they come from */
+    if (cfdb_arena_dup_bytes(&o->f->arena, s->begin, &sb) || cfdb_arena_dup_bytes(&o->f->arena, s->end, &se)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }
-    cfdb_bytes b, e;
-    if (o->it->reverse) {
-        b = cfdb_bytes_cmp(o->it->req_begin, s->begin) > 0 ? o->it->req_begin : s->begin;
-        e = o->fetch_cursor;
-    } else {
-        b = o->fetch_cursor;
-        e = cfdb_bytes_cmp(o->it->req_end, s->end) < 0 ? o->it->req_end : s->end;
-    }
-    /* the iterator's limits: the caller's for a range read, the offset for a selector */
-    const cfdb_range_limits *lim = &o->it->lim;
-    int rows = 10000;
-    if (lim->rows > 0) {
-        int left = lim->rows - (int)o->it->count;
-        rows = left > 0 ? left : 1;
-    }
-    int bytes = lim->bytes > 0 && lim->bytes < REPLY_BYTE_LIMIT ? lim->bytes : REPLY_BYTE_LIMIT;
+    cfdb_native_range_located(nr, sb, se);
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     cfdb_get_key_values_request req;
     memset(&req, 0, sizeof req);
-    req.begin = (cfdb_key_selector){ b, false, 1 };
-    req.end = (cfdb_key_selector){ e, false, 1 };
+    req.begin = nr->req_begin;
+    req.end = nr->req_end;
     req.version = o->tx->read_version;
-    req.limit = o->it->reverse ? -rows : rows;
-    req.limitBytes = bytes;
+    req.limit = nr->req_limit;
+    req.limitBytes = nr->req_limit_bytes;
     req.tenantInfo.tenantId = -1;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer,
                                      cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY_VALUES),
                                      &cfdb_msg_get_key_values_request, &req, &req.reply.token, on_range_reply, o);
     if (!o->request) {
-        o->key = o->fetch_cursor;
-        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, o->it->reverse);
+        o->key = nr->loc_key;
+        storage_failed(o, CFDB_ERR_CONNECTION_FAILED, nr->loc_backward);
     }
 }
 
-static void range_resolved_key(op *o);
-
-/* Moves the range read forward: resolve selectors, then merge and fetch. */
-static void range_step(op *o)
+static void native_step(op *o)
 {
-    cfdb_txn *tx = o->tx;
-    while (o->range_phase < 2) {
-        cfdb_key_selector sel = o->range_phase == 0 ? o->begin_sel : o->end_sel;
-        cfdb_bytes k;
-        if (cfdb_selector_simple_key(sel, &o->f->arena, &k)) {
-            if (o->range_phase == 0)
-                o->rbegin = k;
-            else
-                o->rend = k;
-            o->range_phase++;
-            continue;
+    switch (cfdb_native_range_next(o->nr)) {
+    case CFDB_NR_NEED_LOCATION:
+    case CFDB_NR_NEED_REQUEST: {
+        const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->nr->loc_key, o->nr->loc_backward);
+        if (!s) {
+            o->w.fn = range_located;
+            cfdb_db_fetch_location(o->tx->db, o->nr->loc_key, o->nr->loc_backward, o->tx->read_version, &o->w);
+            return;
         }
-        /* resolve through storage (GetKey), then continue here */
-        o->key = sel.key;
-        o->or_equal = sel.orEqual;
-        o->offset = sel.offset;
-        o->key_done = range_resolved_key;
-        selector_resolve(o);
+        native_send(o, s);
         return;
     }
-    if (!o->iter_started) {
-        cfdb_bytes top = txn_max_read_key(tx);
-        if (cfdb_bytes_cmp(o->rbegin, top) > 0)
-            o->rbegin = top;
-        if (cfdb_bytes_cmp(o->rend, top) > 0)
-            o->rend = top;
-        if (cfdb_bytes_cmp(o->rbegin, o->rend) >= 0) {
-            o->f->r.kvs.items = NULL;
-            o->f->r.kvs.count = 0;
-            o->f->r.kvs.more = false;
-            op_finish(o, 0);
+    case CFDB_NR_NEED_KEYS:
+        o->fallback_have_begin = false;
+        native_key_start(o, o->nr->orig_begin);
+        return;
+    default: native_done(o); return;
+    }
+}
+
+/* ---------- RYW reads: the snapshot cache and local writes over NativeAPI reads ---------- */
+
+/* Copies the answer out of the transaction's memory into the future's (mu held). */
+static void deliver_key(op *o, cfdb_bytes key)
+{
+    if (cfdb_arena_dup_bytes(&o->f->arena, key, &o->f->r.key)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    if (!o->snapshot) {
+        /* the keys between the selector's key and the answer decided it */
+        cfdb_bytes cb, ce;
+        if (cfdb_get_key_conflict_range(&o->sel0, o->f->r.key, &o->f->arena, &cb, &ce)) {
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
             return;
         }
         pthread_mutex_lock(&tx->mu);
-        cfdb_write_map *wm = o->use_ryw ? &tx->ryw.wm : &o->private_wm;
-        cfdb_wm_range_start(o->it, wm, o->rbegin, o->rend, o->reverse,
-                            cfdb_range_limits_make(o->limits.rows, o->limits.bytes), &o->f->arena);
-        o->iter_started = true;
+        if (atomic_load(&tx->gen) == o->gen)
+            cfdb_ryw_add_read_conflict(&tx->ryw, cb, ce);
         pthread_mutex_unlock(&tx->mu);
-        if (range_advance(o))
-            return;
     }
-    range_fetch(o);
+    op_finish(o, 0);
 }
 
-static void range_resolved_key(op *o)
+/* rows live in the future's arena already */
+static void deliver_rows(op *o, const cfdb_key_value *rows, size_t n, bool more, bool read_to_begin,
+                         bool read_through_end)
 {
-    o->key_done = NULL;
-    cfdb_bytes k = o->key;
-    if (o->range_phase == 0)
-        o->rbegin = k;
-    else
-        o->rend = k;
-    o->range_phase++;
-    o->replica = 0;
-    range_step(o);
+    cfdb_future *f = o->f;
+    cfdb_txn *tx = o->tx;
+    cfdb_fdb_kv *kvs = cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kvs);
+    if (!kvs) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        kvs[i].key = rows[i].key.ptr;
+        kvs[i].key_length = (int)rows[i].key.len;
+        kvs[i].value = rows[i].value.ptr;
+        kvs[i].value_length = (int)rows[i].value.len;
+    }
+    f->r.kvs.items = kvs;
+    f->r.kvs.count = (int)n;
+    f->r.kvs.more = more;
+    cfdb_bytes b, e;
+    if (!o->snapshot &&
+        !cfdb_get_range_conflict_range(&o->begin_sel, &o->end_sel, o->reverse, rows, n, more, read_to_begin,
+                                       read_through_end, txn_max_read_key(tx), &f->arena, &b, &e)) {
+        /* RYWImpl::addConflictRange for a range read */
+        pthread_mutex_lock(&tx->mu);
+        if (atomic_load(&tx->gen) == o->gen)
+            cfdb_ryw_add_read_conflict(&tx->ryw, b, e);
+        pthread_mutex_unlock(&tx->mu);
+    }
+    op_finish(o, 0);
 }
 
-static void range_have_version(cfdb_waiter *w, int error, int64_t version)
+/* A NativeAPI getRange finished: hand it to the RYW read, or (read-your-writes off)
+ * it is the answer. */
+static void native_done(op *o)
+{
+    const cfdb_native_result *res = &o->nr->result;
+    if (o->through) {
+        /* RYW readThrough: rows at or past the readable end are dropped */
+        size_t n = res->n;
+        bool more = res->more;
+        if (!o->reverse && n && cfdb_bytes_cmp(res->rows[n - 1].key, txn_max_read_key(o->tx)) >= 0) {
+            while (n && cfdb_bytes_cmp(res->rows[n - 1].key, txn_max_read_key(o->tx)) >= 0)
+                n--;
+            more = false;
+        }
+        deliver_rows(o, res->rows, n, more, res->read_to_begin, res->read_through_end);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) != o->gen) {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
+    cfdb_ryw_read_feed(o->rr, res);
+    pthread_mutex_unlock(&tx->mu);
+    read_step(o);
+}
+
+/* Runs the RYW read until it needs storage or is done. */
+static void read_step(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) != o->gen) {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
+    int rc = cfdb_ryw_read_advance(o->rr);
+    if (rc == CFDB_RYW_NEED_READ) {
+        pthread_mutex_unlock(&tx->mu);
+        cfdb_native_range_start(o->nr, &o->f->arena, o->rr->req_begin, o->rr->req_end, o->rr->req_limits,
+                                o->rr->req_reverse);
+        o->replica = 0;
+        native_step(o);
+        return;
+    }
+    if (rc != CFDB_RYW_DONE) {
+        pthread_mutex_unlock(&tx->mu);
+        op_finish(o, rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc);
+        return;
+    }
+    /* the answer may point into the transaction's memory: copy it while mu is held */
+    if (o->kind == OP_GET_KEY) {
+        cfdb_bytes k;
+        int e = cfdb_arena_dup_bytes(&o->f->arena, o->rr->key, &k);
+        pthread_mutex_unlock(&tx->mu);
+        if (e)
+            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        else
+            deliver_key(o, k);
+        return;
+    }
+    cfdb_key_value *rows = o->rr->n ? cfdb_arena_alloc(&o->f->arena, o->rr->n * sizeof *rows) : NULL;
+    int e = o->rr->n && !rows;
+    for (size_t i = 0; !e && i < o->rr->n; i++)
+        e = cfdb_arena_dup_bytes(&o->f->arena, o->rr->rows[i].key, &rows[i].key) ||
+            cfdb_arena_dup_bytes(&o->f->arena, o->rr->rows[i].value, &rows[i].value);
+    pthread_mutex_unlock(&tx->mu);
+    if (e)
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    else
+        deliver_rows(o, rows, o->rr->n, o->rr->more, o->rr->read_to_begin, o->rr->read_through_end);
+}
+
+/* get_key / get_range once the read version is known. */
+static void read_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
+    (void)version;
     if (op_abandoned(o))
         return;
-    if (error)
+    if (error) {
         op_finish(o, error);
+        return;
+    }
+    o->nr = cfdb_arena_alloc(&o->f->arena, sizeof *o->nr);
+    if (o->kind == OP_GET_RANGE && !o->nr) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    if (o->through) {
+        if (o->kind == OP_GET_KEY) {
+            native_key_start(o, o->sel0);
+        } else {
+            cfdb_native_range_start(o->nr, &o->f->arena, o->begin_sel, o->end_sel, o->rlimits, o->reverse);
+            native_step(o);
+        }
+        return;
+    }
+    o->rr = cfdb_arena_alloc(&o->f->arena, sizeof *o->rr);
+    if (!o->rr || !o->nr) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    cfdb_write_map *wm = o->use_ryw ? &tx->ryw.wm : NULL;
+    if (o->kind == OP_GET_KEY)
+        cfdb_ryw_read_key(o->rr, &tx->ryw.cache, wm, &o->f->arena, txn_max_read_key(tx), o->sel0);
     else
-        range_step(o);
+        cfdb_ryw_read_range(o->rr, &tx->ryw.cache, wm, &o->f->arena, txn_max_read_key(tx), o->begin_sel,
+                            o->end_sel, o->rlimits, o->reverse);
+    pthread_mutex_unlock(&tx->mu);
+    read_step(o);
 }
 
 /* ---------- commit ---------- */
@@ -1833,11 +1804,11 @@ static void op_start(void *arg)
         txn_need_read_version(tx, &o->w);
         break;
     case OP_GET_KEY:
-        o->w.fn = get_key_have_version;
+        o->w.fn = read_have_version;
         txn_need_read_version(tx, &o->w);
         break;
     case OP_GET_RANGE:
-        o->w.fn = range_have_version;
+        o->w.fn = read_have_version;
         txn_need_read_version(tx, &o->w);
         break;
     case OP_GRV:
@@ -1905,6 +1876,8 @@ cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
     }
     cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
     bool use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
+    o->use_ryw = use_ryw;
+    o->through = tx->opt.read_your_writes_disable;
     if (use_ryw)
         rc = cfdb_ryw_point_prepare(&tx->ryw, o->key, &o->point, &o->f->arena);
     else
@@ -1933,14 +1906,16 @@ cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int o
     int rc = txn_error_locked(tx);
     if (!rc && key.len > SYSTEM_KEY_SIZE_LIMIT)
         rc = CFDB_ERR_KEY_TOO_LARGE;
+    /* RYW getKey: a selector key beyond the readable key space is refused */
+    if (!rc && cfdb_bytes_cmp(key, txn_max_read_key(tx)) > 0)
+        rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     op *o = rc ? NULL : op_new(tx, OP_GET_KEY, CFDB_FUTURE_KEY);
     if (o) {
         if (cfdb_arena_dup_bytes(&o->f->arena, key, &o->key))
             rc = CFDB_ERR_INTERNAL_ERROR;
-        o->or_equal = or_equal;
-        o->offset = offset;
         o->sel0 = (cfdb_key_selector){ o->key, or_equal, offset };
         o->snapshot = snapshot;
+        o->through = tx->opt.read_your_writes_disable;
         o->use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
     }
     pthread_mutex_unlock(&tx->mu);
@@ -1972,6 +1947,7 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
             rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     }
     op *o = rc ? NULL : op_new(tx, OP_GET_RANGE, CFDB_FUTURE_KEYVALUES);
+    bool empty = false;
     if (o) {
         cfdb_arena *a = &o->f->arena;
         cfdb_bytes bk = { 0, 0 }, ek = { 0, 0 };
@@ -1979,20 +1955,26 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
             rc = CFDB_ERR_INTERNAL_ERROR;
         o->begin_sel = (cfdb_key_selector){ bk, begin_or_equal, begin_offset };
         o->end_sel = (cfdb_key_selector){ ek, end_or_equal, end_offset };
-        o->limits = lim;
+        if (!rc && (cfdb_sel_remove_or_equal(&o->begin_sel, a) || cfdb_sel_remove_or_equal(&o->end_sel, a)))
+            rc = CFDB_ERR_INTERNAL_ERROR;
+        o->rlimits = cfdb_range_limits_make(lim.rows, lim.bytes);
         o->reverse = reverse;
         o->snapshot = snapshot;
+        o->through = tx->opt.read_your_writes_disable;
         o->use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
-        if (!o->use_ryw)
-            cfdb_write_map_init(&o->private_wm, &o->commit_arena);
+        /* an inverted range reads nothing and adds no conflict range */
+        empty = !rc && cfdb_sel_range_trivially_empty(&o->begin_sel, &o->end_sel);
     }
     pthread_mutex_unlock(&tx->mu);
     if (rc && !o)
         return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
     if (!o)
         return NULL;
-    if (rc) {
+    if (rc || empty) {
         cfdb_future *f = o->f;
+        f->r.kvs.items = NULL;
+        f->r.kvs.count = 0;
+        f->r.kvs.more = false;
         op_finish(o, rc);
         return f;
     }

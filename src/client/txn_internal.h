@@ -12,7 +12,9 @@
 #define METADATA_VERSION_KEY "\xff/metadataVersion"
 #include "key_selector.h"
 #include "retry_policy.h"
+#include "native_range.h"
 #include "ryw.h"
+#include "ryw_read.h"
 #include "transaction.h"
 
 /* Knobs (fdbclient/ClientKnobs.cpp at 7.3.77). */
@@ -126,29 +128,25 @@ struct op {
     int replica;        /* which of the shard's servers (mod their count) */
     int replicas_tried; /* failed in a row, before relocating */
 
-    cfdb_bytes key;         /* get, get_key, watch */
+    cfdb_bytes key;         /* get, watch; a NativeAPI getKey's selector key */
     cfdb_ryw_point point;   /* get: local writes over the storage value */
     bool snapshot;
-    /* get_key */
+    bool use_ryw;           /* reads see the transaction's writes */
+    bool through;           /* read-your-writes off: NativeAPI reads, no snapshot cache */
+    /* NativeAPI getKey (get_key with RYW off, getRange's fallback) */
+    bool native_key;
     bool or_equal;
     int offset;
-    cfdb_key_selector sel0;     /* get_key's selector as asked (its conflict range) */
-    bool resolving;             /* a selector resolved against local writes + storage */
-    cfdb_sel_resolver res;
+    cfdb_key_selector sel0;     /* get_key's selector as asked */
     /* get_range */
-    cfdb_key_selector begin_sel, end_sel;
-    int range_phase;            /* 0 resolve begin, 1 resolve end, 2 read */
-    cfdb_bytes rbegin, rend;    /* resolved */
+    cfdb_key_selector begin_sel, end_sel; /* orEqual removed */
     bool reverse;
-    cfdb_ryw_limits limits;
-    cfdb_write_map private_wm;  /* empty map when read-your-writes is off */
-    bool use_ryw, iter_started;
-    cfdb_wm_range_iter *it;     /* &range_it, or &res.it while resolving a selector */
-    cfdb_wm_range_iter range_it;
-    cfdb_bytes fetch_cursor;    /* forward: next begin; reverse: next end */
-    cfdb_key_value *acc;
-    size_t nacc, capacc;
-    void (*key_done)(op *o);    /* get_key used inside another op */
+    cfdb_range_limits rlimits;
+    cfdb_ryw_read *rr;          /* get_key / get_range through read-your-writes */
+    cfdb_native_range *nr;      /* the NativeAPI getRange in flight */
+                                /* (both in the future's arena, made when the read starts) */
+    bool fallback_have_begin;
+    cfdb_bytes fallback_begin;
     /* commit */
     cfdb_commit_transaction_request commit;
     cfdb_arena commit_arena;
