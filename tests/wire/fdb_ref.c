@@ -696,26 +696,26 @@ const char *ref_get(const ref_doc *d, const char *path)
     return NULL;
 }
 
-static bool glob(const char *p, const char *s)
+bool ref_glob(const char *p, const char *s)
 {
     if (*p == 0)
         return *s == 0;
     if (*p == '*') {
         for (const char *t = s;; t++) {
-            if (glob(p + 1, t))
+            if (ref_glob(p + 1, t))
                 return true;
             if (*t == 0 || *t == '.')
                 return false;
         }
     }
-    return *s == *p && glob(p + 1, s + 1);
+    return *s == *p && ref_glob(p + 1, s + 1);
 }
 
 unsigned ref_mask(ref_doc *d, const char *pattern, const char *value)
 {
     unsigned n = 0;
     for (size_t i = 0; i < d->n; i++)
-        if (glob(pattern, d->e[i].path)) {
+        if (ref_glob(pattern, d->e[i].path)) {
             free(d->e[i].value);
             d->e[i].value = strdup(value);
             n++;
@@ -728,7 +728,7 @@ unsigned ref_drop(ref_doc *d, const char *pattern)
     size_t w = 0;
     unsigned n = 0;
     for (size_t i = 0; i < d->n; i++) {
-        if (glob(pattern, d->e[i].path)) {
+        if (ref_glob(pattern, d->e[i].path)) {
             free(d->e[i].path);
             free(d->e[i].value);
             n++;
@@ -760,6 +760,33 @@ static const char *shorten(const char *v, char *tmp, size_t cap)
     memcpy(tmp, v, keep);
     memcpy(tmp + keep, tail, strlen(tail) + 1);
     return tmp;
+}
+
+size_t ref_diff_paths(const ref_doc *want, const ref_doc *got, char ***paths)
+{
+    size_t n = 0;
+    *paths = NULL;
+    bool *used = calloc(got->n + 1, 1);
+    for (size_t i = 0; i < want->n; i++) {
+        const ref_entry *w = &want->e[i];
+        const ref_entry *g = NULL;
+        for (size_t j = 0; j < got->n && !g; j++)
+            if (!used[j] && strcmp(got->e[j].path, w->path) == 0) {
+                g = &got->e[j];
+                used[j] = true;
+            }
+        if (g && strcmp(g->value, w->value) == 0)
+            continue;
+        *paths = realloc(*paths, (n + 1) * sizeof **paths);
+        (*paths)[n++] = strdup(w->path);
+    }
+    for (size_t j = 0; j < got->n; j++)
+        if (!used[j]) {
+            *paths = realloc(*paths, (n + 1) * sizeof **paths);
+            (*paths)[n++] = strdup(got->e[j].path);
+        }
+    free(used);
+    return n;
 }
 
 size_t ref_diff(const ref_doc *want, const ref_doc *got, char *buf, size_t cap, unsigned max_lines)

@@ -118,6 +118,12 @@ unsigned ref_drop(ref_doc *doc, const char *pattern);
  * differing fields (entries present on one side only count too). */
 size_t ref_diff(const ref_doc *want, const ref_doc *got, char *buf, size_t cap, unsigned max_lines);
 
+/* The paths of the fields ref_diff counts (want's order, then got-only ones); the caller
+ * frees each path and the array. */
+size_t ref_diff_paths(const ref_doc *want, const ref_doc *got, char ***paths);
+/* The pattern match of ref_mask: '*' matches any run of characters other than '.'. */
+bool ref_glob(const char *pattern, const char *s);
+
 /* Byte helpers for tests. */
 long ref_unhex(const char *hex, uint8_t *out, size_t cap);
 /* "x'...'" of bytes, as the reader prints them (caller frees). */
