@@ -80,10 +80,10 @@
 #define CAUSAL_READ_RISKY                                                               \
     "write-only transaction: libfdb_c asks its read version with FLAG_CAUSAL_READ_RISKY " \
     "(flags 0x08000001, NativeAPI:6578), cfdb with 0x08000000 (issue 9)"
-#define ADDRESSES_FOR_KEY                                                                      \
-    "get_addresses_for_key: libfdb_c reads \\xff/serverTag/, \\xff/keyServers/<key> and "           \
-    "\\xff/serverList/<id> in a transaction (GRV, 2 GetKeyValues, GetValue; getAddressesForKeyActor, NativeAPI:5707-5745), " \
-    "cfdb answers from its location cache (issue 9)"
+#define ADDRESSES_FOR_KEY                                                                    \
+    "get_addresses_for_key: libfdb_c reads \\xff/serverTag/, \\xff/keyServers/<key> and "         \
+    "\\xff/serverList/<id> in a transaction (GRV, 2 GetKeyValues, GetValue; "                     \
+    "getAddressesForKeyActor, NativeAPI:5707-5745), cfdb answers from its location cache (issue 9)"
 #define RANGE_SIZE_LOCATIONS                                                               \
     "estimated range size: libfdb_c asks the locations of [g/, g0) with limit INT_MAX "    \
     "(getStorageMetricsLargeKeyRange, NativeAPI:7825-7828); cfdb sends begin only, limit " \

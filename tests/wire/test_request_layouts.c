@@ -74,7 +74,8 @@ static const vt_case k_vtables[] = {
     { "GetLeaderRequest", NULL, &ref_get_leader_request, { 10, 28, 20, 4, 24 } },
     /* knownClientInfoID(16)@4; issues@20 supportedVersions@24 traceLogGroup@28 clusterKey@32
      * coordinators@36 reply@40 hostnames@44; internal@48 */
-    { "OpenDatabaseCoordRequest", NULL, &ref_open_database_coord_request, { 22, 49, 20, 24, 28, 4, 32, 36, 40, 44, 48 } },
+    { "OpenDatabaseCoordRequest", NULL, &ref_open_database_coord_request,
+      { 22, 49, 20, 24, 28, 4, 32, 36, 40, 44, 48 } },
     /* lastKnown(8)@4 reply@12 */
     { "GlobalConfigRefreshRequest", NULL, &ref_global_config_refresh_request, { 8, 16, 4, 12 } },
     /* maxVersion(8)@4; transactionCount@12 flags@16 tags@20 debugID.off@24 reply@28 span@32;
