@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -320,8 +321,13 @@ static void test_block_from_network_thread(void **state)
         c.tr = api_tr();
         FDBFuture *f1 = fdb_transaction_get(c.tr, S(key), L(key), 0);
         assert_int_equal(fdb_future_set_callback(f1, first_callback, &c), 0);
-        /* no deadlock: everything above answers within seconds */
-        assert_true(event_wait(&c.done, 20000));
+        /* no deadlock: everything above answers within seconds. After one the network
+         * thread is stuck for good and nothing after this could end: stop here. */
+        if (!event_wait(&c.done, 20000)) {
+            fprintf(stderr, "test_block_from_network_thread: the callbacks did not finish in 20 s (deadlock on "
+                            "the network thread?)\n");
+            _exit(1);
+        }
         on_network = c.on_network_thread;
         if (on_network) {
             assert_int_equal(c.first_get_rc, 0);
