@@ -32,7 +32,12 @@
  *  - at commit, read-your-writes sends the clears of its write map first, then the other
  *    mutations, each group in key order (seed, writes, atomic);
  *  - a read at a read version older than any this client saw fails with 1007 locally, with no
- *    request (read_version_errors).
+ *    request (read_version_errors);
+ *  - status: libfdb_c's coordinator check (GetLeaderRequest, ProtocolInfoRequest) and its
+ *    cluster controller lookup (GetLeaderRequest, again with the known leader) run
+ *    concurrently; their interleaving here is the capture's, not a causal order.
+ * Outcomes that differ from NAME.results.jsonl (values, row counts, errors) are printed as
+ * notes from the child process; they are not what this test compares.
  *
  * The comparison prints, per scenario, a short diff: the two request streams when kinds or
  * counts differ, then for requests of the same kind at the same place the fields that differ
