@@ -149,7 +149,14 @@ if [[ $ran != "$expected" ]]; then
     bad=1
 fi
 passed=$((ran - failed))
-echo "== $build: $expected tests registered, $ran run"
+# cmocka cases, from the summary lines
+read -r cp cf cs < <(awk '
+    /^SUMMARY / { sub(/^SUMMARY [^ ]+ /, "") }
+    /^\[  PASSED  \] [0-9]+ test/ { p += $4 }
+    /^\[  FAILED  \] [0-9]+ test/ || /^\[  ERROR   \] [0-9]+ test/ { f += $4 }
+    /^\[  SKIPPED \] [0-9]+ test/ { s += $4 }
+    END { print p + 0, f + 0, s + 0 }' <<< "$report")
+echo "== $build: $expected tests registered, $ran run; their cmocka cases: $cp passed, $cf failed, $cs skipped"
 echo "$passed passed, $failed failed" | tee "$build/test-summary.txt"
 if [[ $ctest_rc -ne 0 || $failed -ne 0 || $bad -ne 0 ]]; then
     exit 1
