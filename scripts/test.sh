@@ -33,7 +33,7 @@ fi
 narrowing=()
 while IFS='=' read -r name _; do
     case $name in
-        *TEST_FILTER* | CMOCKA_TEST_FILTER | CMOCKA_MESSAGE_OUTPUT | CMOCKA_XML_FILE) narrowing+=("$name") ;;
+        *TEST_FILTER* | CMOCKA_MESSAGE_OUTPUT | CMOCKA_XML_FILE) narrowing+=("$name") ;;
     esac
 done < <(env)
 if [[ ${#narrowing[@]} -gt 0 ]]; then
