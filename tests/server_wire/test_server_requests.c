@@ -13,6 +13,9 @@
  *     as what the endpoint takes, a closed connection; a token nobody registered gets
  *     EndpointNotFound; a well-known token nobody serves is ignored, as FlowTransport does
  *     (tokens with first == -1 get no EndpointNotFound), and the connection stays usable.
+ *   - commits that reach the commit proxy together share a version and get batch indexes
+ *     0, 1, 2, ... (CommitID.txnBatchId); the stamp the server writes is the version
+ *     (8 bytes) then that index (2 bytes), both big-endian, computed here by hand.
  * Message layouts below are written from fdbclient/include/fdbclient/ClusterInterface.h
  * (ForceRecoveryRequest, file id 14821350: dcId, reply) and CommitProxyInterface.h
  * (ProxySnapRequest, file id 5427684: snapPayload, snapUID, reply, debugID). */
@@ -244,6 +247,78 @@ static void test_proxy_snapshot(void **state)
     fx_stop(f);
 }
 
+/* ---- versionstamps of one batch ---- */
+
+static void test_versionstamp_batch(void **state)
+{
+    (void)state;
+    fx *f = fx_start(0);
+    enum { N = 12 };
+    int64_t rv = wc_grv(&f->w);
+    cfdb_uid tok[N];
+    wc_txn t[N];
+    for (int i = 0; i < N; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        t[i].read_snapshot = rv;
+        char *k = cfdb_arena_alloc(&f->a, 16);
+        snprintf(k, 16, "vsb/%02d", i);
+        /* value: "s:" + 10-byte placeholder, then the 4-byte little-endian offset 2 */
+        uint8_t *v = cfdb_arena_alloc(&f->a, 16);
+        memcpy(v, "s:0123456789", 12);
+        v[12] = 2, v[13] = 0, v[14] = 0, v[15] = 0;
+        wc_txn_atomic(&t[i], &f->a, CFDB_MUT_SET_VERSIONSTAMPED_VALUE, cfdb_bytes_str(k), cfdb_bytes_make(v, 16));
+    }
+    /* all sent before any answer is read: one loop iteration of the server sees them all */
+    for (int i = 0; i < N; i++)
+        tok[i] = wc_commit_send(&f->w, &t[i]);
+    cfdb_commit_id id[N];
+    bool index_seen[N] = { false };
+    int nonzero = 0;
+    for (int i = 0; i < N; i++) {
+        cfdb_reply_error err = 0;
+        assert_int_equal(wc_wait(&f->w, tok[i], &cfdb_msg_commit_id_reply, &id[i], &err, &f->a, 10 * SEC), 0);
+        assert_int_equal(err, 0);
+        assert_true(id[i].txnBatchId < N);
+        if (id[i].txnBatchId)
+            nonzero++;
+    }
+    /* read back each value: version big-endian, then the batch index big-endian */
+    int64_t v_read = wc_grv(&f->w);
+    for (int i = 0; i < N; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "vsb/%02d", i);
+        cfdb_uid ss;
+        assert_int_equal(wc_locate(&f->w, cfdb_bytes_str(k), &ss, NULL, NULL, &f->a), 0);
+        bool present = false;
+        cfdb_bytes val;
+        assert_int_equal(wc_get(&f->w, ss, cfdb_bytes_str(k), v_read, &present, &val, &f->a), 0);
+        assert_true(present);
+        assert_int_equal(val.len, 12);
+        uint8_t want[10];
+        for (int b = 0; b < 8; b++)
+            want[b] = (uint8_t)((uint64_t)id[i].version >> (56 - 8 * b));
+        want[8] = (uint8_t)(id[i].txnBatchId >> 8);
+        want[9] = (uint8_t)id[i].txnBatchId;
+        if (memcmp(val.ptr + 2, want, 10) != 0)
+            fail_msg("%s: stored stamp ..%02x%02x, expected version %lld index %u big-endian", k, val.ptr[10],
+                     val.ptr[11], (long long)id[i].version, id[i].txnBatchId);
+        /* same version, same index: same transaction */
+        for (int j = 0; j < i; j++)
+            assert_false(id[j].version == id[i].version && id[j].txnBatchId == id[i].txnBatchId);
+        if (id[i].version == id[0].version)
+            index_seen[id[i].txnBatchId] = true;
+    }
+    /* the batch of the first version numbers its transactions 0 .. m-1 */
+    int m = 0;
+    for (int i = 0; i < N; i++)
+        m += id[i].version == id[0].version;
+    for (int i = 0; i < m; i++)
+        assert_true(index_seen[i]);
+    print_message("%d commits sent together, %d with batch index != 0, %d in the first batch\n", N, nonzero, m);
+    assert_true(nonzero > 0);
+    fx_stop(f);
+}
+
 /* ---- never silence ---- */
 
 typedef enum { ANS_REPLY = 1, ANS_NOT_FOUND, ANS_CLOSED } answer;
@@ -351,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_coordinators_key),
         cmocka_unit_test(test_force_recovery),
         cmocka_unit_test(test_proxy_snapshot),
+        cmocka_unit_test(test_versionstamp_batch),
         cmocka_unit_test(test_no_silence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
