@@ -51,6 +51,9 @@ struct cfdb_db {
     atomic_int users; /* the application's handle and its transactions */
     atomic_int max_watches; /* MAX_WATCHES (default 10,000) */
     int watches;            /* outstanding, network thread */
+    /* DatabaseContext::minAcceptableReadVersion: the lowest read version a GRV proxy has
+     * given this database (network thread); reads below it fail with 1007 locally */
+    int64_t min_acceptable_rv;
     bool closing;     /* no user left: discovery stopped */
 
     char cluster_key[256];
@@ -87,6 +90,12 @@ struct cfdb_db {
     cfdb_waiter *grv_pending; /* waiting for the next request */
     cfdb_timer grv_retry;
     int64_t last_version;
+
+    /* GlobalConfig::updater's first refresh (lastKnown -1) once proxies are known: 0 not
+     * sent, 1 in flight or waiting to retry, 2 answered */
+    int gc_state;
+    double gc_backoff_s;
+    cfdb_timer gc_retry;
 
     /* coordinator changes (ClientDBInfo.forward): the new string is written back to the
      * cluster file once the new coordinators have answered, as libfdb_c does */
@@ -129,6 +138,8 @@ void cfdb_db_note_version(cfdb_db *db, int64_t v)
 
 static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void gc_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void send_global_config(cfdb_db *db);
 
 /* Coordinators from a parsed connection string; hostnames stay unresolved until used. */
 static int install_coordinators(cfdb_db *db, const cfdb_cluster_string *cs)
@@ -294,6 +305,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     atomic_init(&db->refs, 1);
     atomic_init(&db->users, 1);
     atomic_init(&db->max_watches, 10000); /* DEFAULT_MAX_OUTSTANDING_WATCHES */
+    db->min_acceptable_rv = INT64_MAX;
     db->memory_record_id = (cfdb_uid){ cfdb_monotonic_ns() * 0x9E3779B97F4A7C15ull, (uint64_t)(uintptr_t)db };
     pthread_mutex_init(&db->opt_mu, NULL);
     rc = install_coordinators(db, &cs);
@@ -304,6 +316,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     }
     cfdb_timer_init(&db->poll_retry, poll_retry_fire, db);
     cfdb_timer_init(&db->grv_retry, grv_retry_fire, db);
+    cfdb_timer_init(&db->gc_retry, gc_retry_fire, db);
     *out = db;
     return 0;
 }
@@ -345,6 +358,7 @@ static void db_free(void *arg)
     cfdb_loop *loop = cfdb_client_loop(db->cl);
     cfdb_loop_timer_cancel(loop, &db->poll_retry);
     cfdb_loop_timer_cancel(loop, &db->grv_retry);
+    cfdb_loop_timer_cancel(loop, &db->gc_retry);
     cfdb_client_forget(db->cl, db->poll_request);
     fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
     fail_list(&db->grv_pending, CFDB_ERR_OPERATION_CANCELLED);
@@ -434,6 +448,8 @@ static void install_proxies(cfdb_db *db, const cfdb_client_db_info *info)
     if (!db->have_proxies)
         return;
     fail_list(&db->ready_waiters, 0);
+    if (db->gc_state == 0)
+        send_global_config(db);
     if (db->grv_pending && !db->grv_in_flight)
         send_grv(db);
 }
@@ -606,6 +622,66 @@ const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db)
     return db->ngrv ? &db->grv[db->next_grv++ % (unsigned)db->ngrv] : NULL;
 }
 
+/* ---- global configuration ----
+ * libfdb_c reads the cluster's global configuration from a GRV proxy as soon as it is
+ * connected (fdbclient/GlobalConfig.actor.cpp, GlobalConfig::updater -> refresh(-1)),
+ * retrying with GLOBAL_CONFIG_REFRESH_BACKOFF 0.5 s doubling to 60 s. cfdb uses none of
+ * the values (sampling and profiling knobs), but sends the request as libfdb_c does:
+ * servers and proxies see the same traffic from either client. */
+
+static void on_gc_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    cfdb_db *db = ctx;
+    if (!error) {
+        cfdb_global_config_refresh_reply rep;
+        memset(&rep, 0, sizeof rep);
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        cfdb_arena_init(&a);
+        error = fb_decode(&cfdb_msg_global_config_refresh_reply, msg, len, &rep, &err, &a);
+        if (!error)
+            error = err;
+        cfdb_arena_free(&a);
+    }
+    if (error && !db->closing) {
+        double d = db->gc_backoff_s;
+        db->gc_backoff_s = d * 2 < 60.0 ? d * 2 : 60.0;
+        cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->gc_retry, (uint64_t)(d * 1e9));
+    } else {
+        db->gc_state = 2;
+    }
+    cfdb_db_unref(db);
+}
+
+static void send_global_config(cfdb_db *db)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_grv_proxy(db);
+    if (!proxy)
+        return; /* sent when proxies are installed */
+    if (db->gc_state == 0)
+        db->gc_backoff_s = 0.5;
+    db->gc_state = 1;
+    cfdb_global_config_refresh_request req;
+    memset(&req, 0, sizeof req);
+    req.lastKnown = -1;
+    cfdb_db_ref(db);
+    uint64_t id = cfdb_client_request(db->cl, proxy->peer,
+                                      cfdb_adjusted_token(proxy->token, CFDB_GRV_REFRESH_GLOBAL_CONFIG),
+                                      &cfdb_msg_global_config_refresh_request, &req, &req.reply.token, on_gc_reply,
+                                      db);
+    if (!id)
+        on_gc_reply(db, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+static void gc_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    (void)loop;
+    (void)t;
+    cfdb_db *db = arg;
+    if (!db->closing)
+        send_global_config(db);
+}
+
 /* ---- read versions ---- */
 
 static void send_grv(cfdb_db *db);
@@ -637,6 +713,8 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         else if (rep.locked)
             error = CFDB_ERR_DATABASE_LOCKED; /* lock_aware transactions are not supported yet */
         version = rep.version;
+        if (!error && version < db->min_acceptable_rv)
+            db->min_acceptable_rv = version;
         throttled = rep.proxyTagThrottledDuration;
         mv_present = rep.metadataVersion.present;
         mv_len = mv_present ? rep.metadataVersion.value.len : 0;
@@ -686,19 +764,32 @@ static void send_grv(cfdb_db *db)
     const cfdb_endpoint_ref *proxy = cfdb_db_grv_proxy(db);
     if (!proxy)
         return; /* sent when proxies are installed */
-    uint32_t count = 0, flags = CFDB_GRV_PRIORITY_DEFAULT;
-    for (cfdb_waiter *w = db->grv_pending; w; w = w->next) {
-        count++;
-        if ((w->flags & CFDB_GRV_FLAG_PRIORITY_MASK) == CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE)
-            flags = CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE;
+    /* libfdb_c batches read versions per flags (DatabaseContext::versionBatcher[flags]):
+     * the oldest waiter's flags make this batch, the others wait for the next */
+    cfdb_waiter *oldest = db->grv_pending;
+    while (oldest->next)
+        oldest = oldest->next;
+    uint32_t flags = oldest->flags ? oldest->flags : CFDB_GRV_PRIORITY_DEFAULT, count = 0;
+    cfdb_waiter *batch = NULL, *rest = NULL, **bt = &batch, **rt = &rest;
+    for (cfdb_waiter *w = db->grv_pending, *nx; w; w = nx) {
+        nx = w->next;
+        w->next = NULL;
+        if ((w->flags ? w->flags : CFDB_GRV_PRIORITY_DEFAULT) == flags) {
+            *bt = w;
+            bt = &w->next;
+            count++;
+        } else {
+            *rt = w;
+            rt = &w->next;
+        }
     }
     cfdb_get_read_version_request req;
     memset(&req, 0, sizeof req);
     req.transactionCount = count;
     req.flags = flags;
     req.maxVersion = -1;
-    db->grv_batch = db->grv_pending;
-    db->grv_pending = NULL;
+    db->grv_batch = batch;
+    db->grv_pending = rest;
     db->grv_in_flight = true;
     cfdb_db_ref(db);
     uint64_t id = cfdb_client_request(db->cl, proxy->peer, proxy->token, &cfdb_msg_get_read_version_request, &req,
@@ -1405,4 +1496,13 @@ void cfdb_db_apply_defaults(cfdb_db *db, void *tx, int (*apply)(void *tx, int op
         apply(tx, db->defaults[i].option, db->defaults[i].length ? db->defaults[i].value : NULL,
               db->defaults[i].length);
     pthread_mutex_unlock(&db->opt_mu);
+}
+
+/* DatabaseContext::validateVersion for a database made by fdb_create_database (switchable):
+ * a read below every read version this database has been given cannot be served. */
+int cfdb_db_validate_version(const cfdb_db *db, int64_t version)
+{
+    if (version == 0)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    return version < db->min_acceptable_rv ? CFDB_ERR_TRANSACTION_TOO_OLD : 0;
 }

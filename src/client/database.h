@@ -96,6 +96,8 @@ const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse
 void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w);
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
+/* 0, or the error a read at this version fails with before any request (network thread). */
+int cfdb_db_validate_version(const cfdb_db *db, int64_t version);
 
 /* Database options (FDBDatabaseOption). The transaction defaults among them are kept and
  * replayed on every new or reset transaction; returns 0 or invalid_option_value. */

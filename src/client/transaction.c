@@ -644,6 +644,13 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
 /* Calls w when the transaction has a read version. */
 void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
 {
+    txn_need_read_version_flags(tx, w, 0);
+}
+
+/* TransactionState::startTransaction(flags): the flags count only for the request that
+ * fetches the read version (a commit without reads asks with FLAG_CAUSAL_READ_RISKY). */
+void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_flags)
+{
     if (tx->read_version) {
         w->fn(w, 0, tx->read_version);
         return;
@@ -661,6 +668,7 @@ void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
                                                            : CFDB_GRV_PRIORITY_DEFAULT;
     if (tx->opt.causal_read_risky)
         tx->rv_waiter.flags |= CFDB_GRV_FLAG_CAUSAL_READ_RISKY;
+    tx->rv_waiter.flags |= extra_flags;
     pthread_mutex_unlock(&tx->mu);
     txn_ref(tx);
     cfdb_db_get_read_version(tx->db, &tx->rv_waiter);
@@ -791,6 +799,11 @@ static void get_have_version(cfdb_waiter *w, int error, int64_t version)
         return;
     }
     cfdb_txn *tx = o->tx;
+    int vrc = cfdb_db_validate_version(tx->db, version);
+    if (vrc) {
+        op_finish(o, vrc);
+        return;
+    }
     if (tx->mv_version == version && is_metadata_version_key(o->key)) {
         /* \xff/metadataVersion at our own read version: the GRV reply carried it */
         get_deliver(o, tx->mv_present, cfdb_bytes_make(tx->mv, tx->mv_len));
@@ -1234,9 +1247,10 @@ static void read_step(op *o)
 static void read_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     op *o = (op *)w;
-    (void)version;
     if (op_abandoned(o))
         return;
+    if (!error)
+        error = cfdb_db_validate_version(o->tx->db, version);
     if (error) {
         op_finish(o, error);
         return;
@@ -1763,7 +1777,9 @@ static void commit_begin(op *o)
         return;
     }
     o->w.fn = commit_have_version;
-    txn_need_read_version(tx, &o->w);
+    /* NativeAPI tryCommit: no read version yet means no reads, so no need for causal
+     * consistency */
+    txn_need_read_version_flags(tx, &o->w, CFDB_GRV_FLAG_CAUSAL_READ_RISKY);
 }
 
 static void op_start(void *arg)

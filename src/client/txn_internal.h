@@ -184,6 +184,7 @@ void op_finish(op *o, int error);
 bool op_abandoned(op *o);
 void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn);
 void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w);
+void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_flags);
 /* getMaxReadKey: "\xff\xff" with READ_SYSTEM_KEYS or ACCESS_SYSTEM_KEYS, else "\xff". */
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);

@@ -145,8 +145,8 @@ static int run(cfdb_ryw_read *r, const bool *store, int *requests)
 {
     cfdb_key_value rows[NT];
     int rc;
+    cfdb_native_range nr; /* its result is read by the next advance */
     while ((rc = cfdb_ryw_read_advance(r)) == CFDB_RYW_NEED_READ) {
-        cfdb_native_range nr;
         cfdb_native_range_start(&nr, r->arena, r->req_begin, r->req_end, r->req_limits, r->req_reverse);
         int s;
         while ((s = cfdb_native_range_next(&nr)) != CFDB_NR_DONE) {

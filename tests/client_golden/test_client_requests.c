@@ -79,12 +79,6 @@
  * The rows are what differed on 2026-12-01 with the client in the working tree of that day;
  * source paths are FoundationDB 7.3.77 (NativeAPI = fdbclient/NativeAPI.actor.cpp).
  * ------------------------------------------------------------------------------------------ */
-#define GLOBAL_CONFIG                                                             \
-    "libfdb_c sends a GlobalConfigRefreshRequest (lastKnown -1) at start-up "      \
-    "(fdbclient/GlobalConfig.actor.cpp:167); cfdb sends none (issue 9)"
-#define CAUSAL_READ_RISKY                                                               \
-    "write-only transaction: libfdb_c asks its read version with FLAG_CAUSAL_READ_RISKY " \
-    "(flags 0x08000001, NativeAPI:6578), cfdb with 0x08000000 (issue 9)"
 #define ADDRESSES_FOR_KEY                                                                    \
     "get_addresses_for_key: libfdb_c reads \\xff/serverTag/, \\xff/keyServers/<key> and "         \
     "\\xff/serverList/<id> in a transaction (GRV, 2 GetKeyValues, GetValue; "                     \
@@ -104,26 +98,6 @@ static const struct {
     const char *signature;
     const char *reason;
 } k_known_different[] = {
-    { "connect", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "seed", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "get", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "get_key", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "get_range", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "writes", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "atomic", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "versionstamp", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "conflict", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "watch", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "mapped_range", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "metrics", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "status", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "system", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "read_version_errors", "background", "missing:GlobalConfigRefreshRequest", GLOBAL_CONFIG },
-    { "seed", "operation", "GetReadVersionRequest.flags", CAUSAL_READ_RISKY },
-    { "atomic", "operation", "GetReadVersionRequest.flags", CAUSAL_READ_RISKY },
-    { "versionstamp", "operation", "GetReadVersionRequest.flags", CAUSAL_READ_RISKY },
-    { "conflict", "operation", "GetReadVersionRequest.flags", CAUSAL_READ_RISKY },
-    { "watch", "operation", "GetReadVersionRequest.flags", CAUSAL_READ_RISKY },
     { "watch", "operation", "extra:GetValueRequest",
       "cfdb reads wt/key again (a second GetValueRequest) before sending its WatchValueRequest; "
       "libfdb_c sends the watch with the value its transaction read (issue 9)" },
@@ -137,10 +111,6 @@ static const struct {
     { "metrics", "operation", "missing:GetValueRequest", ADDRESSES_FOR_KEY },
     { "status", "operation", "missing:GetLeaderRequest", STATUS_COORDINATORS },
     { "status", "operation", "missing:ProtocolInfoRequest", STATUS_COORDINATORS },
-    { "read_version_errors", "operation", "extra:GetValueRequest",
-      "a read at read version 1, below every version the client has seen, fails with 1007 in "
-      "libfdb_c without a request (DatabaseContext::validateVersion, NativeAPI:511-523, 3871); cfdb "
-      "sends the GetValueRequest (issue 9)" },
     { NULL, NULL, NULL, NULL }, /* end */
 };
 
