@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,10 @@ int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, 
     if (p->pid < 0)
         return -1;
     if (p->pid == 0) {
+        /* dies with the test, even when the test itself is killed or aborts (sanitizers) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() == 1)
+            _exit(127);
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) {
             dup2(devnull, 1); /* not the test's stdout: a pipe reader would wait for us */
