@@ -1022,26 +1022,22 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_get_key_values_reply rep;
     memset(&rep, 0, sizeof rep);
     cfdb_reply_error err = 0;
-    cfdb_arena scratch;
-    cfdb_arena_init(&scratch);
-    int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &scratch);
+    /* decoded into the future's (recycled) arena: no heap allocation per reply */
+    int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &o->f->arena);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
     if (!rc && e == CFDB_ERR_WRONG_SHARD_SERVER) {
         /* a selector the shard cannot resolve: forget the location, NativeAPI's fallback */
-        cfdb_arena_free(&scratch);
         cfdb_db_invalidate(o->tx->db, o->nr->loc_key, o->nr->loc_backward);
         cfdb_native_range_wrong_shard(o->nr);
         native_step(o);
         return;
     }
     if (rc || storage_error_relocates(e)) {
-        cfdb_arena_free(&scratch);
         o->key = o->nr->loc_key;
         storage_failed(o, e, o->nr->loc_backward);
         return;
     }
     if (e) {
-        cfdb_arena_free(&scratch);
         op_finish(o, e);
         return;
     }
@@ -1050,7 +1046,6 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
      * followed into a loop */
     bool more = rep.more && rep.data.count > 0;
     rc = cfdb_native_range_reply(o->nr, rep.data.items, rep.data.count, more);
-    cfdb_arena_free(&scratch);
     if (rc) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
@@ -1546,6 +1541,7 @@ static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
 static void watch_step(op *o);
 static void watch_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void on_watch_read(void *ctx, int error, const uint8_t *msg, uint32_t len);
+static void watch_committed_check(op *o);
 
 static void watch_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 {
@@ -1554,7 +1550,10 @@ static void watch_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
         op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
         return;
     }
-    watch_step(o);
+    if (o->watch_fired_version)
+        watch_committed_check(o);
+    else
+        watch_step(o);
 }
 
 static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
@@ -1579,7 +1578,8 @@ static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     }
     if (!e) {
         cfdb_db_note_version(o->tx->db, rep.version);
-        op_finish(o, 0);
+        o->watch_fired_version = rep.version;
+        watch_committed_check(o);
         return;
     }
     if (storage_error_relocates(e) || error)
@@ -1591,6 +1591,64 @@ static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         return;
     }
     op_finish(o, e);
+}
+
+/* NativeAPI watchValue after the storage server answered: waitForCommittedVersion asks a
+ * GRV proxy for a read version (transactionCount 0; its flags stay 0: GetReadVersionRequest's
+ * constructor sets the priority bits on its parameter, not the member). A version within
+ * 50,000,000 of the storage server's confirms the change; otherwise the watch goes on from
+ * that version. */
+static void on_watch_committed(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (cfdb_future_is_ready(o->f)) {
+        op_finish(o, CFDB_ERR_OPERATION_CANCELLED);
+        return;
+    }
+    int64_t v = 0;
+    if (!error) {
+        cfdb_get_read_version_reply rep;
+        memset(&rep, 0, sizeof rep);
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        uint64_t mem[128];
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_get_read_version_reply, msg, len, &rep, &err, &a);
+        cfdb_arena_free(&a);
+        error = rc ? rc : err;
+        v = rep.version;
+    }
+    if (error || v <= 0) {
+        op_retry_after(o, WATCH_RETRY_DELAY_NS, watch_retry_fire);
+        return;
+    }
+    cfdb_db_note_version(o->tx->db, v);
+    if (v - o->watch_fired_version < 50000000) {
+        op_finish(o, 0);
+        return;
+    }
+    o->watch_version = v;
+    o->watch_fired_version = 0;
+    watch_step(o);
+}
+
+static void watch_committed_check(op *o)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_grv_proxy(o->tx->db);
+    if (!proxy) {
+        op_retry_after(o, WATCH_RETRY_DELAY_NS, watch_retry_fire);
+        return;
+    }
+    cfdb_get_read_version_request req;
+    memset(&req, 0, sizeof req);
+    req.transactionCount = 0;
+    req.flags = 0;
+    req.maxVersion = -1;
+    o->request = cfdb_client_request(o->tx->cl, proxy->peer, proxy->token, &cfdb_msg_get_read_version_request, &req,
+                                     &req.reply.token, on_watch_committed, o);
+    if (!o->request)
+        op_retry_after(o, WATCH_RETRY_DELAY_NS, watch_retry_fire);
 }
 
 static void watch_located(cfdb_waiter *w, int error, int64_t v)
@@ -2130,6 +2188,33 @@ static void watch_cancelled(cfdb_future *f)
         cfdb_future_unref(f);
 }
 
+/* RYWImpl::watch reads the key through read-your-writes when the watch is made, a
+ * non-snapshot read (its read conflict range included): local writes and what the
+ * transaction already read answer it without a request, as in libfdb_c. A value that
+ * needs storage is read once the transaction commits, at the commit version (libfdb_c
+ * reads it at the read version right away). mu held. */
+static void watch_read_locally(cfdb_txn *tx, op *o)
+{
+    cfdb_ryw_add_read_conflict_key(&tx->ryw, o->key);
+    cfdb_ryw_point p;
+    if (cfdb_ryw_point_prepare(&tx->ryw, o->key, &p, &o->f->arena))
+        return;
+    const cfdb_bytes *base = NULL;
+    if (!p.known) {
+        cfdb_snap_seg seg;
+        if (cfdb_snap_seg_at(&tx->ryw.cache, cfdb_xkey_of(o->key), &o->f->arena, &seg) ||
+            seg.type == CFDB_SNAP_UNKNOWN)
+            return;
+        if (seg.type == CFDB_SNAP_KV)
+            base = &seg.e->rows[seg.idx].value;
+    }
+    bool present;
+    if (cfdb_ryw_point_resolve(&tx->ryw, o->key, &p, base, &o->f->arena, &o->watch_value.value, &present) == 0) {
+        o->watch_value.present = present;
+        o->watch_have_value = true;
+    }
+}
+
 cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
@@ -2146,6 +2231,7 @@ cfdb_future *cfdb_txn_watch(cfdb_txn *tx, cfdb_bytes key)
         cfdb_arena_dup_bytes(&o->f->arena, key, &o->key);
         o->f->op = o;
         o->f->on_cancel = watch_cancelled;
+        watch_read_locally(tx, o);
     }
     pthread_mutex_unlock(&tx->mu);
     if (rc)
@@ -2190,16 +2276,12 @@ static void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     tx->tag_throttled_s = 0;
 }
 
-typedef struct reset_task {
-    cfdb_txn *tx;
-    int error;
-} reset_task;
-
-/* Network-thread part of reset/cancel/destroy: waiting watches end. */
+/* After a reset, cancel or destroy (all end what was running with transaction_cancelled):
+ * the network thread ends the watches and operations of the old generation. The task
+ * carries the transaction itself (a reference), so posting it allocates nothing. */
 static void txn_after_reset(void *arg)
 {
-    reset_task *rt = arg;
-    cfdb_txn *tx = rt->tx;
+    cfdb_txn *tx = arg;
     op *list = tx->watches;
     tx->watches = NULL;
     while (list) {
@@ -2207,31 +2289,23 @@ static void txn_after_reset(void *arg)
         list = o->next;
         o->next = o->prev = NULL;
         op_link(o);
-        op_finish(o, rt->error);
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
     }
     /* operations in flight end for the application now, and wind down at their next step */
-    complete_ops(tx, rt->error, false);
+    complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
     txn_disarm_deadline(tx);
-    free(rt);
     txn_unref(tx);
 }
 
-static void txn_post_after_reset(cfdb_txn *tx, int error)
+static void txn_post_after_reset(cfdb_txn *tx)
 {
     /* Only the application's handle: no watch or operation to end, no need to wake the
      * network thread (this runs once per transaction). */
     if (atomic_load(&tx->refs) == 1)
         return;
-    reset_task *rt = malloc(sizeof *rt);
-    if (!rt)
-        return;
-    rt->tx = tx;
-    rt->error = error;
     txn_ref(tx);
-    if (cfdb_loop_post(cfdb_client_loop(tx->cl), txn_after_reset, rt) != 0) {
-        free(rt);
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), txn_after_reset, tx) != 0)
         txn_unref(tx);
-    }
 }
 
 void cfdb_txn_reset(cfdb_txn *tx)
@@ -2240,7 +2314,7 @@ void cfdb_txn_reset(cfdb_txn *tx)
     txn_reset_locked(tx, false);
     pthread_mutex_unlock(&tx->mu);
     cfdb_db_apply_defaults(tx->db, tx, apply_default);
-    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+    txn_post_after_reset(tx);
 }
 
 void cfdb_txn_cancel(cfdb_txn *tx)
@@ -2251,7 +2325,7 @@ void cfdb_txn_cancel(cfdb_txn *tx)
     tx->cancelled = true;
     tx->retry.cancelled_error = CFDB_ERR_TRANSACTION_CANCELLED;
     pthread_mutex_unlock(&tx->mu);
-    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+    txn_post_after_reset(tx);
 }
 
 void cfdb_txn_destroy(cfdb_txn *tx)
@@ -2259,6 +2333,6 @@ void cfdb_txn_destroy(cfdb_txn *tx)
     pthread_mutex_lock(&tx->mu);
     atomic_fetch_add(&tx->gen, 1);
     pthread_mutex_unlock(&tx->mu);
-    txn_post_after_reset(tx, CFDB_ERR_TRANSACTION_CANCELLED);
+    txn_post_after_reset(tx);
     txn_unref(tx);
 }

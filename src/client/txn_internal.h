@@ -153,6 +153,7 @@ struct op {
     /* watch */
     cfdb_opt_bytes watch_value;
     int64_t watch_version;
+    int64_t watch_fired_version; /* the storage server's answer, while waitForCommittedVersion runs */
     bool watch_have_value;
     /* on_error */
     int error;

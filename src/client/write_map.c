@@ -26,7 +26,8 @@ static bool is_key_after(cfdb_bytes a, cfdb_bytes b)
     return b.len == a.len + 1 && b.ptr[a.len] == 0 && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
-/* Vectors may start on caller storage (v->on_stack): the first growth copies to the heap. */
+/* Vectors may start on caller storage (v->on_stack: a stack or arena array): the first
+ * growth copies to the heap. */
 static int mutvec_push(cfdb_wm_mutvec *v, cfdb_mutation m)
 {
     if (v->count == v->cap) {
@@ -471,11 +472,21 @@ int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *b
 int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_mutation **mutations,
                                size_t *n_mutations, cfdb_key_range **write_ranges, size_t *n_write_ranges)
 {
-    /* most commits are small: start on the stack, no malloc */
-    cfdb_mutation mbuf[32];
-    cfdb_key_range rbuf[32];
-    cfdb_wm_mutvec muts = { mbuf, 0, 32, true };
-    cfdb_wm_rangevec confs = { rbuf, 0, 32, true };
+    /* The arrays go straight into out_arena (the future's, recycled), sized by an upper
+     * bound, so a commit allocates no heap memory: each cleared range gives at most one
+     * piece per written key inside it plus one; each written key its operations, or one
+     * ClearRange. Should the bound be short, the vectors move to the heap and back. */
+    size_t nops = 0;
+    for (cfdb_omap_node *n = cfdb_omap_first(&wm->entries); n; n = cfdb_omap_next(n))
+        nops += ((const cfdb_wm_entry *)n->val.ptr)->count + 1;
+    size_t mcap = wm->early_mutations.count + nops + wm->entries.count + cfdb_range_set_count(&wm->cleared) + 1;
+    size_t ccap = wm->early_conflicts.count + cfdb_range_set_count(&wm->conflict) + 1;
+    cfdb_mutation *mbuf = cfdb_arena_alloc(out_arena, mcap * sizeof *mbuf);
+    cfdb_key_range *rbuf = cfdb_arena_alloc(out_arena, ccap * sizeof *rbuf);
+    if (!mbuf || !rbuf)
+        return -1;
+    cfdb_wm_mutvec muts = { mbuf, 0, mcap, true };
+    cfdb_wm_rangevec confs = { rbuf, 0, ccap, true };
     int rc = -1;
     for (size_t i = 0; i < wm->early_mutations.count; i++)
         if (mutvec_push(&muts, wm->early_mutations.items[i]))
@@ -486,8 +497,10 @@ int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_m
     static const uint8_t all_end[2] = { 0xff, 0xff };
     if (emit_range(wm, (cfdb_bytes){ NULL, 0 }, cfdb_bytes_make(all_end, 2), &muts, &confs))
         goto out;
-    *mutations = cfdb_arena_dup(out_arena, muts.items, muts.count * sizeof(cfdb_mutation));
-    *write_ranges = cfdb_arena_dup(out_arena, confs.items, confs.count * sizeof(cfdb_key_range));
+    *mutations =
+        muts.on_stack ? muts.items : cfdb_arena_dup(out_arena, muts.items, muts.count * sizeof(cfdb_mutation));
+    *write_ranges =
+        confs.on_stack ? confs.items : cfdb_arena_dup(out_arena, confs.items, confs.count * sizeof(cfdb_key_range));
     if (!*mutations || !*write_ranges)
         goto out;
     *n_mutations = muts.count;

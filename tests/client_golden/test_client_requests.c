@@ -98,12 +98,6 @@ static const struct {
     const char *signature;
     const char *reason;
 } k_known_different[] = {
-    { "watch", "operation", "extra:GetValueRequest",
-      "cfdb reads wt/key again (a second GetValueRequest) before sending its WatchValueRequest; "
-      "libfdb_c sends the watch with the value its transaction read (issue 9)" },
-    { "watch", "operation", "missing:GetReadVersionRequest",
-      "after the watch fired libfdb_c asks a read version (transactionCount 0, flags 0) in "
-      "waitForCommittedVersion (NativeAPI:3859-3870, called at 3986); cfdb does not (issue 9)" },
     { "metrics", "operation", "GetKeyServerLocationsRequest.end", RANGE_SIZE_LOCATIONS },
     { "metrics", "operation", "GetKeyServerLocationsRequest.limit", RANGE_SIZE_LOCATIONS },
     { "metrics", "operation", "missing:GetReadVersionRequest", ADDRESSES_FOR_KEY },
