@@ -338,6 +338,23 @@ static void test_request_limits(void **state)
     cfdb_native_range_next(&nr);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, -1);
+    /* the byte limit doubles with each request of one read (setRequestLimits: bytes <<
+     * requestCount): storage's first reply is one row the transaction has cleared, so the read
+     * has nothing yet and asks again, from after that row, for twice the bytes */
+    cfdb_write_map wm;
+    cfdb_write_map_init(&wm, &a);
+    cfdb_write_map_clear_key(&wm, B("b"), true);
+    cfdb_ryw_read_range(&r, &cache, &wm, &a, B("\xff"), cfdb_first_greater_or_equal(B("a")),
+                        cfdb_first_greater_or_equal(B("z")), cfdb_range_limits_make(-1, 100), false);
+    assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
+    assert_int_equal(r.req_limits.bytes, 100);
+    cfdb_key_value row_b = { B("b"), B("v") };
+    cfdb_native_result first = { &row_b, 1, true, false, false, false, { NULL, 0 } };
+    cfdb_ryw_read_feed(&r, &first);
+    assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
+    assert_true(cfdb_bytes_eq(r.req_begin.key, cfdb_bytes_make("b\0", 2)));
+    assert_int_equal(r.req_limits.bytes, 200);
+    cfdb_write_map_destroy(&wm);
     cfdb_arena_free(&a);
 }
 
