@@ -177,6 +177,27 @@ static inline bool storage_error_relocates(int e)
     return e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED;
 }
 
+/* Small helpers shared by the transaction files. */
+static inline bool key_is_system(cfdb_bytes k)
+{
+    return k.len > 0 && k.ptr[0] == 0xff;
+}
+static inline bool is_metadata_version_key(cfdb_bytes key)
+{
+    return cfdb_bytes_eq(key, CFDB_BYTES_LIT(METADATA_VERSION_KEY));
+}
+
+/* Operation kinds started on the network thread by op_start (transaction.c): */
+void txn_get_have_version(cfdb_waiter *w, int error, int64_t version);  /* get (txn_read.c) */
+void txn_read_have_version(cfdb_waiter *w, int error, int64_t version); /* get_key, get_range */
+void txn_commit_begin(op *o);                                          /* txn_commit.c */
+/* The versionstamp future and the watches end with the commit (txn_commit.c, txn_watch.c). */
+void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only);
+void txn_start_watches(cfdb_txn *tx, int error);
+/* Transaction references (transaction.c). */
+void txn_ref(cfdb_txn *tx);
+void txn_unref(cfdb_txn *tx);
+
 /* Operation machinery (transaction.c). */
 op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind);
 cfdb_future *op_launch(op *o);
@@ -189,6 +210,9 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
 /* getMaxReadKey: "\xff\xff" with READ_SYSTEM_KEYS or ACCESS_SYSTEM_KEYS, else "\xff". */
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
+/* get and watch: 0, or 2004 for a key outside the readable space (the metadata version
+ * key is readable without system-key access) (txn_read.c) */
+int txn_check_read_key(cfdb_txn *tx, cfdb_bytes key);
 
 /* The error a new operation fails with: the deferred one, or 1031 once the deadline passed
  * (mu held). */

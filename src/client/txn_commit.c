@@ -1,0 +1,363 @@
+/* Committing: the commit request built from the read-your-writes state, the reply, the
+ * versionstamp, commit_unknown_result's probe (NativeAPI commitDummyTransaction), read-only
+ * commits, and the commit and versionstamp entry points. */
+#include "transaction.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "txn_internal.h"
+
+/* ---------- commit ---------- */
+
+
+/* The versionstamp future ends with the commit: the stamp on success (NativeAPI sends it
+ * for every committed transaction), no_commit_version for a read-only one,
+ * transaction_invalid_version after a failure. */
+void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
+{
+    cfdb_future *vf = tx->versionstamp_future;
+    if (!vf)
+        return;
+    tx->versionstamp_future = NULL;
+    if (!error && !read_only) {
+        cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
+        cfdb_future_complete(vf, 0);
+    } else {
+        cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION : CFDB_ERR_TRANSACTION_INVALID_VERSION);
+    }
+    cfdb_future_unref(vf);
+}
+
+/* ---- commit_unknown_result: make sure the lost commit can no longer land ----
+ * NativeAPI's commitDummyTransaction: commit, at a fresh read version, a transaction that
+ * reads and writes one key where the lost commit's read and write conflict ranges meet (the
+ * self-conflict key at least). Once that commits, the lost one would conflict if it were still
+ * in flight; then the application hears commit_unknown_result. */
+#define DUMMY_COMMIT_ATTEMPTS 100
+
+static void commit_done(op *o, int error);
+static void dummy_start(op *o);
+
+static void dummy_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    dummy_start(arg);
+}
+
+static void on_dummy_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    o->request = 0;
+    if (!error) {
+        cfdb_commit_id id;
+        memset(&id, 0, sizeof id);
+        cfdb_reply_error err = 0;
+        cfdb_arena a;
+        uint64_t mem[64];
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        cfdb_arena_free(&a);
+        error = rc ? CFDB_ERR_COMMIT_UNKNOWN_RESULT : err ? err : id.version < 0 ? CFDB_ERR_NOT_COMMITTED : 0;
+    }
+    if (!error || ++o->dummy_attempts >= DUMMY_COMMIT_ATTEMPTS) {
+        commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+        return;
+    }
+    op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, dummy_retry_fire);
+}
+
+static void dummy_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    const cfdb_endpoint_ref *proxy = error ? NULL : cfdb_db_commit_proxy(o->tx->db);
+    if (!proxy) {
+        on_dummy_reply(o, error ? error : CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+        return;
+    }
+    cfdb_commit_transaction_request req;
+    memset(&req, 0, sizeof req);
+    req.transaction.read_conflict_ranges.items = &o->dummy_range;
+    req.transaction.read_conflict_ranges.count = 1;
+    req.transaction.write_conflict_ranges.items = &o->dummy_range;
+    req.transaction.write_conflict_ranges.count = 1;
+    req.transaction.read_snapshot = version;
+    req.flags = CFDB_COMMIT_FLAG_IS_LOCK_AWARE;
+    req.tenantInfo.tenantId = -1;
+    o->request = cfdb_client_request(o->tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
+                                     &cfdb_msg_commit_transaction_request, &req, &req.reply.token, on_dummy_reply, o);
+    if (!o->request)
+        on_dummy_reply(o, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+static void dummy_start(op *o)
+{
+    o->w.fn = dummy_have_version;
+    o->w.flags = CFDB_GRV_PRIORITY_DEFAULT;
+    cfdb_db_get_read_version(o->tx->db, &o->w);
+}
+
+/* Where the lost commit's read and write conflict ranges meet; false if they do not. */
+static bool pick_dummy_key(op *o)
+{
+    const cfdb_commit_transaction *t = &o->commit.transaction;
+    for (uint32_t i = 0; i < t->write_conflict_ranges.count; i++) {
+        cfdb_key_range w = t->write_conflict_ranges.items[i];
+        for (uint32_t j = 0; j < t->read_conflict_ranges.count; j++) {
+            cfdb_key_range r = t->read_conflict_ranges.items[j];
+            if (cfdb_bytes_cmp(w.begin, r.end) >= 0 || cfdb_bytes_cmp(r.begin, w.end) >= 0)
+                continue;
+            cfdb_bytes k = cfdb_bytes_cmp(w.begin, r.begin) > 0 ? w.begin : r.begin;
+            uint8_t *after = cfdb_arena_alloc(&o->f->arena, k.len + 1);
+            if (!after)
+                return false;
+            memcpy(after, k.ptr, k.len);
+            after[k.len] = 0;
+            o->dummy_range.begin = cfdb_bytes_make(after, k.len);
+            o->dummy_range.end = cfdb_bytes_make(after, k.len + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    cfdb_txn *tx = o->tx;
+    o->request = 0;
+    if (atomic_load(&tx->gen) != o->gen) {
+        /* reset (or timed out and reset) meanwhile: this answer is not the new attempt's */
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
+    bool lost = error != 0; /* the connection went: it may or may not have committed */
+    cfdb_arena a;
+    uint64_t mem[64];
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    if (!lost) {
+        cfdb_commit_id id;
+        memset(&id, 0, sizeof id);
+        cfdb_reply_error err = 0;
+        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        error = 0;
+        if (rc || err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED)
+            lost = true;
+        else if (err)
+            error = err;
+        else if (id.version == -1) {
+            error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
+            if (id.conflictingKRIndices.present)
+                cfdb_conflicts_record(tx, o->commit.transaction.read_conflict_ranges.items,
+                                      o->commit.transaction.read_conflict_ranges.count,
+                                      id.conflictingKRIndices.value.items, id.conflictingKRIndices.value.count);
+        } else {
+            tx->committed_version = id.version;
+            uint64_t v = (uint64_t)id.version;
+            for (int i = 0; i < 8; i++)
+                tx->versionstamp[i] = (uint8_t)(v >> (56 - 8 * i));
+            tx->versionstamp[8] = (uint8_t)(id.txnBatchId >> 8);
+            tx->versionstamp[9] = (uint8_t)id.txnBatchId;
+            tx->has_versionstamp = true;
+            cfdb_db_note_version(tx->db, id.version);
+        }
+    }
+    cfdb_arena_free(&a);
+    if (lost) {
+        pthread_mutex_lock(&tx->mu);
+        bool causal_write_risky = tx->opt.causal_write_risky;
+        pthread_mutex_unlock(&tx->mu);
+        if (!causal_write_risky && pick_dummy_key(o)) {
+            dummy_start(o);
+            return;
+        }
+        error = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
+    }
+    commit_done(o, error);
+}
+
+static void commit_done(op *o, int error)
+{
+    cfdb_txn *tx = o->tx;
+    if (atomic_load(&tx->gen) != o->gen) { /* the transaction moved on: leave its state alone */
+        op_finish(o, error ? error : CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
+    pthread_mutex_lock(&tx->mu);
+    tx->committing = false;
+    tx->committed = error == 0;
+    pthread_mutex_unlock(&tx->mu);
+    txn_settle_versionstamp(tx, error, false);
+    txn_start_watches(tx, error);
+    op_finish(o, error);
+}
+
+/* A commit that could not even be sent (no proxy yet, no connection) cannot be in flight:
+ * it is sent again shortly, as the load balancer would, for up to this many attempts. */
+#define COMMIT_SEND_ATTEMPTS 500
+
+static void commit_transmit(op *o);
+
+static void commit_resend_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    commit_transmit(arg);
+}
+
+static void commit_transmit(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
+    o->request = proxy ? cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
+                                             &cfdb_msg_commit_transaction_request, &o->commit,
+                                             &o->commit.reply.token, on_commit_reply, o)
+                       : 0;
+    if (o->request)
+        return;
+    if (++o->dummy_attempts < COMMIT_SEND_ATTEMPTS)
+        op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, commit_resend_fire);
+    else
+        commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
+}
+
+static void commit_send(op *o, int64_t read_version)
+{
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    /* the request's arrays live in the future's (recycled) arena: no malloc per commit */
+    int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
+                                   cfdb_client_random(tx->cl), &o->f->arena, &o->commit.transaction);
+    bool report = tx->opt.report_conflicting_keys, lock_aware = tx->opt.lock_aware;
+    if (!rc && atomic_load(&tx->gen) == o->gen)
+        txn_cost_commit(tx, &o->commit.transaction);
+    pthread_mutex_unlock(&tx->mu);
+    if (rc) {
+        commit_done(o, rc);
+        return;
+    }
+    o->commit.transaction.report_conflicting_keys = report;
+    o->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
+    o->commit.tenantInfo.tenantId = -1;
+    commit_transmit(o);
+}
+
+static void read_only_commit_done(cfdb_txn *tx, int error);
+
+static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    op *o = (op *)w;
+    if (atomic_load(&o->tx->gen) != o->gen) {
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+        return;
+    }
+    if (o->read_only) {
+        read_only_commit_done(o->tx, error);
+        txn_settle_versionstamp(o->tx, error, true);
+        txn_start_watches(o->tx, error);
+        op_finish(o, error);
+        return;
+    }
+    if (error) {
+        commit_done(o, error);
+        return;
+    }
+    commit_send(o, version);
+}
+
+
+/* A read-only commit is a commit too while it waits (commitStarted): a second one or a write
+ * meanwhile is used_during_commit. */
+static void read_only_commit_done(cfdb_txn *tx, int error)
+{
+    pthread_mutex_lock(&tx->mu);
+    tx->committing = false;
+    tx->committed = error == 0;
+    pthread_mutex_unlock(&tx->mu);
+}
+
+void txn_commit_begin(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    if (op_abandoned(o))
+        return;
+    pthread_mutex_lock(&tx->mu);
+    int read_error = atomic_load(&tx->gen) == o->gen ? tx->read_error : 0;
+    pthread_mutex_unlock(&tx->mu);
+    if (read_error) {
+        commit_done(o, read_error);
+        return;
+    }
+    if (o->read_only && !tx->watches) {
+        read_only_commit_done(tx, 0);
+        txn_settle_versionstamp(tx, 0, true);
+        op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
+        return;
+    }
+    o->w.fn = commit_have_version;
+    /* NativeAPI tryCommit: no read version yet means no reads, so no need for causal
+     * consistency */
+    txn_need_read_version_flags(tx, &o->w, CFDB_GRV_FLAG_CAUSAL_READ_RISKY);
+}
+
+
+cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    if (!rc && tx->committing)
+        rc = CFDB_ERR_USED_DURING_COMMIT;
+    if (!rc && cfdb_ryw_size(&tx->ryw) > (size_t)tx->opt.size_limit)
+        rc = CFDB_ERR_TRANSACTION_TOO_LARGE;
+    if (rc) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_VOID, rc);
+    }
+    bool read_only = cfdb_ryw_is_read_only(&tx->ryw);
+    tx->committing = true;
+    cfdb_conflicts_clear(tx); /* a new attempt: earlier reports no longer apply */
+    op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
+    if (o)
+        o->read_only = read_only; /* nothing to send, but watches start at its read version */
+    pthread_mutex_unlock(&tx->mu);
+    return o ? op_launch(o) : NULL;
+}
+
+int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out)
+{
+    *out = tx->committed_version ? tx->committed_version : -1;
+    return 0;
+}
+
+static void versionstamp_task(void *arg)
+{
+    op *o = arg;
+    cfdb_txn *tx = o->tx;
+    if (tx->has_versionstamp) {
+        cfdb_arena_dup_bytes(&o->f->arena, cfdb_bytes_make(tx->versionstamp, 10), &o->f->r.key);
+        op_link(o);
+        op_finish(o, 0);
+        return;
+    }
+    if (tx->versionstamp_future) { /* only the latest request is answered */
+        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
+        cfdb_future_unref(tx->versionstamp_future);
+    }
+    /* the op's reference to its future becomes the transaction's; the op is done */
+    cfdb_arena_free(&o->commit_arena);
+    tx->versionstamp_future = o->f;
+    txn_unref(tx);
+}
+
+cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx)
+{
+    op *o = op_new(tx, OP_GRV, CFDB_FUTURE_KEY);
+    if (!o)
+        return NULL;
+    cfdb_future *f = o->f;
+    if (cfdb_loop_post(cfdb_client_loop(tx->cl), versionstamp_task, o) != 0) {
+        op_link(o);
+        op_finish(o, CFDB_ERR_NETWORK_NOT_SETUP);
+    }
+    return f;
+}
