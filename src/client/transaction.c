@@ -210,8 +210,14 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     default:
         break;
     }
+    /* ThreadSafeTransaction::setOption hands the option to the network thread and keeps what
+     * it throws (invalid_option_value, a late READ_YOUR_WRITES_DISABLE...) as the
+     * transaction's deferred error: set_option itself answers 0, and the next operation or
+     * the commit fails with it. */
+    if (rc && !tx->deferred_error)
+        tx->deferred_error = rc;
     pthread_mutex_unlock(&tx->mu);
-    return rc;
+    return 0;
 }
 
 /* ---------- writes ---------- */

@@ -1484,6 +1484,35 @@ static void test_error_predicates(void **state)
     assert_false(fdb_error_predicate(99999, 1020));
 }
 
+/* Option values are checked on the network thread in libfdb_c (ThreadSafeTransaction::setOption):
+ * a SIZE_LIMIT outside [32, 10,000,000] is accepted by set_option and the commit fails with
+ * invalid_option_value (2006); the next attempt after on_error has no such error. */
+static void test_size_limit_out_of_range_fails_the_commit(void **state)
+{
+    (void)state;
+    int64_t bad[] = { 31, 10000001 };
+    for (int i = 0; i < 2; i++) {
+        FDBTransaction *tr = api_tr();
+        assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, (const uint8_t *)&bad[i], 8), 0);
+        fdb_transaction_set(tr, (const uint8_t *)"size_limit_k", 12, (const uint8_t *)"v", 1);
+        assert_int_equal(api_commit(tr), 2006);
+        fdb_transaction_destroy(tr);
+    }
+    int64_t ok = 1000;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, (const uint8_t *)&ok, 8), 0);
+    fdb_transaction_set(tr, (const uint8_t *)"size_limit_k", 12, (const uint8_t *)"v", 1);
+    assert_int_equal(api_commit(tr), 0);
+    /* and a commit over the limit is transaction_too_large (2101) */
+    fdb_transaction_reset(tr);
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, (const uint8_t *)&ok, 8), 0);
+    char big[2000];
+    memset(big, 'x', sizeof big);
+    fdb_transaction_set(tr, (const uint8_t *)"size_limit_k", 12, (const uint8_t *)big, sizeof big);
+    assert_int_equal(api_commit(tr), 2101);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest version_tests[] = {
@@ -1492,6 +1521,7 @@ int main(void)
     };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_get_clear),
+        cmocka_unit_test(test_size_limit_out_of_range_fails_the_commit),
         cmocka_unit_test(test_get_missing),
         cmocka_unit_test(test_empty_value_and_binary_key),
         cmocka_unit_test(test_clear_range),
