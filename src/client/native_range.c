@@ -11,11 +11,12 @@ enum { ST_LOOP = 0, ST_LOCATE, ST_REQUEST, ST_KEYS, ST_DONE };
 
 static const cfdb_bytes k_all_end = { (const uint8_t *)"\xff\xff", 2 };
 
-void cfdb_native_range_start(cfdb_native_range *nr, cfdb_arena *arena, cfdb_key_selector begin,
+void cfdb_native_range_start(cfdb_native_range *nr, cfdb_arena *arena, cfdb_arena *rows_arena, cfdb_key_selector begin,
                              cfdb_key_selector end, cfdb_range_limits limits, bool reverse)
 {
     memset(nr, 0, sizeof *nr);
     nr->arena = arena;
+    nr->rows_arena = rows_arena;
     nr->begin = nr->orig_begin = begin;
     nr->end = nr->orig_end = end;
     nr->limits = nr->orig_limits = limits;
@@ -123,7 +124,7 @@ static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
         size_t cap = nr->cap ? nr->cap * 2 : 16;
         while (cap < have + n)
             cap *= 2;
-        cfdb_key_value *na = cfdb_arena_alloc(nr->arena, cap * sizeof *na);
+        cfdb_key_value *na = cfdb_arena_alloc(nr->rows_arena, cap * sizeof *na);
         if (!na)
             return -1;
         if (have)
@@ -132,8 +133,8 @@ static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
         nr->cap = cap;
     }
     for (size_t i = 0; i < n; i++)
-        if (cfdb_arena_dup_bytes(nr->arena, rows[i].key, &nr->rows[have + i].key) ||
-            cfdb_arena_dup_bytes(nr->arena, rows[i].value, &nr->rows[have + i].value))
+        if (cfdb_arena_dup_bytes(nr->rows_arena, rows[i].key, &nr->rows[have + i].key) ||
+            cfdb_arena_dup_bytes(nr->rows_arena, rows[i].value, &nr->rows[have + i].value))
             return -1;
     nr->result.rows = nr->rows;
     nr->result.n = have + n;
@@ -184,7 +185,9 @@ int cfdb_native_range_reply(cfdb_native_range *nr, const cfdb_key_value *rows, s
         else
             nr->begin = cfdb_first_greater_or_equal(nr->shard_end);
     } else {
-        cfdb_bytes last = nr->rows[nr->result.n - 1].key;
+        cfdb_bytes last;
+        if (cfdb_arena_dup_bytes(nr->arena, nr->rows[nr->result.n - 1].key, &last))
+            return -1;
         if (nr->reverse)
             nr->end = cfdb_first_greater_or_equal(last);
         else

@@ -20,7 +20,10 @@
  * shard at a time through the same loop (libfdb_c's getExactRange asks for up to
  * 100 shard locations at once).
  *
- * Memory: rows are copied into `arena`. */
+ * Memory: rows are copied into `rows_arena` (for a read-your-writes read, the snapshot
+ * cache's: the cache then keeps them without another copy; the caller holds the lock that
+ * guards it around cfdb_native_range_reply); the selectors of later requests and everything
+ * else go to `arena`, so sending a request reads nothing from rows_arena. */
 #ifndef CFDB_CLIENT_NATIVE_RANGE_H
 #define CFDB_CLIENT_NATIVE_RANGE_H
 
@@ -40,7 +43,7 @@ enum {
 };
 
 typedef struct cfdb_native_range {
-    cfdb_arena *arena;
+    cfdb_arena *arena, *rows_arena;
     cfdb_key_selector begin, end, orig_begin, orig_end;
     cfdb_range_limits limits, orig_limits;
     bool reverse;
@@ -57,7 +60,7 @@ typedef struct cfdb_native_range {
     cfdb_native_result result;
 } cfdb_native_range;
 
-void cfdb_native_range_start(cfdb_native_range *nr, cfdb_arena *arena, cfdb_key_selector begin,
+void cfdb_native_range_start(cfdb_native_range *nr, cfdb_arena *arena, cfdb_arena *rows_arena, cfdb_key_selector begin,
                              cfdb_key_selector end, cfdb_range_limits limits, bool reverse);
 /* What to do next (CFDB_NR_*). */
 int cfdb_native_range_next(cfdb_native_range *nr);

@@ -398,7 +398,9 @@ static void cache_insert(walk *w, cfdb_bytes b, cfdb_xkey e, const cfdb_native_r
         return;
     const cfdb_key_value *rows = d->rows;
     if (reversed && d->n > 1) {
-        cfdb_key_value *asc = cfdb_arena_alloc(r->arena, d->n * sizeof *asc);
+        /* the ascending copy is kept by the cache when the rows are */
+        cfdb_arena *a = d->rows_in_cache_arena ? r->cache->arena : r->arena;
+        cfdb_key_value *asc = cfdb_arena_alloc(a, d->n * sizeof *asc);
         if (!asc) {
             w->err = -1;
             return;
@@ -407,7 +409,7 @@ static void cache_insert(walk *w, cfdb_bytes b, cfdb_xkey e, const cfdb_native_r
             asc[i] = d->rows[d->n - 1 - i];
         rows = asc;
     }
-    if (cfdb_snap_insert_range(r->cache, b, e, rows, d->n))
+    if (cfdb_snap_insert_range(r->cache, b, e, rows, d->n, d->rows_in_cache_arena))
         w->err = -1;
 }
 

@@ -41,6 +41,7 @@ typedef struct cfdb_native_result {
     bool more, read_to_begin, read_through_end;
     bool has_read_through;
     cfdb_bytes read_through;
+    bool rows_in_cache_arena; /* rows, their array and bytes live in the snapshot cache's arena */
 } cfdb_native_result;
 
 enum {

@@ -204,7 +204,7 @@ int cfdb_snap_insert_key(cfdb_snap_cache *c, cfdb_bytes key, const cfdb_bytes *v
 }
 
 int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const cfdb_key_value *rows,
-                           size_t n)
+                           size_t n, bool owned)
 {
     cfdb_xkey b = cfdb_xkey_of(begin), e = end;
     if (cfdb_xkey_cmp(b, e) >= 0)
@@ -244,15 +244,16 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
         i++;
     while (j > i && cfdb_xkey_cmp(cfdb_xkey_of(rows[j - 1].key), e) >= 0)
         j--;
-    cfdb_key_value *kept = NULL;
-    if (j > i) {
-        kept = cfdb_arena_alloc(c->arena, (j - i) * sizeof *kept);
-        if (!kept)
+    const cfdb_key_value *kept = owned && j > i ? rows + i : NULL;
+    if (j > i && !owned) {
+        cfdb_key_value *copy = cfdb_arena_alloc(c->arena, (j - i) * sizeof *copy);
+        if (!copy)
             return -1;
         for (size_t r = i; r < j; r++)
-            if (cfdb_arena_dup_bytes(c->arena, rows[r].key, &kept[r - i].key) ||
-                cfdb_arena_dup_bytes(c->arena, rows[r].value, &kept[r - i].value))
+            if (cfdb_arena_dup_bytes(c->arena, rows[r].key, &copy[r - i].key) ||
+                cfdb_arena_dup_bytes(c->arena, rows[r].value, &copy[r - i].value))
                 return -1;
+        kept = copy;
     }
     if (cfdb_xkey_bytes(e, c->arena, &eb))
         return -1;

@@ -79,10 +79,11 @@ int cfdb_snap_reset(cfdb_snap_cache *c);
  * known. Copies key and value. Returns 0 or -1. */
 int cfdb_snap_insert_key(cfdb_snap_cache *c, cfdb_bytes key, const cfdb_bytes *value);
 /* What a range read learnt: storage holds exactly rows (ascending) in [begin, end).
- * Only the part of the range not known yet is added. Copies what it keeps.
- * Returns 0 or -1. */
+ * Only the part of the range not known yet is added. Copies what it keeps, unless `owned`:
+ * then the rows, their array and their bytes already live in the cache's arena and are kept
+ * as they are. Returns 0 or -1. */
 int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const cfdb_key_value *rows,
-                           size_t n);
+                           size_t n, bool owned);
 
 typedef enum cfdb_snap_seg_type {
     CFDB_SNAP_UNKNOWN = 0,

@@ -384,7 +384,21 @@ static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     /* NativeAPI asserts a reply with `more` carries rows; a server that breaks it is not
      * followed into a loop */
     bool more = rep.more && rep.data.count > 0;
-    rc = cfdb_native_range_reply(o->nr, rep.data.items, rep.data.count, more);
+    if (o->through) {
+        rc = cfdb_native_range_reply(o->nr, rep.data.items, rep.data.count, more);
+    } else {
+        /* the rows go straight into the snapshot cache's arena (mu guards it) */
+        cfdb_txn *tx = o->tx;
+        pthread_mutex_lock(&tx->mu);
+        if (atomic_load(&tx->gen) != o->gen) {
+            pthread_mutex_unlock(&tx->mu);
+            op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+            return;
+        }
+        rc = cfdb_native_range_reply(o->nr, rep.data.items, rep.data.count, more);
+        o->nr->result.rows_in_cache_arena = true;
+        pthread_mutex_unlock(&tx->mu);
+    }
     if (rc) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
@@ -543,8 +557,8 @@ static void read_step(op *o)
     int rc = cfdb_ryw_read_advance(o->rr);
     if (rc == CFDB_RYW_NEED_READ) {
         pthread_mutex_unlock(&tx->mu);
-        cfdb_native_range_start(o->nr, &o->f->arena, o->rr->req_begin, o->rr->req_end, o->rr->req_limits,
-                                o->rr->req_reverse);
+        cfdb_native_range_start(o->nr, &o->f->arena, &tx->ryw.arena, o->rr->req_begin, o->rr->req_end,
+                                o->rr->req_limits, o->rr->req_reverse);
         o->replica = 0;
         native_step(o);
         return;
@@ -598,7 +612,8 @@ void txn_read_have_version(cfdb_waiter *w, int error, int64_t version)
         if (o->kind == OP_GET_KEY) {
             native_key_start(o, o->sel0);
         } else {
-            cfdb_native_range_start(o->nr, &o->f->arena, o->begin_sel, o->end_sel, o->rlimits, o->reverse);
+            cfdb_native_range_start(o->nr, &o->f->arena, &o->f->arena, o->begin_sel, o->end_sel, o->rlimits,
+                                    o->reverse);
             native_step(o);
         }
         return;

@@ -147,7 +147,7 @@ static int run(cfdb_ryw_read *r, const bool *store, int *requests)
     int rc;
     cfdb_native_range nr; /* its result is read by the next advance */
     while ((rc = cfdb_ryw_read_advance(r)) == CFDB_RYW_NEED_READ) {
-        cfdb_native_range_start(&nr, r->arena, r->req_begin, r->req_end, r->req_limits, r->req_reverse);
+        cfdb_native_range_start(&nr, r->arena, r->arena, r->req_begin, r->req_end, r->req_limits, r->req_reverse);
         int s;
         while ((s = cfdb_native_range_next(&nr)) != CFDB_NR_DONE) {
             if (s == CFDB_NR_NEED_KEYS) {
@@ -165,6 +165,9 @@ static int run(cfdb_ryw_read *r, const bool *store, int *requests)
             }
             assert_int_equal(cfdb_native_range_reply(&nr, rows, n, more), 0);
         }
+        /* the rows were copied into the arena the cache uses: it keeps them as they are, as
+         * the client does */
+        nr.result.rows_in_cache_arena = r->arena == r->cache->arena;
         cfdb_ryw_read_feed(r, &nr.result);
     }
     return rc;
@@ -297,7 +300,7 @@ static void test_request_limits(void **state)
                         cfdb_first_greater_or_equal(B("b")), cfdb_range_limits_make(-1, 80000), false);
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
     cfdb_native_range nr;
-    cfdb_native_range_start(&nr, &a, r.req_begin, r.req_end, r.req_limits, false);
+    cfdb_native_range_start(&nr, &a, &a, r.req_begin, r.req_end, r.req_limits, false);
     assert_int_equal(cfdb_native_range_next(&nr), CFDB_NR_NEED_LOCATION);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, 80000);
@@ -306,7 +309,7 @@ static void test_request_limits(void **state)
     cfdb_ryw_read_range(&r, &cache, NULL, &a, B("\xff"), cfdb_first_greater_or_equal(B("c")),
                         cfdb_first_greater_or_equal(B("d")), cfdb_range_limits_make(10, -1), false);
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
-    cfdb_native_range_start(&nr, &a, r.req_begin, r.req_end, r.req_limits, false);
+    cfdb_native_range_start(&nr, &a, &a, r.req_begin, r.req_end, r.req_limits, false);
     cfdb_native_range_next(&nr);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, 10);
@@ -315,7 +318,7 @@ static void test_request_limits(void **state)
     cfdb_ryw_read_range(&r, &cache, NULL, &a, B("\xff"), cfdb_first_greater_or_equal(B("e")),
                         cfdb_first_greater_or_equal(B("f")), cfdb_range_limits_make(5, -1), true);
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
-    cfdb_native_range_start(&nr, &a, r.req_begin, r.req_end, r.req_limits, true);
+    cfdb_native_range_start(&nr, &a, &a, r.req_begin, r.req_end, r.req_limits, true);
     cfdb_native_range_next(&nr);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, -5);
@@ -323,7 +326,7 @@ static void test_request_limits(void **state)
     cfdb_ryw_read_range(&r, &cache, NULL, &a, B("\xff"), cfdb_first_greater_or_equal(B("g")),
                         cfdb_first_greater_or_equal(B("h")), cfdb_range_limits_make(-1, 4096), false);
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
-    cfdb_native_range_start(&nr, &a, r.req_begin, r.req_end, r.req_limits, false);
+    cfdb_native_range_start(&nr, &a, &a, r.req_begin, r.req_end, r.req_limits, false);
     cfdb_native_range_next(&nr);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, 80000);
@@ -334,7 +337,7 @@ static void test_request_limits(void **state)
     assert_true(r.req_reverse);
     assert_true(cfdb_bytes_eq(r.req_end.key, B("k")));
     assert_int_equal(r.req_end.offset, 1);
-    cfdb_native_range_start(&nr, &a, r.req_begin, r.req_end, r.req_limits, true);
+    cfdb_native_range_start(&nr, &a, &a, r.req_begin, r.req_end, r.req_limits, true);
     cfdb_native_range_next(&nr);
     cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
     assert_int_equal(nr.req_limit, -1);
@@ -349,7 +352,7 @@ static void test_request_limits(void **state)
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
     assert_int_equal(r.req_limits.bytes, 100);
     cfdb_key_value row_b = { B("b"), B("v") };
-    cfdb_native_result first = { &row_b, 1, true, false, false, false, { NULL, 0 } };
+    cfdb_native_result first = { &row_b, 1, true, false, false, false, { NULL, 0 }, false };
     cfdb_ryw_read_feed(&r, &first);
     assert_int_equal(cfdb_ryw_read_advance(&r), CFDB_RYW_NEED_READ);
     assert_true(cfdb_bytes_eq(r.req_begin.key, cfdb_bytes_make("b\0", 2)));
