@@ -28,6 +28,11 @@ typedef struct location_request {
     uint8_t *key;
     uint32_t key_len;
     bool reverse;
+    /* a range lookup (getKeyRangeLocations): [key, end) with its shard limit; end == NULL
+     * for a single key's (getKeyLocation: no end, LOCATION_LIMIT) */
+    uint8_t *end;
+    uint32_t end_len;
+    int32_t limit;
     struct location_request *next;
 } location_request;
 
@@ -937,6 +942,7 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
     /* commit_proxy_memory_limit_exceeded and lost requests: the caller retries */
     cfdb_waiter *list = lr->waiters;
     free(lr->key);
+    free(lr->end);
     free(lr);
     while (list) {
         cfdb_waiter *w = list;
@@ -946,11 +952,15 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
     cfdb_db_unref(db);
 }
 
-void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w)
+/* Asks a commit proxy for the shards of [key, end) (end NULL: the shard of key alone, as
+ * getKeyLocation asks with no end) and caches them. An identical lookup in flight is shared. */
+static void fetch_locations(cfdb_db *db, cfdb_bytes key, const cfdb_bytes *end, int32_t limit, bool reverse,
+                            int64_t read_version, cfdb_waiter *w)
 {
-    /* share an identical lookup already in flight */
     for (location_request *lr = db->locating; lr; lr = lr->next) {
-        if (lr->reverse == reverse && cfdb_bytes_eq(cfdb_bytes_make(lr->key, lr->key_len), key)) {
+        if (lr->reverse == reverse && lr->limit == limit && (lr->end != NULL) == (end != NULL) &&
+            cfdb_bytes_eq(cfdb_bytes_make(lr->key, lr->key_len), key) &&
+            (!end || cfdb_bytes_eq(cfdb_bytes_make(lr->end, lr->end_len), *end))) {
             w->next = lr->waiters;
             lr->waiters = w;
             return;
@@ -962,14 +972,26 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
         return;
     }
     location_request *lr = calloc(1, sizeof *lr);
-    if (!lr) {
+    uint8_t *k = lr ? malloc(key.len ? key.len : 1) : NULL;
+    uint8_t *e = k && end ? malloc(end->len ? end->len : 1) : NULL;
+    if (!lr || !k || (end && !e)) {
+        free(lr);
+        free(k);
         w->fn(w, CFDB_ERR_INTERNAL_ERROR, 0);
         return;
     }
     lr->db = db;
-    lr->key = malloc(key.len ? key.len : 1);
-    memcpy(lr->key, key.ptr, key.len);
-    lr->key_len = key.len;
+    lr->key = k;
+    if (key.len)
+        memcpy(lr->key, key.ptr, key.len);
+    lr->key_len = (uint32_t)key.len;
+    if (end) {
+        lr->end = e;
+        if (end->len)
+            memcpy(lr->end, end->ptr, end->len);
+        lr->end_len = (uint32_t)end->len;
+    }
+    lr->limit = limit;
     lr->reverse = reverse;
     lr->waiters = w;
     w->next = NULL;
@@ -979,7 +1001,11 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
     cfdb_get_key_server_locations_request req;
     memset(&req, 0, sizeof req);
     req.begin = key;
-    req.limit = LOCATION_LIMIT;
+    if (end) {
+        req.end.present = true;
+        req.end.value = *end;
+    }
+    req.limit = limit;
     req.reverse = reverse;
     req.tenant.tenantId = -1;
     req.minTenantVersion = read_version > 0 ? read_version : -2; /* else latestVersion */
@@ -990,6 +1016,33 @@ void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t r
                                       on_location_reply, lr);
     if (!id)
         on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
+}
+
+void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w)
+{
+    fetch_locations(db, key, NULL, LOCATION_LIMIT, reverse, read_version, w);
+}
+
+void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
+                                   int64_t read_version, cfdb_waiter *w)
+{
+    fetch_locations(db, begin, &end, limit, false, read_version, w);
+}
+
+bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit)
+{
+    /* DatabaseContext::getCachedLocations: every shard from begin's to the one holding the key
+     * before end is cached, with no gap, or `limit` of them are */
+    const cfdb_shard *s = cfdb_db_cached_shard(db, begin, false);
+    for (int32_t n = 1; s; n++) {
+        if (n >= limit || cfdb_bytes_cmp(s->end, end) >= 0)
+            return true;
+        size_t i = (size_t)(s - db->shards) + 1;
+        if (i >= db->nshards || !cfdb_bytes_eq(db->shards[i].begin, s->end))
+            return false;
+        s = &db->shards[i];
+    }
+    return false;
 }
 
 /* ---- database-level operations: a future, the database, a step on the network thread ---- */

@@ -94,6 +94,13 @@ const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse
 /* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0).
  * read_version (0 if unknown) goes in minTenantVersion, as NativeAPI sends it. */
 void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w);
+/* getKeyRangeLocations' request: the shards of [begin, end), at most limit of them, cached as
+ * they come (GetKeyServerLocationsRequest with that end and limit). w->fn(w, error, 0). */
+void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
+                                   int64_t read_version, cfdb_waiter *w);
+/* Whether the cache holds the shards of [begin, end) with no gap, or the first limit of them
+ * (getCachedLocations): then getKeyRangeLocations asks nothing. begin < end. */
+bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit);
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
 /* 0, or the error a read at this version fails with before any request (network thread). */

@@ -237,13 +237,31 @@ static void split_deliver(op *o)
     op_finish(o, 0);
 }
 
-/* The shard holding o->key, or NULL after starting a location lookup. */
+/* The shard holding o->key, or NULL after starting a location lookup. Estimated sizes and
+ * split points first get the locations of the whole rest of the range as libfdb_c does
+ * (getKeyRangeLocations: nothing is asked when the cache covers it, else one
+ * GetKeyServerLocationsRequest with the range's end): getStorageMetricsLargeKeyRange with
+ * limit INT_MAX and, without a tenant, latestVersion (NativeAPI.actor.cpp 7815-7835);
+ * getRangeSplitPoints with CLIENT_KNOBS->TOO_MANY and the read version if there is one
+ * (NativeAPI.actor.cpp 8153-8170, 3288-3305). */
+#define RANGE_SIZE_LOCATION_LIMIT 2147483647 /* std::numeric_limits<int>::max() */
+#define SPLIT_POINTS_LOCATION_LIMIT 1000000  /* CLIENT_KNOBS->TOO_MANY */
 static const cfdb_shard *shard_or_locate(op *o)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
+    cfdb_db *db = o->tx->db;
+    if (o->kind == OP_ESTIMATE_SIZE || o->kind == OP_SPLIT_POINTS) {
+        int32_t limit = o->kind == OP_ESTIMATE_SIZE ? RANGE_SIZE_LOCATION_LIMIT : SPLIT_POINTS_LOCATION_LIMIT;
+        if (!cfdb_db_range_cached(db, o->key, o->end_key, limit)) {
+            o->w.fn = located;
+            cfdb_db_fetch_range_locations(db, o->key, o->end_key, limit,
+                                          o->kind == OP_ESTIMATE_SIZE ? 0 : o->tx->read_version, &o->w);
+            return NULL;
+        }
+    }
+    const cfdb_shard *s = cfdb_db_cached_shard(db, o->key, false);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(db, o->key, false, o->tx->read_version, &o->w);
     }
     return s;
 }

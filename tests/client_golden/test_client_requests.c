@@ -83,10 +83,6 @@
     "get_addresses_for_key: libfdb_c reads \\xff/serverTag/, \\xff/keyServers/<key> and "         \
     "\\xff/serverList/<id> in a transaction (GRV, 2 GetKeyValues, GetValue; "                     \
     "getAddressesForKeyActor, NativeAPI:5707-5745), cfdb answers from its location cache (issue 9)"
-#define RANGE_SIZE_LOCATIONS                                                               \
-    "estimated range size: libfdb_c asks the locations of [g/, g0) with limit INT_MAX "    \
-    "(getStorageMetricsLargeKeyRange, NativeAPI:7825-7828); cfdb sends begin only, limit " \
-    "100 (issue 9)"
 #define STATUS_COORDINATORS                                                                   \
     "status json: libfdb_c also checks each coordinator (GetLeaderRequest with no known "     \
     "leader, ProtocolInfoRequest; fdbclient/StatusClient.actor.cpp:317-337) and re-asks the " \
@@ -98,8 +94,6 @@ static const struct {
     const char *signature;
     const char *reason;
 } k_known_different[] = {
-    { "metrics", "operation", "GetKeyServerLocationsRequest.end", RANGE_SIZE_LOCATIONS },
-    { "metrics", "operation", "GetKeyServerLocationsRequest.limit", RANGE_SIZE_LOCATIONS },
     { "metrics", "operation", "missing:GetReadVersionRequest", ADDRESSES_FOR_KEY },
     { "metrics", "operation", "missing:GetKeyValuesRequest", ADDRESSES_FOR_KEY },
     { "metrics", "operation", "missing:GetValueRequest", ADDRESSES_FOR_KEY },
