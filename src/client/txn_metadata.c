@@ -1,7 +1,8 @@
 #define _GNU_SOURCE
 /* Operations that read cluster metadata rather than data: \xff\xff/status/json (through the
  * coordinators' leader and the cluster controller's status endpoint), the addresses of a
- * key's storage servers, estimated range sizes (WaitMetrics) and split points (SplitRange).
+ * key's storage servers (started here, read in txn_addresses.c), estimated range sizes
+ * (WaitMetrics) and split points (SplitRange).
  * All run on the network thread with the operation machinery of transaction.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
+#include "txn_addresses.h"
 #include "txn_internal.h"
 
 #define METRICS_RETRY_NS 10000000ull
@@ -163,30 +165,6 @@ static void status_start(op *o)
         status_deliver(o, cfdb_bytes_make("", 0), false);
 }
 
-/* ---------- addresses of a key's storage servers ---------- */
-
-static void addresses_deliver(op *o, const cfdb_shard *s)
-{
-    const char **items = cfdb_arena_alloc(&o->f->arena, (size_t)(s->nservers ? s->nservers : 1) * sizeof *items);
-    if (!items) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    for (int i = 0; i < s->nservers; i++) {
-        char buf[80];
-        cfdb_peer_address(s->servers[i].peer, buf, sizeof buf);
-        char *copy = cfdb_arena_dup(&o->f->arena, buf, strlen(buf) + 1);
-        if (!copy) {
-            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-            return;
-        }
-        items[i] = copy;
-    }
-    o->f->r.strings.items = items;
-    o->f->r.strings.count = s->nservers;
-    op_finish(o, 0);
-}
-
 /* ---------- estimated size and split points, one shard at a time ---------- */
 
 static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len);
@@ -275,10 +253,6 @@ static void metadata_step(op *o)
     const cfdb_shard *s = shard_or_locate(o);
     if (!s)
         return;
-    if (o->kind == OP_ADDRESSES) {
-        addresses_deliver(o, s);
-        return;
-    }
     /* the part of [key, end) inside this shard */
     cfdb_key_range keys = { o->key, cfdb_bytes_cmp(s->end, o->end_key) < 0 ? s->end : o->end_key };
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -396,8 +370,10 @@ void cfdb_metadata_op_start(op *o)
         return;
     }
     switch (o->kind) {
-    case OP_STATUS:
     case OP_ADDRESSES:
+        cfdb_addresses_op_start(o); /* txn_addresses.c */
+        break;
+    case OP_STATUS:
     case OP_ESTIMATE_SIZE:
     case OP_SPLIT_POINTS:
         metadata_step(o);
