@@ -15,7 +15,7 @@ static const cfdb_bytes top_key = { (const uint8_t *)"\xff\xff", 2 };
 void cfdb_ryw_init(cfdb_ryw *r)
 {
     memset(r, 0, sizeof *r);
-    cfdb_arena_init(&r->arena);
+    cfdb_arena_init_with(&r->arena, r->arena_mem, sizeof r->arena_mem);
     cfdb_write_map_init(&r->wm, &r->arena);
     cfdb_snap_init(&r->cache, &r->arena);
     cfdb_read_conflicts_init(&r->reads, &r->arena);

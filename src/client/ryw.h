@@ -17,6 +17,10 @@
 
 typedef struct cfdb_ryw {
     cfdb_arena arena;
+    /* the arena's first block, inside the transaction object: writes and a range read of a
+     * hundred rows (cached in the snapshot cache) fit without a malloc, even for a transaction
+     * object used for the first time */
+    uint64_t arena_mem[2048];
     cfdb_write_map wm;
     cfdb_snap_cache cache; /* what the transaction read: later reads of it need no request */
     cfdb_read_conflicts reads;
