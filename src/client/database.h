@@ -117,6 +117,18 @@ void cfdb_db_apply_defaults(cfdb_db *db, void *tx, int (*apply)(void *tx, int op
 cfdb_peer *cfdb_db_coordinator(cfdb_db *db);
 const char *cfdb_db_cluster_key(const cfdb_db *db);
 
+/* \xff\xff/status/json's coordinator work (network thread). A status read keeps the leader
+ * monitor running (started by the first, stopped 120 s after the last): one GetLeaderRequest
+ * long poll per coordinator. */
+void cfdb_db_status_monitor(cfdb_db *db);
+/* w->fn(w, 0, 0) once the monitor knows the leader, or an error after 2 s without one. */
+void cfdb_db_status_leader_wait(cfdb_db *db, cfdb_waiter *w);
+/* The leader's serializedInfo (valid until the loop runs again: copy it), or false. */
+bool cfdb_db_status_leader(cfdb_db *db, cfdb_bytes *serialized_info, bool *forward);
+/* Checks every coordinator (GetLeaderRequest, then ProtocolInfoRequest each); w->fn(w, 0, 1)
+ * when a majority answered GetLeader (quorum_reachable), w->fn(w, 0, 0) otherwise. */
+void cfdb_db_check_coordinators(cfdb_db *db, cfdb_waiter *w);
+
 /* The most recent committed version this client has seen (for causality of watches). */
 int64_t cfdb_db_last_seen_version(const cfdb_db *db);
 void cfdb_db_note_version(cfdb_db *db, int64_t v);

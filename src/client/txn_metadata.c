@@ -116,25 +116,17 @@ static void on_status_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     status_deliver(o, copy, true);
 }
 
-static void on_leader_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+/* The cluster controller's databaseStatus endpoint from the leader's serializedInfo (an 8-byte
+ * protocol version, then ClusterControllerClientInterface): StatusRequest to it. */
+static void status_request(op *o, cfdb_bytes info)
 {
-    op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    cfdb_get_leader_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    if (error || fb_decode(&cfdb_msg_get_leader_reply, msg, len, &rep, &err, &o->f->arena) || err ||
-        !rep.leader.present || rep.leader.value.forward || rep.leader.value.serializedInfo.len <= 8) {
-        status_deliver(o, cfdb_bytes_make("", 0), !error);
+    if (info.len <= 8) {
+        status_deliver(o, cfdb_bytes_make("", 0), true);
         return;
     }
-    /* serializedInfo: an 8-byte protocol version, then the interface message */
-    cfdb_bytes info = rep.leader.value.serializedInfo;
     cfdb_cluster_controller_client_interface cc;
     memset(&cc, 0, sizeof cc);
-    if (fb_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, info.len - 8, &cc, NULL,
+    if (fb_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, (uint32_t)(info.len - 8), &cc, NULL,
                   &o->f->arena)) {
         status_deliver(o, cfdb_bytes_make("", 0), true);
         return;
@@ -150,19 +142,51 @@ static void on_leader_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
         status_deliver(o, cfdb_bytes_make("", 0), true);
 }
 
+/* statusFetcherImpl: with a quorum of coordinators reachable, the cluster section comes from
+ * the cluster controller the leader monitor found (waiting at most 2 s for it). */
+static void status_have_leader(cfdb_waiter *w, int error, int64_t v)
+{
+    (void)v;
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    cfdb_bytes info;
+    bool forward = false;
+    if (error || !cfdb_db_status_leader(o->tx->db, &info, &forward) || forward) {
+        status_deliver(o, cfdb_bytes_make("", 0), true);
+        return;
+    }
+    /* copied: the monitor may replace it while the request is out */
+    cfdb_bytes copy;
+    if (cfdb_arena_dup_bytes(&o->f->arena, info, &copy)) {
+        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        return;
+    }
+    status_request(o, copy);
+}
+
+static void status_checked(cfdb_waiter *w, int error, int64_t quorum_reachable)
+{
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error || !quorum_reachable) {
+        status_deliver(o, cfdb_bytes_make("", 0), false);
+        return;
+    }
+    o->w.fn = status_have_leader;
+    cfdb_db_status_leader_wait(o->tx->db, &o->w);
+}
+
+/* StatusClient::statusFetcher (fdbclient/StatusClient.actor.cpp 612-633): the database's
+ * leader monitor for status runs (its GetLeaderRequest per coordinator goes first), then the
+ * coordinators check (clientCoordinatorsStatusFetcher: GetLeaderRequest and
+ * ProtocolInfoRequest to each), then the StatusRequest. database.c does the coordinator work. */
 static void status_start(op *o)
 {
-    cfdb_get_leader_request req;
-    memset(&req, 0, sizeof req);
-    req.key = cfdb_bytes_str(cfdb_db_cluster_key(o->tx->db));
-    cfdb_peer *coordinator = cfdb_db_coordinator(o->tx->db);
-    o->request = coordinator ? cfdb_client_request(o->tx->cl, coordinator,
-                                                   cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
-                                                   &cfdb_msg_get_leader_request, &req, &req.reply.token,
-                                                   on_leader_reply, o)
-                             : 0;
-    if (!o->request)
-        status_deliver(o, cfdb_bytes_make("", 0), false);
+    cfdb_db_status_monitor(o->tx->db);
+    o->w.fn = status_checked;
+    cfdb_db_check_coordinators(o->tx->db, &o->w);
 }
 
 /* ---------- estimated size and split points, one shard at a time ---------- */
