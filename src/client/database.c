@@ -134,6 +134,7 @@ struct cfdb_db {
     uint64_t sm_last_fetch_ns;
     cfdb_timer sm_idle, sm_retry, sm_wait;
     cfdb_waiter *sm_waiters;
+    struct coord_check *checks; /* coordinators checks in flight (some wait for a name lookup) */
 
     /* shard locations, sorted by begin */
     cfdb_shard *shards;
@@ -165,6 +166,7 @@ static void gc_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void send_global_config(cfdb_db *db);
 static void status_monitor_init(cfdb_db *db);
 static void status_monitor_stop(cfdb_db *db);
+static void check_resolved(cfdb_db *db, int index, bool ok);
 
 /* Coordinators from a parsed connection string; hostnames stay unresolved until used. */
 static int install_coordinators(cfdb_db *db, const cfdb_cluster_string *cs)
@@ -225,6 +227,7 @@ static void resolve_done(void *arg)
             }
             k->resolved = true;
         }
+        check_resolved(db, job->index, job->ok);
         /* the discovery waiting for this coordinator goes on, or moves on (lookup_failed) */
         if (db->poll_waiting_dns && db->coordinator_index == job->index) {
             db->poll_waiting_dns = false;
@@ -1722,6 +1725,8 @@ static void on_sm_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 static void sm_send(cfdb_db *db, int i)
 {
     const cfdb_network_address *addr = coordinator_address(db, i);
+    if (!addr)
+        start_resolve(db, i); /* a hostname: asked once resolved (the retry below) */
     cfdb_peer *p = addr ? cfdb_client_peer(db->cl, addr) : NULL;
     struct sm_ctx *c = p ? malloc(sizeof *c) : NULL;
     if (!c) {
@@ -1848,11 +1853,18 @@ struct coord_check {
     check_req reqs[2 * MAX_COORDINATORS];
     bool answered[2 * MAX_COORDINATORS];
     bool quorum;              /* both majorities reached: the extra time runs */
+    bool waiting_dns[MAX_COORDINATORS]; /* a hostname being resolved: asked once it is */
     cfdb_timer deadline, extra;
+    coord_check *next;        /* db->checks */
 };
 
 static void check_finish(coord_check *c)
 {
+    for (coord_check **pp = &c->db->checks; *pp; pp = &(*pp)->next)
+        if (*pp == c) {
+            *pp = c->next;
+            break;
+        }
     cfdb_loop *loop = cfdb_client_loop(c->db->cl);
     cfdb_loop_timer_cancel(loop, &c->deadline);
     cfdb_loop_timer_cancel(loop, &c->extra);
@@ -1919,6 +1931,60 @@ static void on_check_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     check_progress(c);
 }
 
+/* Sends coordinator i's request of the given pass (0 GetLeader, 1 ProtocolInfo); false if it
+ * could not go. */
+static bool check_send(coord_check *c, int pass, int i)
+{
+    cfdb_db *db = c->db;
+    int slot = pass * c->n + i;
+    check_req *r = &c->reqs[slot];
+    r->c = c;
+    r->leader = pass == 0;
+    r->index = i;
+    const cfdb_network_address *addr = coordinator_address(db, i);
+    cfdb_peer *p = addr ? cfdb_client_peer(db->cl, addr) : NULL;
+    if (!p)
+        return false;
+    if (r->leader) {
+        cfdb_get_leader_request req;
+        memset(&req, 0, sizeof req);
+        req.key = cfdb_bytes_str(db->cluster_key);
+        c->requests[slot] = cfdb_client_request(db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                                                &cfdb_msg_get_leader_request, &req, &req.reply.token, on_check_reply,
+                                                r);
+    } else {
+        cfdb_protocol_info_request req;
+        memset(&req, 0, sizeof req);
+        c->requests[slot] = cfdb_client_request(db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_PROTOCOL_INFO),
+                                                &cfdb_msg_protocol_info_request, &req, &req.reply.token,
+                                                on_check_reply, r);
+    }
+    if (!c->requests[slot])
+        return false;
+    c->pending++;
+    return true;
+}
+
+/* A coordinator's name was looked up: the checks waiting for it ask it now (retryGetReplyFromHostname
+ * resolves, then sends), or count it unreachable. */
+static void check_resolved(cfdb_db *db, int index, bool ok)
+{
+    coord_check *c = db->checks;
+    while (c) {
+        coord_check *next = c->next;
+        if (index < c->n && c->waiting_dns[index]) {
+            c->waiting_dns[index] = false;
+            c->pending -= 2; /* the two requests counted while the name was looked up */
+            if (ok) {
+                check_send(c, 0, index);
+                check_send(c, 1, index);
+            }
+            check_progress(c); /* may finish c */
+        }
+        c = next;
+    }
+}
+
 void cfdb_db_check_coordinators(cfdb_db *db, cfdb_waiter *w)
 {
     coord_check *c = calloc(1, sizeof *c);
@@ -1932,34 +1998,19 @@ void cfdb_db_check_coordinators(cfdb_db *db, cfdb_waiter *w)
     cfdb_db_ref(db);
     cfdb_timer_init(&c->deadline, check_timer, c);
     cfdb_timer_init(&c->extra, check_timer, c);
+    c->next = db->checks;
+    db->checks = c;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < c->n; i++) {
-            int slot = pass * c->n + i;
-            check_req *r = &c->reqs[slot];
-            r->c = c;
-            r->leader = pass == 0;
-            r->index = i;
-            const cfdb_network_address *addr = coordinator_address(db, i);
-            cfdb_peer *p = addr ? cfdb_client_peer(db->cl, addr) : NULL;
-            if (!p)
+            if (!coordinator_address(db, i)) {
+                /* a hostname not resolved yet: both its requests wait for the lookup */
+                if (pass == 0 && start_resolve(db, i)) {
+                    c->waiting_dns[i] = true;
+                    c->pending += 2;
+                }
                 continue;
-            if (r->leader) {
-                cfdb_get_leader_request req;
-                memset(&req, 0, sizeof req);
-                req.key = cfdb_bytes_str(db->cluster_key);
-                c->requests[slot] = cfdb_client_request(db->cl, p,
-                                                        cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
-                                                        &cfdb_msg_get_leader_request, &req, &req.reply.token,
-                                                        on_check_reply, r);
-            } else {
-                cfdb_protocol_info_request req;
-                memset(&req, 0, sizeof req);
-                c->requests[slot] = cfdb_client_request(db->cl, p, cfdb_well_known_token(CFDB_WLTOKEN_PROTOCOL_INFO),
-                                                        &cfdb_msg_protocol_info_request, &req, &req.reply.token,
-                                                        on_check_reply, r);
             }
-            if (c->requests[slot])
-                c->pending++;
+            check_send(c, pass, i);
         }
     if (c->pending == 0) {
         check_finish(c);
