@@ -44,10 +44,7 @@ typedef struct addr_state {
     uint32_t nsrc, next;
     const char **addrs;
     cfdb_bytes list_key; /* \xff/serverList/<src[next]> */
-    /* NativeAPI getKey, for getRange's fallback */
-    bool key_mode, have_begin;
-    cfdb_bytes fallback_begin;
-    cfdb_key_selector sel;
+    cfdb_bytes key;      /* the key asked about (the range reads use o->key meanwhile) */
 } addr_state;
 
 static addr_state *state_of(op *o)
@@ -55,9 +52,7 @@ static addr_state *state_of(op *o)
     return (addr_state *)(void *)o->nr;
 }
 
-static void step(op *o);
 static void list_step(op *o);
-static void key_step(op *o);
 
 static void add_cost(op *o, uint64_t bytes)
 {
@@ -77,15 +72,7 @@ static void resume_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     op *o = arg;
     if (op_abandoned(o))
         return;
-    addr_state *st = state_of(o);
-    if (st->stage == STAGE_SERVER_LIST)
-        list_step(o);
-    else if (st->key_mode)
-        key_step(o);
-    else {
-        cfdb_native_range_retry(&st->nr);
-        step(o);
-    }
+    list_step(o);
 }
 
 /* A storage server failed or no longer holds the key: forget its location, try again later
@@ -103,17 +90,10 @@ static void located(cfdb_waiter *w, int error, int64_t v)
     op *o = (op *)w;
     if (op_abandoned(o))
         return;
-    if (error) {
+    if (error)
         op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, resume_fire);
-        return;
-    }
-    addr_state *st = state_of(o);
-    if (st->stage == STAGE_SERVER_LIST)
-        list_step(o);
-    else if (st->key_mode)
-        key_step(o);
     else
-        step(o);
+        list_step(o);
 }
 
 /* ---------- 4. \xff/serverList/<id>: GetValueRequest per source server ---------- */
@@ -320,14 +300,13 @@ static int decode_key_servers(op *o, cfdb_bytes v)
 
 /* ---------- 2, 3. NativeAPI getRange ---------- */
 
+static void range_done(op *o);
+
 static void start_range(op *o, cfdb_bytes key, cfdb_bytes end_key, int32_t rows)
 {
-    addr_state *st = state_of(o);
     cfdb_key_selector b = { key, true, 0 };     /* lastLessOrEqual */
     cfdb_key_selector e = { end_key, true, 1 }; /* firstGreaterThan */
-    cfdb_native_range_start(&st->nr, &o->f->arena, &o->f->arena, b, e, cfdb_range_limits_make(rows, -1), false);
-    o->replica = 0;
-    step(o);
+    txn_native_read(o, b, e, cfdb_range_limits_make(rows, -1), false, range_done);
 }
 
 static void range_done(op *o)
@@ -343,15 +322,15 @@ static void range_done(op *o)
         st->ntags = res->n;
         st->stage = STAGE_KEY_SERVERS;
         static const char prefix[] = "\xff/keyServers/";
-        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + o->key.len + 1);
+        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + st->key.len + 1);
         if (!k) {
             op_finish(o, CFDB_ERR_INTERNAL_ERROR);
             return;
         }
         memcpy(k, prefix, sizeof prefix - 1);
-        if (o->key.len)
-            memcpy(k + sizeof prefix - 1, o->key.ptr, o->key.len);
-        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + o->key.len);
+        if (st->key.len)
+            memcpy(k + sizeof prefix - 1, st->key.ptr, st->key.len);
+        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + st->key.len);
         start_range(o, ks, ks, 1);
         return;
     }
@@ -371,187 +350,6 @@ static void range_done(op *o)
         deliver(o);
     else
         list_step(o);
-}
-
-static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
-{
-    op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    addr_state *st = state_of(o);
-    if (error) {
-        relocate(o, st->nr.loc_key, st->nr.loc_backward);
-        return;
-    }
-    cfdb_get_key_values_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = fb_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &o->f->arena);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (!rc && e == CFDB_ERR_WRONG_SHARD_SERVER) {
-        cfdb_db_invalidate(o->tx->db, st->nr.loc_key, st->nr.loc_backward);
-        cfdb_native_range_wrong_shard(&st->nr);
-        step(o);
-        return;
-    }
-    if (rc || storage_error_relocates(e)) {
-        relocate(o, st->nr.loc_key, st->nr.loc_backward);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
-    if (cfdb_native_range_reply(&st->nr, rep.data.items, rep.data.count, rep.more && rep.data.count > 0)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    step(o);
-}
-
-static void send_range(op *o, const cfdb_shard *s)
-{
-    addr_state *st = state_of(o);
-    cfdb_bytes sb, se;
-    if (cfdb_arena_dup_bytes(&o->f->arena, s->begin, &sb) || cfdb_arena_dup_bytes(&o->f->arena, s->end, &se)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    cfdb_native_range_located(&st->nr, sb, se);
-    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
-    cfdb_get_key_values_request req;
-    memset(&req, 0, sizeof req);
-    req.begin = st->nr.req_begin;
-    req.end = st->nr.req_end;
-    req.version = o->tx->read_version;
-    req.limit = st->nr.req_limit;
-    req.limitBytes = st->nr.req_limit_bytes;
-    req.tenantInfo.tenantId = -1;
-    req.ssLatestCommitVersions = cfdb_version_vector_empty();
-    o->request = cfdb_client_request(o->tx->cl, server->peer,
-                                     cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY_VALUES),
-                                     &cfdb_msg_get_key_values_request, &req, &req.reply.token, on_range_reply, o);
-    if (!o->request)
-        relocate(o, st->nr.loc_key, st->nr.loc_backward);
-}
-
-/* NativeAPI getKey for getRangeFallback: GetKeyRequest until the selector is resolved. */
-static bool sel_backward(const addr_state *st)
-{
-    return !st->sel.orEqual && st->sel.offset <= 0;
-}
-
-static void key_resolved(op *o)
-{
-    addr_state *st = state_of(o);
-    st->key_mode = false;
-    if (!st->have_begin) {
-        st->have_begin = true;
-        st->fallback_begin = st->sel.key;
-        st->key_mode = true;
-        st->sel = st->nr.orig_end;
-        key_step(o);
-        return;
-    }
-    st->have_begin = false;
-    cfdb_native_range_keys(&st->nr, st->fallback_begin, st->sel.key);
-    step(o);
-}
-
-static void on_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
-{
-    op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    addr_state *st = state_of(o);
-    if (error) {
-        relocate(o, st->sel.key, sel_backward(st));
-        return;
-    }
-    cfdb_get_key_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = fb_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || storage_error_relocates(e)) {
-        relocate(o, st->sel.key, sel_backward(st));
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
-    if (cfdb_arena_dup_bytes(&o->f->arena, rep.sel.key, &st->sel.key)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    st->sel.orEqual = rep.sel.orEqual;
-    st->sel.offset = rep.sel.offset;
-    if (st->sel.offset == 0 && st->sel.orEqual)
-        key_resolved(o);
-    else
-        key_step(o);
-}
-
-static void key_step(op *o)
-{
-    addr_state *st = state_of(o);
-    static const cfdb_bytes all_end = { (const uint8_t *)"\xff\xff", 2 };
-    if (cfdb_bytes_eq(st->sel.key, all_end)) {
-        if (st->sel.offset > 0) {
-            key_resolved(o);
-            return;
-        }
-        st->sel.orEqual = false;
-    } else if (st->sel.key.len == 0 && st->sel.offset <= 0) {
-        key_resolved(o);
-        return;
-    }
-    bool backward = sel_backward(st);
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, st->sel.key, backward);
-    if (!s) {
-        o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, st->sel.key, backward, o->tx->read_version, &o->w);
-        return;
-    }
-    const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
-    cfdb_get_key_request req;
-    memset(&req, 0, sizeof req);
-    req.sel = st->sel;
-    req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
-    req.ssLatestCommitVersions = cfdb_version_vector_empty();
-    o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
-                                     &cfdb_msg_get_key_request, &req, &req.reply.token, on_key_reply, o);
-    if (!o->request)
-        relocate(o, st->sel.key, backward);
-}
-
-static void step(op *o)
-{
-    addr_state *st = state_of(o);
-    switch (cfdb_native_range_next(&st->nr)) {
-    case CFDB_NR_NEED_LOCATION:
-    case CFDB_NR_NEED_REQUEST: {
-        const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, st->nr.loc_key, st->nr.loc_backward);
-        if (!s) {
-            o->w.fn = located;
-            cfdb_db_fetch_location(o->tx->db, st->nr.loc_key, st->nr.loc_backward, o->tx->read_version, &o->w);
-            return;
-        }
-        send_range(o, s);
-        return;
-    }
-    case CFDB_NR_NEED_KEYS:
-        st->key_mode = true;
-        st->have_begin = false;
-        st->sel = st->nr.orig_begin;
-        key_step(o);
-        return;
-    default: range_done(o); return;
-    }
 }
 
 /* ---------- 1. the read version ---------- */
@@ -579,6 +377,7 @@ void cfdb_addresses_op_start(op *o)
         return;
     }
     memset(st, 0, sizeof *st);
+    st->key = o->key;
     o->nr = &st->nr;
     o->w.fn = have_version;
     txn_need_read_version(o->tx, &o->w);

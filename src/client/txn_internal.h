@@ -144,6 +144,7 @@ struct op {
     cfdb_range_limits rlimits;
     cfdb_ryw_read *rr;          /* get_key / get_range through read-your-writes */
     cfdb_native_range *nr;      /* the NativeAPI getRange in flight */
+    void (*native_done_hook)(op *o); /* txn_native_read's caller, when the range is read */
                                 /* (both in the future's arena, made when the read starts) */
     bool fallback_have_begin;
     cfdb_bytes fallback_begin;
@@ -191,6 +192,12 @@ static inline bool is_metadata_version_key(cfdb_bytes key)
 void txn_get_have_version(cfdb_waiter *w, int error, int64_t version);  /* get (txn_read.c) */
 void txn_read_have_version(cfdb_waiter *w, int error, int64_t version); /* get_key, get_range */
 void txn_commit_begin(op *o);                                          /* txn_commit.c */
+/* A NativeAPI getRange for an operation reading system keys outside read-your-writes (rows
+ * in the future's arena, no snapshot cache), with getRange's relocation and fallback;
+ * done(o) runs with o->nr->result. o->nr must point at the operation's storage for it, and
+ * o->key is used for relocation meanwhile (txn_read.c). */
+void txn_native_read(op *o, cfdb_key_selector begin, cfdb_key_selector end, cfdb_range_limits limits, bool reverse,
+                     void (*done)(op *o));
 /* The versionstamp future and the watches end with the commit (txn_commit.c, txn_watch.c). */
 void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only);
 void txn_start_watches(cfdb_txn *tx, int error);

@@ -195,7 +195,8 @@ static void relocate_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     switch (o->kind) {
     case OP_GET: get_send(o, o->tx->read_version); break;
     case OP_GET_RANGE:
-    case OP_GET_KEY: read_resume(o); break;
+    case OP_GET_KEY:
+    case OP_ADDRESSES: read_resume(o); break;
     default: break;
     }
 }
@@ -457,6 +458,16 @@ static void native_step(op *o)
     }
 }
 
+void txn_native_read(op *o, cfdb_key_selector begin, cfdb_key_selector end, cfdb_range_limits limits, bool reverse,
+                     void (*done)(op *o))
+{
+    o->through = true;
+    o->native_done_hook = done;
+    cfdb_native_range_start(o->nr, &o->f->arena, &o->f->arena, begin, end, limits, reverse);
+    o->replica = 0;
+    native_step(o);
+}
+
 /* ---------- RYW reads: the snapshot cache and local writes over NativeAPI reads ---------- */
 
 /* Copies the answer out of the transaction's memory into the future's (mu held). */
@@ -519,6 +530,10 @@ static void deliver_rows(op *o, const cfdb_key_value *rows, size_t n, bool more,
  * it is the answer. */
 static void native_done(op *o)
 {
+    if (o->native_done_hook) {
+        o->native_done_hook(o);
+        return;
+    }
     const cfdb_native_result *res = &o->nr->result;
     if (o->through) {
         /* RYW readThrough: rows at or past the readable end are dropped */

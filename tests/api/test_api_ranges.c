@@ -619,6 +619,38 @@ static void test_ten_thousand_keys(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* get_addresses_for_key reads \xff/serverTag/, \xff/keyServers/<key> and \xff/serverList/ in the
+ * transaction (libfdb_c's getAddressesForKeyActor): in every shard it names the server of the
+ * cluster file (one process here), with its port. */
+static void test_addresses_for_key_in_every_shard(void **state)
+{
+    (void)state;
+    const char *keys[] = { "", "big/0100", "big/03000", "big/09999", "s/a", "s/c", "s/n", "s/z", "zzz" };
+    FILE *f = fopen(g_env.server.cluster_file, "r");
+    assert_non_null(f);
+    char line[512] = { 0 };
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    const char *at = strchr(line, '@');
+    assert_non_null(at);
+    char want[128];
+    snprintf(want, sizeof want, "%.*s", (int)strcspn(at + 1, ",\n"), at + 1);
+    FDBTransaction *tr = api_tr();
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        FDBFuture *fut = fdb_transaction_get_addresses_for_key(tr, (const uint8_t *)keys[i], (int)strlen(keys[i]));
+        assert_int_equal(api_wait(fut), 0);
+        const char **addrs;
+        int n;
+        assert_int_equal(fdb_future_get_string_array(fut, &addrs, &n), 0);
+        assert_true(n >= 1);
+        for (int j = 0; j < n; j++)
+            if (strcmp(addrs[j], want) != 0)
+                fail_msg("key '%s': address %s, the server is at %s", keys[i], addrs[j], want);
+        fdb_future_destroy(fut);
+    }
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -637,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_get_key_last_less_or_equal),
         cmocka_unit_test(test_get_key_database_edges),
         cmocka_unit_test(test_ranges_across_shards),
+        cmocka_unit_test(test_addresses_for_key_in_every_shard),
         cmocka_unit_test(test_get_key_backward_or_equal_multi_shard),
         cmocka_unit_test(test_ten_thousand_keys),
     };
