@@ -34,6 +34,20 @@
 #include "snap_cache.h"
 #include "write_map.h"
 
+/* Limits as GetRangeLimits: rows / bytes < 0 mean unlimited; min_rows is 1 for
+ * limits built from (rows, bytes). */
+typedef struct cfdb_range_limits {
+    int32_t rows;
+    int32_t bytes;
+    int32_t min_rows;
+} cfdb_range_limits;
+
+static inline cfdb_range_limits cfdb_range_limits_make(int32_t rows, int32_t bytes)
+{
+    cfdb_range_limits l = { rows, bytes, 1 };
+    return l;
+}
+
 /* What a NativeAPI getRange returned (RangeResult with its flags). */
 typedef struct cfdb_native_result {
     const cfdb_key_value *rows; /* in read order (descending for a reverse read) */

@@ -263,18 +263,14 @@ static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
 static void get_key_step(op *o)
 {
     /* the ends of the key space resolve without asking */
-    static const cfdb_bytes all_end = { (const uint8_t *)"\xff\xff", 2 };
-    if (cfdb_bytes_eq(o->key, all_end)) {
-        if (o->offset > 0) {
-            o->key = all_end;
-            native_key_done(o);
-            return;
-        }
-        o->or_equal = false;
-    } else if (o->key.len == 0 && o->offset <= 0) {
+    cfdb_key_selector sel = { o->key, o->or_equal, o->offset };
+    cfdb_bytes end_key;
+    if (cfdb_sel_native_shortcut(&sel, &end_key)) {
+        o->key = end_key;
         native_key_done(o);
         return;
     }
+    o->or_equal = sel.orEqual;
     bool backward = selector_backward(o);
     const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, backward);
     if (!s) {

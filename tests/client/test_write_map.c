@@ -12,6 +12,9 @@
 
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
+#include "key_selector.h"
+#include "native_range.h"
+#include "ryw_read.h"
 #include "write_map.h"
 
 #define B(s) cfdb_bytes_str(s)
@@ -161,36 +164,105 @@ static const int atomic_types[] = { CFDB_MUT_ADD_VALUE, CFDB_MUT_OR, CFDB_MUT_XO
                                     CFDB_MUT_APPEND_IF_FITS, CFDB_MUT_COMPARE_AND_CLEAR, CFDB_MUT_AND,
                                     CFDB_MUT_MIN };
 
-/* Reads [b, e) through the iterator, feeding storage rows from `store` in random chunks. */
-static int run_range(cfdb_write_map *wm, const model *store, cfdb_bytes b, cfdb_bytes e, bool reverse,
-                     cfdb_range_limits lim, cfdb_arena *out, cfdb_wm_range_iter *it)
+/* ---- range reads through the client's read-your-writes engine (ryw_read.c over
+ * native_range.c), against `store` as a storage server holding one shard ["", "\xff\xff"):
+ * it resolves selectors as findKey does (wrong_shard_server when a selector needs keys
+ * outside the shard), and may answer with fewer rows than asked (more). Two system keys
+ * above every test key stand for the ones every database holds. ---- */
+
+typedef struct range_result {
+    const cfdb_key_value *rows;
+    size_t count;
+    bool more;
+} range_result;
+
+static const char *const k_system_keys[] = { "\xff/a", "\xff/b" };
+
+/* the i-th key of store + system keys */
+static cfdb_bytes store_key(const model *store, size_t i)
 {
-    cfdb_wm_range_start(it, wm, b, e, reverse, lim, out);
-    /* rows live in a buffer freed before the next feed, as a network reply would */
-    cfdb_key_value *chunk = NULL;
-    mkv *copies = NULL;
-    int rc;
-    int guard = 0;
-    while ((rc = cfdb_wm_range_advance(it)) == CFDB_WM_RANGE_NEED_STORAGE) {
-        assert_true(++guard < 100000);
-        size_t lo = model_lb(store, it->req_begin), hi = model_lb(store, it->req_end);
-        size_t avail = hi - lo;
-        size_t take = avail ? 1 + rnd((uint32_t)avail) : 0;
-        if (rnd(3) == 0)
-            take = avail;
-        free(chunk);
-        free(copies);
-        chunk = calloc(take ? take : 1, sizeof *chunk);
-        copies = calloc(take ? take : 1, sizeof *copies);
-        for (size_t i = 0; i < take; i++) {
-            copies[i] = reverse ? store->items[hi - 1 - i] : store->items[lo + i];
-            chunk[i].key = cfdb_bytes_make(copies[i].k, copies[i].klen);
-            chunk[i].value = cfdb_bytes_make(copies[i].v, copies[i].vlen);
+    if (i < store->n)
+        return cfdb_bytes_make(store->items[i].k, store->items[i].klen);
+    return cfdb_bytes_str(k_system_keys[i - store->n]);
+}
+
+/* findKey inside the one shard: false for wrong_shard_server; *out = store->n + 2 means the
+ * end of the shard */
+static bool store_resolve(const model *store, cfdb_key_selector sel, size_t *out)
+{
+    size_t total = store->n + 2, first = 0;
+    while (first < total && (sel.orEqual ? cfdb_bytes_cmp(store_key(store, first), sel.key) <= 0
+                                         : cfdb_bytes_cmp(store_key(store, first), sel.key) < 0))
+        first++;
+    if (sel.offset > 0) {
+        size_t want = (size_t)sel.offset;
+        if (first + want - 1 < total) {
+            *out = first + want - 1;
+            return true;
         }
-        cfdb_wm_range_feed(it, chunk, take, take < avail);
+        *out = total;
+        return first + want - 1 == total; /* firstGreaterOrEqual(shard end) */
     }
-    free(chunk);
-    free(copies);
+    size_t back = (size_t)(1 - sel.offset);
+    if (back > first)
+        return false;
+    *out = first - back;
+    return true;
+}
+
+static int run_range(cfdb_write_map *wm, const model *store, cfdb_bytes b, cfdb_bytes e, bool reverse,
+                     cfdb_range_limits lim, cfdb_arena *out, range_result *res)
+{
+    cfdb_snap_cache cache;
+    assert_int_equal(cfdb_snap_init(&cache, out), 0);
+    cfdb_ryw_read r;
+    cfdb_ryw_read_range(&r, &cache, wm, out, B("\xff"), cfdb_first_greater_or_equal(b), cfdb_first_greater_or_equal(e),
+                        lim, reverse);
+    cfdb_native_range nr;
+    cfdb_key_value *rows = calloc(store->n + 2, sizeof *rows);
+    int rc, guard = 0;
+    while ((rc = cfdb_ryw_read_advance(&r)) == CFDB_RYW_NEED_READ) {
+        cfdb_native_range_start(&nr, out, out, r.req_begin, r.req_end, r.req_limits, r.req_reverse);
+        int st;
+        while ((st = cfdb_native_range_next(&nr)) != CFDB_NR_DONE) {
+            assert_true(++guard < 100000);
+            if (st == CFDB_NR_NEED_KEYS) {
+                size_t bi, ei;
+                cfdb_bytes bk = store_resolve(store, nr.orig_begin, &bi) && bi < store->n + 2
+                                    ? store_key(store, bi)
+                                    : (nr.orig_begin.offset > 0 ? B("\xff\xff") : B(""));
+                cfdb_bytes ek = store_resolve(store, nr.orig_end, &ei) && ei < store->n + 2
+                                    ? store_key(store, ei)
+                                    : (nr.orig_end.offset > 0 ? B("\xff\xff") : B(""));
+                cfdb_native_range_keys(&nr, bk, ek);
+                continue;
+            }
+            cfdb_native_range_located(&nr, B(""), B("\xff\xff"));
+            size_t lo, hi;
+            if (!store_resolve(store, nr.req_begin, &lo) || !store_resolve(store, nr.req_end, &hi)) {
+                cfdb_native_range_wrong_shard(&nr);
+                continue;
+            }
+            size_t avail = hi > lo ? hi - lo : 0;
+            size_t limit = (size_t)(nr.req_limit < 0 ? -nr.req_limit : nr.req_limit);
+            size_t take = avail < limit ? avail : limit;
+            if (take > 1 && rnd(3) == 0)
+                take = 1 + rnd((uint32_t)take); /* a server may stop early */
+            for (size_t i = 0; i < take; i++) {
+                size_t idx = nr.req_limit < 0 ? hi - 1 - i : lo + i;
+                rows[i].key = store_key(store, idx);
+                rows[i].value = idx < store->n ? cfdb_bytes_make(store->items[idx].v, store->items[idx].vlen)
+                                               : B("sys");
+            }
+            assert_int_equal(cfdb_native_range_reply(&nr, rows, take, take < avail), 0);
+        }
+        nr.result.rows_in_cache_arena = true; /* copied into `out`, the cache's arena */
+        cfdb_ryw_read_feed(&r, &nr.result);
+    }
+    free(rows);
+    res->rows = r.rows;
+    res->count = r.n;
+    res->more = r.more;
     return rc;
 }
 
@@ -199,14 +271,13 @@ static void check_range(cfdb_write_map *wm, const model *store, const model *vie
 {
     cfdb_arena out;
     cfdb_arena_init(&out);
-    cfdb_wm_range_iter it;
+    range_result it;
     int rc = run_range(wm, store, b, e, reverse, lim, &out, &it);
     if (unreadable_ok && rc == CFDB_ERR_ACCESSED_UNREADABLE) {
-        cfdb_wm_range_free(&it);
         cfdb_arena_free(&out);
         return;
     }
-    assert_int_equal(rc, CFDB_WM_RANGE_DONE);
+    assert_int_equal(rc, CFDB_RYW_DONE);
     /* expected rows */
     size_t lo = cfdb_bytes_cmp(b, e) < 0 ? model_lb(view, b) : 0;
     size_t hi = cfdb_bytes_cmp(b, e) < 0 ? model_lb(view, e) : 0;
@@ -252,7 +323,6 @@ static void check_range(cfdb_write_map *wm, const model *store, const model *vie
             assert_true(it.count >= 1); /* early stop */
         }
     }
-    cfdb_wm_range_free(&it);
     cfdb_arena_free(&out);
 }
 
@@ -599,15 +669,13 @@ static void test_versionstamps(void **state)
     assert_int_equal(cfdb_write_map_lookup(&wm, B("a"), &v), CFDB_WM_VALUE);
     cfdb_arena out;
     cfdb_arena_init(&out);
-    cfdb_wm_range_iter it;
+    range_result it;
     model empty = { 0 };
     assert_int_equal(run_range(&wm, &empty, B("p"), B("q"), false, cfdb_range_limits_make(-1, -1), &out, &it),
                      CFDB_ERR_ACCESSED_UNREADABLE);
-    cfdb_wm_range_free(&it);
     assert_int_equal(run_range(&wm, &empty, B(""), B("b"), false, cfdb_range_limits_make(-1, -1), &out, &it),
-                     CFDB_WM_RANGE_DONE);
+                     CFDB_RYW_DONE);
     assert_int_equal(it.count, 1);
-    cfdb_wm_range_free(&it);
     cfdb_arena_free(&out);
     cfdb_mutation *m;
     cfdb_key_range *w;
