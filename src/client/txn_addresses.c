@@ -176,12 +176,9 @@ static void list_step(op *o)
     memcpy(k, prefix, sizeof prefix - 1);
     memcpy(k + sizeof prefix - 1, uid, 16);
     st->list_key = cfdb_bytes_make(k, sizeof prefix - 1 + 16);
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, st->list_key, false);
-    if (!s) {
-        o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, st->list_key, false, o->tx->read_version, &o->w);
+    const cfdb_shard *s = txn_shard_or_locate(o, st->list_key, false, located);
+    if (!s)
         return;
-    }
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     cfdb_get_value_request req;
     memset(&req, 0, sizeof req);

@@ -196,6 +196,10 @@ void txn_commit_begin(op *o);                                          /* txn_co
  * in the future's arena, no snapshot cache), with getRange's relocation and fallback;
  * done(o) runs with o->nr->result. o->nr must point at the operation's storage for it, and
  * o->key is used for relocation meanwhile (txn_read.c). */
+/* The cached shard holding key (backward: the one ending at it), or NULL after asking for
+ * its location at the transaction's read version: `located` runs with the answer
+ * (txn_read.c). */
+const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward, void (*located)(cfdb_waiter *w, int error, int64_t value));
 void txn_native_read(op *o, cfdb_key_selector begin, cfdb_key_selector end, cfdb_range_limits limits, bool reverse,
                      void (*done)(op *o));
 /* The versionstamp future and the watches end with the commit (txn_commit.c, txn_watch.c). */

@@ -95,14 +95,21 @@ static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     get_deliver(o, rep.value.present, rep.value.value);
 }
 
+const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward, void (*located)(cfdb_waiter *w, int error, int64_t value))
+{
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, key, backward);
+    if (!s) {
+        o->w.fn = located;
+        cfdb_db_fetch_location(o->tx->db, key, backward, o->tx->read_version, &o->w);
+    }
+    return s;
+}
+
 static void get_send(op *o, int64_t version)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
-    if (!s) {
-        o->w.fn = get_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
+    const cfdb_shard *s = txn_shard_or_locate(o, o->key, false, get_located);
+    if (!s)
         return;
-    }
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     cfdb_get_value_request req;
     memset(&req, 0, sizeof req);
@@ -272,12 +279,9 @@ static void get_key_step(op *o)
     }
     o->or_equal = sel.orEqual;
     bool backward = selector_backward(o);
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, backward);
-    if (!s) {
-        o->w.fn = get_key_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, backward, o->tx->read_version, &o->w);
+    const cfdb_shard *s = txn_shard_or_locate(o, o->key, backward, get_key_located);
+    if (!s)
         return;
-    }
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     cfdb_get_key_request req;
     memset(&req, 0, sizeof req);
@@ -437,13 +441,9 @@ static void native_step(op *o)
     switch (cfdb_native_range_next(o->nr)) {
     case CFDB_NR_NEED_LOCATION:
     case CFDB_NR_NEED_REQUEST: {
-        const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->nr->loc_key, o->nr->loc_backward);
-        if (!s) {
-            o->w.fn = range_located;
-            cfdb_db_fetch_location(o->tx->db, o->nr->loc_key, o->nr->loc_backward, o->tx->read_version, &o->w);
-            return;
-        }
-        native_send(o, s);
+        const cfdb_shard *s = txn_shard_or_locate(o, o->nr->loc_key, o->nr->loc_backward, range_located);
+        if (s)
+            native_send(o, s);
         return;
     }
     case CFDB_NR_NEED_KEYS:

@@ -137,12 +137,9 @@ static void watch_located(cfdb_waiter *w, int error, int64_t v)
 
 static void watch_step(op *o)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
-    if (!s) {
-        o->w.fn = watch_located;
-        cfdb_db_fetch_location(o->tx->db, o->key, false, o->tx->read_version, &o->w);
+    const cfdb_shard *s = txn_shard_or_locate(o, o->key, false, watch_located);
+    if (!s)
         return;
-    }
     const cfdb_endpoint_ref *server = &s->servers[0];
     if (!o->watch_have_value) {
         cfdb_get_value_request get;
