@@ -33,6 +33,16 @@ static const char usage[] =
     "  --tls-password PW        password of an encrypted key\n"
     "  --tls-verify-peers RULES FoundationDB's verify-peers rules for clients (default Check.Valid=1)\n"
     "                           (cfdb-certs DIR makes a throwaway CA and certificates to try it)\n"
+    "  --max-connections N      connections at once (default: descriptor limit - 32); more are\n"
+    "                           accepted and closed at once\n"
+    "  --memory-budget BYTES    input and output buffers across connections (default 512 MiB)\n"
+    "  --conn-out-budget BYTES  replies waiting for one client before its requests are not read\n"
+    "                           (default 8 MiB)\n"
+    "  --knob_connection_monitor_idle_timeout S, --knob_connection_monitor_incoming_idle_multiplier X,\n"
+    "  --knob_connection_monitor_timeout S\n"
+    "                           FlowTransport's knobs (180, 1.2, 2): a client silent for\n"
+    "                           idle_timeout x multiplier is pinged and closed without an answer\n"
+    "                           within timeout; a new connection has timeout to say ConnectPacket\n"
     "  --help                   this text\n"
     "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
     "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
@@ -216,6 +226,44 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--tls-verify-peers")) {
             NEED_ARG;
             cfg.tls_verify_peers = v;
+        } else if (!strcmp(a, "--max-connections")) {
+            NEED_ARG;
+            cfg.max_connections = atoi(v);
+            if (cfg.max_connections < 1) {
+                fprintf(stderr, "cfdb-server: --max-connections must be at least 1\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--memory-budget") || !strcmp(a, "--conn-out-budget")) {
+            NEED_ARG;
+            char *end;
+            unsigned long long n = strtoull(v, &end, 10);
+            if (*end || n < 65536) {
+                fprintf(stderr, "cfdb-server: %s needs a number of bytes (at least 65536)\n", a);
+                return 2;
+            }
+            if (a[2] == 'm')
+                cfg.memory_budget = n;
+            else
+                cfg.conn_out_budget = n;
+        } else if (!strncmp(a, "--knob_connection_monitor_", 26) || !strncmp(a, "--knob-connection-monitor-", 26)) {
+            NEED_ARG;
+            char *end;
+            double x = strtod(v, &end);
+            const char *k = a + 26;
+            if (*end || !(x > 0)) {
+                fprintf(stderr, "cfdb-server: %s needs a positive number\n", a);
+                return 2;
+            }
+            if (!strcmp(k, "idle_timeout") || !strcmp(k, "idle-timeout"))
+                cfg.connection_monitor_idle_timeout = x;
+            else if (!strcmp(k, "incoming_idle_multiplier") || !strcmp(k, "incoming-idle-multiplier"))
+                cfg.connection_monitor_incoming_idle_multiplier = x;
+            else if (!strcmp(k, "timeout"))
+                cfg.connection_monitor_timeout = x;
+            else {
+                fprintf(stderr, "cfdb-server: unknown knob %s\n", a);
+                return 2;
+            }
         } else {
             fprintf(stderr, "cfdb-server: unknown option %s (try --help)\n", a);
             return 2;
