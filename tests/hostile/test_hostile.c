@@ -257,7 +257,7 @@ static void test_never_reading_client(void **state)
 {
     (void)state;
     sp_proc p;
-    start(&p, "/tmp/nr.log", 0, (const char *const[]){ "--storage-servers", "1", NULL });
+    start(&p, NULL, 0, (const char *const[]){ "--storage-servers", "1", NULL });
     wc w;
     cfdb_arena a;
     cfdb_arena_init(&a);
@@ -528,13 +528,16 @@ static void test_descriptor_cap_refuses_cleanly(void **state)
 {
     (void)state;
     sp_proc p;
-    start(&p, NULL, 64, NULL);
+    char log[300];
+    snprintf(log, sizeof log, "%s/cap.log", g_dir);
+    start(&p, log, 64, NULL);
     int refused;
     double cpu = exhaust(&p, &refused);
     print_message("64 descriptors, %d connections held (cap from the limit): %.2f s CPU in 2 s, %d refused\n", HELD,
                   cpu, refused);
     assert_true(cpu < 0.4);
     assert_true(refused > 0 && refused < HELD);
+    assert_true(log_contains(log, "connection limit reached"));
     sp_kill9(&p);
 }
 
@@ -542,11 +545,15 @@ static void test_emfile_backs_off(void **state)
 {
     (void)state;
     sp_proc p;
-    start(&p, NULL, 64, (const char *const[]){ "--max-connections", "1000", NULL });
+    char log[300];
+    snprintf(log, sizeof log, "%s/emfile.log", g_dir);
+    start(&p, log, 64, (const char *const[]){ "--max-connections", "1000", NULL });
     int refused;
     double cpu = exhaust(&p, &refused);
     print_message("64 descriptors, %d connections held, accept hits EMFILE: %.2f s CPU in 2 s\n", HELD, cpu);
     assert_true(cpu < 0.4);
+    assert_true(refused > 0); /* refused at once with the spare descriptor, not left waiting */
+    assert_true(log_contains(log, "out of file descriptors"));
     sp_kill9(&p);
 }
 
