@@ -42,6 +42,21 @@
 #include "server_proc.h"
 #include "wire_client.h"
 
+/* Under AddressSanitizer freed memory waits in a quarantine (up to 256 MB) before it is
+ * reused, so the server's RSS does not fall when a buffer is freed and grows faster: the RSS
+ * bounds are looser there, and the release of a large frame's buffer is checked by
+ * tests/net/test_connection.c (the pool's count) instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 #define MS 1000000ull
 #define SEC 1000000000ull
 #define MB (1024.0 * 1024.0)
@@ -318,7 +333,7 @@ static void test_never_reading_client(void **state)
     print_message("never-reading client: sent %.1f MB of requests in 3 s; server RSS %.1f MB before, peak %.1f MB\n",
                   (double)sent / MB, base / 1024.0, peak / 1024.0);
     /* the outbound budget is 8 MB a connection; allow generously for the allocator */
-    assert_true(peak - base < 64 * 1024);
+    assert_true(peak - base < (UNDER_ASAN ? 160 : 64) * 1024);
     close(fd);
     free(block);
     free(f);
@@ -378,7 +393,8 @@ static void test_large_frame_accepted_then_released(void **state)
     long peak_after = rss_kb(p.pid);
     print_message("99 MB frame: server RSS %.1f MB before, %.1f MB after it was handled\n", base / 1024.0,
                   peak_after / 1024.0);
-    assert_true(peak_after - base < 32 * 1024);
+    if (!UNDER_ASAN)
+        assert_true(peak_after - base < 32 * 1024);
     assert_true(log_contains(log, "LargePacketReceived"));
     close(fd);
     sp_kill9(&p);
