@@ -120,7 +120,9 @@ static void start(sp_proc *p, const char *log, long max_fds, const char *const *
     sp_options o = { log, max_fds };
     if (log)
         unlink(log);
-    assert_int_equal(sp_start_ex(p, CFDB_SERVER_BIN, g_dir, NULL, extra, &o), 0);
+    /* CFDB_HOSTILE_SERVER_BIN: another build, e.g. to measure a server from before a change */
+    const char *bin = getenv("CFDB_HOSTILE_SERVER_BIN");
+    assert_int_equal(sp_start_ex(p, bin && *bin ? bin : CFDB_SERVER_BIN, g_dir, NULL, extra, &o), 0);
 }
 
 /* ---- raw sockets: a peer that does exactly what the test says ---- */
