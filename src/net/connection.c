@@ -536,14 +536,14 @@ static void tls_drain(cfdb_conn *c)
     while (!c->paused) {
         if (!grow_input(c))
             return;
-        long got = cfdb_tls_read(c->tls, c->in + c->in_len, c->in_cap - c->in_len);
-        if (got == 0)
-            break;
-        if (got < 0) {
+        size_t got;
+        if (cfdb_tls_read(c->tls, c->in + c->in_len, c->in_cap - c->in_len, &got)) {
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
-        c->in_len += (size_t)got;
+        if (got == 0)
+            break;
+        c->in_len += got;
         process_input(c);
         if (c->state == CONN_DEAD)
             return;
@@ -560,14 +560,13 @@ static void tls_input(cfdb_conn *c, const uint8_t *cipher, size_t n)
         return;
     }
     if (!cfdb_tls_established(c->tls)) {
-        int rc = cfdb_tls_handshake(c->tls);
-        if (rc < 0) {
+        if (cfdb_tls_handshake(c->tls)) {
             tls_push(c); /* best effort: the alert tells the peer why */
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
         flush_tls(c); /* handshake replies, then our ConnectPacket once established */
-        if (rc == 0 || c->state == CONN_DEAD)
+        if (!cfdb_tls_established(c->tls) || c->state == CONN_DEAD)
             return;
     }
     tls_drain(c);
@@ -630,7 +629,7 @@ static void on_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
         }
         c->state = CONN_HANDSHAKE;
         c->last_rx_ns = cfdb_loop_now_ns(loop);
-        if (c->tls && cfdb_tls_handshake(c->tls) < 0) { /* queues the ClientHello */
+        if (c->tls && cfdb_tls_handshake(c->tls)) { /* queues the ClientHello */
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
