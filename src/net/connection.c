@@ -154,27 +154,28 @@ static void conn_fail(cfdb_conn *c, int error)
         finalize_task(c); /* the loop is being torn down */
 }
 
-static int reserve_out(cfdb_conn *c, size_t more)
+/* Room for `more` bytes of output; false when out of memory. */
+static bool reserve_out(cfdb_conn *c, size_t more)
 {
     if (c->out_len + more <= c->out_cap)
-        return 0;
+        return true;
     if (c->out_off > 0) { /* slide unsent bytes to the front first */
         memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
         c->out_len -= c->out_off;
         c->out_off = 0;
         if (c->out_len + more <= c->out_cap)
-            return 0;
+            return true;
     }
     size_t cap = c->out_cap ? c->out_cap : OUT_MIN;
     while (cap < c->out_len + more)
         cap *= 2;
     uint8_t *nb = realloc(c->out, cap);
     if (!nb)
-        return -1;
+        return false;
     account(c, c->out_cap, cap);
     c->out = nb;
     c->out_cap = cap;
-    return 0;
+    return true;
 }
 
 /* After a burst has left: give the memory back. */
@@ -246,8 +247,8 @@ static void maybe_resume(cfdb_conn *c)
         c->resume_posted = true;
 }
 
-/* Writes queued ciphertext until the socket pushes back. 0, or -1 when the connection failed. */
-static int tls_push(cfdb_conn *c)
+/* Writes queued ciphertext until the socket pushes back. False when the connection failed. */
+static bool tls_push(cfdb_conn *c)
 {
     for (;;) {
         if (c->tls_out_off == c->tls_out_len) {
@@ -256,21 +257,21 @@ static int tls_push(cfdb_conn *c)
             if (c->tls_out_len == 0)
                 break;
         }
-        ssize_t n = cfdb_tcp_write(c->fd, c->tls_out + c->tls_out_off, c->tls_out_len - c->tls_out_off);
-        if (n == -EAGAIN) {
-            set_write_interest(c, true);
-            return 0;
-        }
-        if (n < 0) {
+        size_t n;
+        if (cfdb_tcp_write(c->fd, c->tls_out + c->tls_out_off, c->tls_out_len - c->tls_out_off, &n)) {
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
-            return -1;
+            return false;
+        }
+        if (n == 0) {
+            set_write_interest(c, true);
+            return true;
         }
         c->stats.writes++;
-        c->stats.bytes_out += (uint64_t)n;
-        c->tls_out_off += (size_t)n;
+        c->stats.bytes_out += n;
+        c->tls_out_off += n;
     }
     set_write_interest(c, false);
-    return 0;
+    return true;
 }
 
 static void flush_tls(cfdb_conn *c)
@@ -284,7 +285,7 @@ static void flush_tls(cfdb_conn *c)
         c->out_off = c->out_len = 0;
         shrink_out(c);
     }
-    if (tls_push(c))
+    if (!tls_push(c))
         return;
     if (c->close_after_flush && c->out_len == 0 && c->tls_out_off == c->tls_out_len)
         conn_fail(c, 0);
@@ -301,19 +302,19 @@ static void flush_now(cfdb_conn *c)
         return;
     }
     while (c->out_off < c->out_len) {
-        ssize_t n = cfdb_tcp_write(c->fd, c->out + c->out_off, c->out_len - c->out_off);
-        if (n == -EAGAIN) {
+        size_t n;
+        if (cfdb_tcp_write(c->fd, c->out + c->out_off, c->out_len - c->out_off, &n)) {
+            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
+            return;
+        }
+        if (n == 0) {
             set_write_interest(c, true);
             maybe_resume(c);
             return;
         }
-        if (n < 0) {
-            conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
-            return;
-        }
         c->stats.writes++;
-        c->stats.bytes_out += (uint64_t)n;
-        c->out_off += (size_t)n;
+        c->stats.bytes_out += n;
+        c->out_off += n;
     }
     c->out_off = c->out_len = 0;
     shrink_out(c);
@@ -355,7 +356,7 @@ static int queue_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_
     if (packet > CFDB_FRAME_PACKET_WARNING && warning_due(c))
         conn_log(c, "LargePacketSent: %llu bytes (warning above %u)", (unsigned long long)packet,
                  CFDB_FRAME_PACKET_WARNING);
-    if (reserve_out(c, head + len))
+    if (!reserve_out(c, head + len))
         return CFDB_WIRE_OUT_OF_MEMORY;
     uint8_t *frame = c->out + c->out_len;
     memcpy(frame + head, msg, len);
@@ -577,27 +578,28 @@ static void on_readable(cfdb_conn *c)
     while (!c->paused) {
         if (!c->tls && !grow_input(c))
             return;
-        ssize_t n = c->tls ? cfdb_tcp_read(c->fd, c->tls_in, READ_CHUNK)
-                           : cfdb_tcp_read(c->fd, c->in + c->in_len, c->in_cap - c->in_len);
-        if (n == -EAGAIN)
-            break;
-        if (n <= 0) {
+        size_t n;
+        int rc = c->tls ? cfdb_tcp_read(c->fd, c->tls_in, READ_CHUNK, &n)
+                        : cfdb_tcp_read(c->fd, c->in + c->in_len, c->in_cap - c->in_len, &n);
+        if (rc) {
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
+        if (n == 0)
+            break;
         c->stats.reads++;
-        c->stats.bytes_in += (uint64_t)n;
+        c->stats.bytes_in += n;
         c->last_rx_ns = cfdb_loop_now_ns(c->loop);
         c->quiet_pinged = false;
         if (c->tls) {
-            tls_input(c, c->tls_in, (size_t)n);
+            tls_input(c, c->tls_in, n);
         } else {
-            c->in_len += (size_t)n;
+            c->in_len += n;
             process_input(c);
         }
         if (c->state == CONN_DEAD)
             return;
-        if (!c->tls && (size_t)n < c->in_cap - c->in_len)
+        if (!c->tls && n < c->in_cap - c->in_len)
             break; /* short read: the socket is drained */
     }
 }
@@ -620,13 +622,13 @@ static void on_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     cfdb_conn *c = arg;
     if (c->state == CONN_CONNECTING) {
-        int rc = cfdb_tcp_connect_result(fd);
-        if (rc == -EINPROGRESS)
-            return;
-        if (rc != 0) {
+        bool connected;
+        if (cfdb_tcp_connect_result(fd, &connected)) {
             conn_fail(c, CFDB_WIRE_CONNECTION_FAILED);
             return;
         }
+        if (!connected)
+            return;
         c->state = CONN_HANDSHAKE;
         c->last_rx_ns = cfdb_loop_now_ns(loop);
         if (c->tls && cfdb_tls_handshake(c->tls)) { /* queues the ClientHello */
@@ -757,7 +759,7 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
     p.canonical_port = c->opt.canonical_port;
     p.canonical_ip4 = c->opt.canonical_ip4;
     p.connection_id = c->opt.connection_id;
-    if (reserve_out(c, CFDB_CONNECT_PACKET_SIZE)) {
+    if (!reserve_out(c, CFDB_CONNECT_PACKET_SIZE)) {
         discard(c);
         return NULL;
     }
@@ -782,11 +784,9 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
 cfdb_conn *cfdb_conn_connect(cfdb_loop *loop, const char *ip, uint16_t port, const cfdb_conn_options *opt,
                              const cfdb_conn_callbacks *cb, void *arg)
 {
-    int fd = cfdb_tcp_connect(ip, port);
-    if (fd < 0) {
-        errno = -fd;
-        return NULL;
-    }
+    int fd;
+    if (cfdb_tcp_connect(ip, port, &fd))
+        return NULL; /* errno says why */
     cfdb_conn *c = conn_new(loop, fd, CONN_CONNECTING, opt, cb, arg);
     if (!c) {
         close(fd);

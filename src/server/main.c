@@ -1,6 +1,7 @@
 /* cfdb-server command line. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,40 +82,41 @@ static int control_client(const char *port_s, int argc, char **argv)
     if (o + 2 >= sizeof line)
         return 2;
     line[o++] = '\n';
-    int fd = cfdb_tcp_connect("127.0.0.1", (uint16_t)atoi(port_s));
-    if (fd < 0) {
-        fprintf(stderr, "cfdb-server: cannot connect to control port %s: %s\n", port_s, strerror(-fd));
+    int fd;
+    if (cfdb_tcp_connect("127.0.0.1", (uint16_t)atoi(port_s), &fd)) {
+        fprintf(stderr, "cfdb-server: cannot connect to control port %s: %s\n", port_s, strerror(errno));
         return 1;
     }
     /* the socket is non-blocking: poll the connect, the write and the answer */
-    for (int i = 0; i < 5000 && cfdb_tcp_connect_result(fd) == -EINPROGRESS; i++)
+    bool connected = false;
+    int rc = 0;
+    for (int i = 0; i < 5000 && !(rc = cfdb_tcp_connect_result(fd, &connected)) && !connected; i++)
         usleep(1000);
-    if (cfdb_tcp_connect_result(fd) != 0) {
+    if (rc || !connected) {
         fprintf(stderr, "cfdb-server: cannot connect to control port %s\n", port_s);
         close(fd);
         return 1;
     }
     size_t done = 0;
     for (int i = 0; done < o && i < 5000; i++) {
-        ssize_t w = cfdb_tcp_write(fd, line + done, o - done);
-        if (w > 0)
-            done += (size_t)w;
-        else
+        size_t w;
+        if (cfdb_tcp_write(fd, line + done, o - done, &w))
+            break;
+        done += w;
+        if (w == 0)
             usleep(1000);
     }
     char ans[8192];
     size_t got = 0;
     for (int i = 0; i < 10000 && got < sizeof ans - 1; i++) {
-        ssize_t r = cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got);
-        if (r > 0) {
-            got += (size_t)r;
-            if (memchr(ans, '\n', got))
-                break;
-        } else if (r == 0) {
+        size_t r;
+        if (cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got, &r))
+            break; /* closed */
+        got += r;
+        if (memchr(ans, '\n', got))
             break;
-        } else {
+        if (r == 0)
             usleep(1000);
-        }
     }
     close(fd);
     ans[got] = 0;

@@ -224,17 +224,18 @@ static void out_of_descriptors(srv *s, int listen_fd, int err)
 {
     if (s->spare_fd >= 0) {
         close(s->spare_fd);
-        int cfd = cfdb_tcp_accept(listen_fd);
+        int cfd = CFDB_TCP_NO_FD;
+        cfdb_tcp_accept(listen_fd, &cfd);
         if (cfd >= 0)
             close(cfd);
         s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (cfd >= 0) {
-            refusal(s, err == -EMFILE ? "out of file descriptors (EMFILE)" : "out of file descriptors");
+            refusal(s, err == EMFILE ? "out of file descriptors (EMFILE)" : "out of file descriptors");
             return;
         }
     }
-    refusal(s, err == -ENFILE ? "system out of file descriptors (ENFILE): backing off"
-                              : "out of file descriptors: backing off");
+    refusal(s, err == ENFILE ? "system out of file descriptors (ENFILE): backing off"
+                             : "out of file descriptors: backing off");
     s->accept_backoff_ns = s->accept_backoff_ns ? s->accept_backoff_ns * 2 : ACCEPT_BACKOFF_MIN_NS;
     if (s->accept_backoff_ns > ACCEPT_BACKOFF_MAX_NS)
         s->accept_backoff_ns = ACCEPT_BACKOFF_MAX_NS;
@@ -248,15 +249,14 @@ static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
     srv *s = l->s;
     (void)events;
     for (int batch = 0; batch < ACCEPT_BATCH && !cfdb_timer_is_armed(&s->accept_timer); batch++) {
-        int cfd = cfdb_tcp_accept(fd);
-        if (cfd == -EMFILE || cfd == -ENFILE || cfd == -ENOBUFS || cfd == -ENOMEM) {
-            out_of_descriptors(s, fd, cfd);
-            continue;
+        int cfd;
+        if (cfdb_tcp_accept(fd, &cfd)) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                out_of_descriptors(s, fd, errno);
+            continue; /* else ECONNABORTED and the like: that one connection */
         }
-        if (cfd == -EAGAIN)
-            return;
         if (cfd < 0)
-            continue; /* ECONNABORTED and the like: that one connection */
+            return; /* none waiting */
         s->accept_backoff_ns = 0;
         if (s->nconns >= s->max_conns) {
             close(cfd); /* the peer sees the connection closed at once */
@@ -325,9 +325,9 @@ static int listener_open(srv *s, int i, uint16_t port)
 {
     srv_listener *l = &s->listeners[i];
     uint16_t bound = 0;
-    int fd = cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound);
-    if (fd < 0) {
-        fprintf(stderr, "cfdb-server: cannot listen on %s:%u: %s\n", s->cfg.listen_ip, port, strerror(-fd));
+    int fd;
+    if (cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound, &fd)) {
+        fprintf(stderr, "cfdb-server: cannot listen on %s:%u: %s\n", s->cfg.listen_ip, port, strerror(errno));
         return -1;
     }
     l->s = s;

@@ -435,8 +435,8 @@ typedef struct listener {
 static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     listener *l = arg;
-    int cfd = cfdb_tcp_accept(fd);
-    if (cfd < 0)
+    int cfd;
+    if (cfdb_tcp_accept(fd, &cfd) || cfd < 0)
         return;
     cfdb_conn_options opt = { .canonical_port = l->port, .canonical_ip4 = 0x7f000001, .tls = l->tls };
     opt.out_budget = l->out_budget;
@@ -459,8 +459,7 @@ static void test_connection_over_tls(void **state)
     cfdb_loop *loop = cfdb_loop_create();
     listener l = { 0 };
     l.tls = make_ctx(true, "server.pem", "server.key", "ca.pem", NULL);
-    l.fd = cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port);
-    assert_true(l.fd >= 0);
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port, &l.fd), 0);
     assert_int_equal(cfdb_loop_add_fd(loop, l.fd, CFDB_EV_READ, on_accept, &l), 0);
 
     cfdb_tls_ctx *cctx = make_ctx(false, "client.pem", "client.key", "ca.pem", "S.CN=cfdb-server");
@@ -574,8 +573,7 @@ static void test_back_pressure_over_tls(void **state)
     l.tls = make_ctx(true, "server.pem", "server.key", "ca.pem", NULL);
     l.out_budget = 32768;
     l.sndbuf = 4096;
-    l.fd = cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port);
-    assert_true(l.fd >= 0);
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port, &l.fd), 0);
     assert_int_equal(cfdb_loop_add_fd(loop, l.fd, CFDB_EV_READ, on_accept, &l), 0);
 
     cfdb_tls_ctx *cctx = make_ctx(false, "client.pem", "client.key", "ca.pem", NULL);

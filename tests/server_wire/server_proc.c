@@ -119,8 +119,8 @@ int sp_connect(wc *w, cfdb_loop *loop, const sp_proc *p, cfdb_arena *a)
 uint16_t sp_free_port(void)
 {
     uint16_t port = 0;
-    int fd = cfdb_tcp_listen("127.0.0.1", 0, 1, &port);
-    if (fd < 0)
+    int fd;
+    if (cfdb_tcp_listen("127.0.0.1", 0, 1, &port, &fd))
         return 0;
     close(fd);
     return port;
