@@ -326,9 +326,10 @@ static int listener_open(srv *s, int i, uint16_t port)
     srv_listener *l = &s->listeners[i];
     uint16_t bound = 0;
     int fd;
-    if (cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound, &fd)) {
+    int rc = cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound, &fd);
+    if (rc) {
         fprintf(stderr, "cfdb-server: cannot listen on %s:%u: %s\n", s->cfg.listen_ip, port, strerror(errno));
-        return -1;
+        return rc;
     }
     l->s = s;
     l->fd = fd;
@@ -337,7 +338,7 @@ static int listener_open(srv *s, int i, uint16_t port)
     if (cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, on_accept, l)) {
         close(fd);
         l->fd = -1;
-        return -1;
+        return CFDB_ERR_PLATFORM_ERROR;
     }
     return 0;
 }
@@ -362,15 +363,14 @@ void srv_drop_connections(srv *s, int listener)
 int srv_set_unreachable(srv *s, int listener, bool unreachable)
 {
     if (listener < 0 || listener >= s->nlisteners)
-        return -1;
+        return CFDB_ERR_INVALID_OPTION_VALUE;
     srv_listener *l = &s->listeners[listener];
     if (unreachable && !l->unreachable) {
         listener_close(s, listener);
         srv_drop_connections(s, listener);
         l->unreachable = true;
     } else if (!unreachable && l->unreachable) {
-        if (listener_open(s, listener, l->port))
-            return -1;
+        return listener_open(s, listener, l->port);
     }
     return 0;
 }
@@ -499,7 +499,7 @@ static int write_cluster_file(srv *s)
     FILE *f = fopen(tmp, "w");
     if (!f) {
         fprintf(stderr, "cfdb-server: cannot write %s: %s\n", tmp, strerror(errno));
-        return -1;
+        return CFDB_ERR_FILE_NOT_WRITABLE;
     }
     fprintf(f, "%s\n", cfdb_server_connection_string(s));
     fflush(f);
@@ -508,7 +508,7 @@ static int write_cluster_file(srv *s)
     if (rename(tmp, s->cfg.cluster_file)) {
         fprintf(stderr, "cfdb-server: cannot write %s: %s\n", s->cfg.cluster_file, strerror(errno));
         unlink(tmp);
-        return -1;
+        return CFDB_ERR_FILE_NOT_WRITABLE;
     }
     s->cluster_file_written = true;
     return 0;
