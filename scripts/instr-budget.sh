@@ -6,7 +6,9 @@
 # after the same warm-up, against a cfdb-server started here (not under valgrind). The
 # difference of the two instruction totals divided by the difference of the counts is the
 # client's instructions per transaction, both threads included, with start-up and shutdown
-# cancelled out. It is compared with tests/perf/instr-budgets.txt: more than the budget fails.
+# cancelled out. Lines named hot:PATH are the client's hot paths (tests/perf/hot_paths.c: encode a
+# GetValueRequest, decode its reply, merge a write map into a range read), counted per call
+# the same way. Each is compared with tests/perf/instr-budgets.txt: more than the budget fails.
 #
 #   scripts/instr-budget.sh            check (BUILD_DIR, default build, must be built)
 #   scripts/instr-budget.sh --update   write the measured counts + 15 % as the new budgets
@@ -24,7 +26,8 @@ update=0
 [[ ${1:-} == --update ]] && update=1
 
 command -v valgrind >/dev/null || { echo "instr-budget: valgrind not found (scripts/install-deps.sh)" >&2; exit 1; }
-for f in "$build/src/server/cfdb-server" "$build/bench/cfdb-bench" "$build/src/api/libcfdb.so"; do
+for f in "$build/src/server/cfdb-server" "$build/bench/cfdb-bench" "$build/src/api/libcfdb.so" \
+         "$build/tests/perf/cfdb-hot-paths"; do
     [[ -e $f ]] || { echo "instr-budget: $f is not built" >&2; exit 1; }
 done
 
@@ -50,15 +53,29 @@ worker() { # mode workload measured -> prints the instruction total
     --cluster-file "$dir/fdb.cluster" --out "$dir/pop" --workers 8 --keys 2000 > "$dir/pop.log" 2>&1 ||
     { cat "$dir/pop.log" >&2; exit 1; }
 
+hot() { # path n -> prints the instruction total of cfdb-hot-paths (one thread, no I/O)
+    local out=$dir/vg-hot.txt
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --log-file="$out" \
+        "$build"/tests/perf/cfdb-hot-paths "$1" "$2" ||
+        { echo "instr-budget: cfdb-hot-paths $1 $2 failed:" >&2; cat "$out" >&2; exit 1; }
+    sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\)$/\1/p' "$out" | tr -d ,
+}
+
 workloads=$(awk '!/^#/ && NF {print $1}' "$budgets")
 failed=0
 new=$dir/budgets.new
 sed -n '/^#/p' "$budgets" > "$new"
 printf '%-12s %12s %12s %8s\n' workload "instr/txn" budget ratio
 for wl in $workloads; do
-    a=$(worker run "$wl" "$lo")
-    b=$(worker run "$wl" "$hi")
-    per=$(( (b - a) / (hi - lo) ))
+    if [[ $wl == hot:* ]]; then  # a hot path, per call: 1,000 and 5,000 calls
+        a=$(hot "${wl#hot:}" 1000)
+        b=$(hot "${wl#hot:}" 5000)
+        per=$(( (b - a) / 4000 ))
+    else                         # a workload, per transaction
+        a=$(worker run "$wl" "$lo")
+        b=$(worker run "$wl" "$hi")
+        per=$(( (b - a) / (hi - lo) ))
+    fi
     budget=$(awk -v w="$wl" '$1 == w {print $2}' "$budgets")
     ratio=$(awk -v p="$per" -v b="$budget" 'BEGIN {printf "%.3f", p / b}')
     flag=""
