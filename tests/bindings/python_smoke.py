@@ -1486,7 +1486,7 @@ def check_layers_cross(db):
     inner = D.open(db, ("layers-c", "part", "inner"), layer=b"table")
     expect_eq(inner.get_path(), ("layers-c", "part", "inner"), "path through cfdb's partition")
     part = D.open(db, ("layers-c", "part"))
-    expect(inner.key().startswith(part.key()), "inner prefix inside the partition's prefix")
+    expect(inner.key().startswith(part.rawPrefix), "inner prefix inside the partition's prefix")
     expect(not D.exists(db, ("layers-c", "gone")), "cfdb's move removed the old name")
     expect_eq(db[inner.pack(("c-key",))], T.pack(("c-value", 42)), "data cfdb wrote in its directory")
     for top in ("layers-py", "layers-c"):
