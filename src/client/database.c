@@ -57,6 +57,11 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
         free(db);
         return rc;
     }
+    if (db_locations_init(db)) {
+        pthread_mutex_destroy(&db->opt_mu);
+        free(db);
+        return CFDB_ERR_PLATFORM_ERROR;
+    }
     db_discovery_init(db);
     db_grv_init(db);
     db_status_init(db);
@@ -102,6 +107,7 @@ static void db_free(void *arg)
     db_fail_list(&db->grv_batch, CFDB_ERR_OPERATION_CANCELLED);
     /* in-flight location/grv requests keep db alive through their own references */
     db_locations_free(db);
+    db_release_proxies(db);
     if (db->persist_pending)
         cfdb_cluster_string_free(&db->forwarded);
     free(db->cluster_file);
@@ -217,9 +223,19 @@ int cfdb_db_set_option(cfdb_db *db, int option, const uint8_t *value, int length
         atomic_store(&db->max_watches, (int)v);
         return 0;
     }
+    if (option == 10) { /* LOCATION_CACHE_SIZE: extractIntOption(value, 0, INT_MAX) */
+        int64_t v;
+        if (length != 8 || !value)
+            return CFDB_ERR_INVALID_OPTION_VALUE;
+        memcpy(&v, value, 8);
+        if (v < 0 || v > INT32_MAX)
+            return CFDB_ERR_INVALID_OPTION_VALUE;
+        atomic_store(&db->loc_max, (long long)v);
+        return 0;
+    }
     int txn_option = default_for(option);
     if (!txn_option)
-        return 0; /* location cache size, max watches, machine/datacenter ids...: accepted */
+        return 0; /* machine/datacenter ids...: accepted */
     if ((option >= 500 && option <= 503) && (length != 8 || !value))
         return CFDB_ERR_INVALID_OPTION_VALUE;
     pthread_mutex_lock(&db->opt_mu);

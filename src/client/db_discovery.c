@@ -180,24 +180,38 @@ const cfdb_network_address *db_coordinator_address(const cfdb_db *db, int i)
 /* ---- discovery ---- */
 
 
+void db_release_proxies(cfdb_db *db)
+{
+    for (int i = 0; i < db->ngrv; i++)
+        cfdb_peer_unref(db->grv[i].peer);
+    for (int i = 0; i < db->ncommit; i++)
+        cfdb_peer_unref(db->commit[i].peer);
+    db->ngrv = db->ncommit = 0;
+}
+
+/* The proxy lists hold a reference on their peers. */
 static void install_proxies(cfdb_db *db, const cfdb_client_db_info *info)
 {
-    db->ngrv = db->ncommit = 0;
+    db_release_proxies(db);
     for (uint32_t i = 0; i < info->grvProxies.count && db->ngrv < MAX_PROXIES; i++) {
         const cfdb_grv_proxy_interface *g = &info->grvProxies.items[i];
         if (g->provisional)
             continue;
         cfdb_peer *p = cfdb_client_peer(db->cl, &g->getConsistentReadVersion.endpoint.addresses.address);
-        if (p)
+        if (p) {
+            cfdb_peer_ref(p);
             db->grv[db->ngrv++] = (cfdb_endpoint_ref){ p, g->getConsistentReadVersion.endpoint.token };
+        }
     }
     for (uint32_t i = 0; i < info->commitProxies.count && db->ncommit < MAX_PROXIES; i++) {
         const cfdb_commit_proxy_interface *c = &info->commitProxies.items[i];
         if (c->provisional)
             continue;
         cfdb_peer *p = cfdb_client_peer(db->cl, &c->commit.endpoint.addresses.address);
-        if (p)
+        if (p) {
+            cfdb_peer_ref(p);
             db->commit[db->ncommit++] = (cfdb_endpoint_ref){ p, c->commit.endpoint.token };
+        }
     }
     db->have_proxies = db->ngrv > 0 && db->ncommit > 0;
     if (!db->have_proxies)

@@ -262,6 +262,26 @@ static void proxies_json(cfdb_json *j, const char *key, const cfdb_endpoint_ref 
     cfdb_json_end_array(j);
 }
 
+/* The distinct storage servers (by token) of the location cache, at most SS_CAP. */
+#define SS_CAP 256
+struct ss_list {
+    cfdb_peer *peer[SS_CAP];
+    cfdb_uid id[SS_CAP];
+    int n;
+};
+
+static void note_storage_server(void *ctx, cfdb_peer *peer, cfdb_uid token)
+{
+    struct ss_list *l = ctx;
+    for (int x = 0; x < l->n; x++)
+        if (cfdb_uid_eq(l->id[x], token))
+            return;
+    if (l->n < SS_CAP) {
+        l->peer[l->n] = peer;
+        l->id[l->n++] = token;
+    }
+}
+
 /* DatabaseContext::getClientStatus's report (keys in order, as json_spirit writes them);
  * returns its Healthy. */
 static bool database_status_json(cfdb_db *db, cfdb_json *j)
@@ -289,22 +309,11 @@ static bool database_status_json(cfdb_db *db, cfdb_json *j)
             note_peer(seen, &nseen, CAP, cfdb_client_peer(db->cl, a));
     }
     /* storage servers known from the location cache */
-    int ss_start = nseen;
-    cfdb_peer *ss_peer[CAP];
-    cfdb_uid ss_id[CAP];
-    int nss = 0;
-    for (size_t i = 0; i < db->nshards; i++)
-        for (int k = 0; k < db->shards[i].nservers; k++) {
-            const cfdb_endpoint_ref *r = &db->shards[i].servers[k];
-            bool dup = false;
-            for (int x = 0; x < nss && !dup; x++)
-                dup = cfdb_uid_eq(ss_id[x], r->token);
-            if (!dup && nss < CAP) {
-                ss_peer[nss] = r->peer;
-                ss_id[nss++] = r->token;
-            }
-        }
-    (void)ss_start;
+    struct ss_list ss = { .n = 0 };
+    db_locations_servers(db, note_storage_server, &ss);
+    cfdb_peer **ss_peer = ss.peer;
+    cfdb_uid *ss_id = ss.id;
+    int nss = ss.n;
 
     /* Connections: every distinct peer named anywhere above */
     for (int i = 0; i < db->ngrv; i++)

@@ -15,6 +15,7 @@
 #include "cfdb/errors.h"
 #include "cluster_file.h"
 #include "database.h"
+#include "location_cache.h"
 
 #define MAX_COORDINATORS 16
 #define MAX_PROXIES 8
@@ -137,9 +138,13 @@ struct cfdb_db {
     cfdb_waiter *sm_waiters;
     struct coord_check *checks; /* coordinators checks in flight (some wait for a name lookup) */
 
-    /* shard locations, sorted by begin */
-    cfdb_shard *shards;
-    size_t nshards, cap_shards;
+    /* shard locations (db_locations.c): each cached location's servers hold a reference on
+     * their peers; loc_max is LOCATION_CACHE_SIZE (set from any thread, applied before each
+     * insert); loc_count mirrors the cache's size for other threads (tests) */
+    cfdb_location_cache locs;
+    cfdb_shard shard_view; /* what cfdb_db_cached_shard returned last */
+    atomic_llong loc_max;
+    atomic_size_t loc_count;
     location_request *locating;
 };
 
@@ -155,6 +160,8 @@ int db_install_coordinators(cfdb_db *db, const cfdb_cluster_string *cs);
 bool db_start_resolve(cfdb_db *db, int i);
 /* The address to use for coordinator i, or NULL while its hostname is unresolved. */
 const cfdb_network_address *db_coordinator_address(const cfdb_db *db, int i);
+/* Empties the proxy lists, releasing their peers. */
+void db_release_proxies(cfdb_db *db);
 
 /* db_grv.c */
 void db_grv_init(cfdb_db *db);
@@ -162,7 +169,10 @@ void db_grv_init(cfdb_db *db);
 void db_grv_proxies_ready(cfdb_db *db);
 
 /* db_locations.c */
+int db_locations_init(cfdb_db *db); /* 0 or platform_error */
 void db_locations_free(cfdb_db *db);
+/* Calls fn for each distinct (peer, token) among the cached storage servers, at most cap. */
+void db_locations_servers(cfdb_db *db, void (*fn)(void *ctx, cfdb_peer *peer, cfdb_uid token), void *ctx);
 
 /* db_status.c */
 void db_status_init(cfdb_db *db);

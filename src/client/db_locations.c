@@ -1,6 +1,12 @@
 /* The shard location cache and its requests (getKeyLocation / getKeyRangeLocations):
- * GetKeyServerLocationsRequests to a commit proxy, identical lookups in flight shared.
- * Invariants: cached shards are sorted by begin and do not overlap. */
+ * GetKeyServerLocationsRequests to a commit proxy, identical lookups in flight shared, the
+ * answers kept in location_cache.c's bounded cache (LOCATION_CACHE_SIZE).
+ *
+ * Invariants: every location in db->locs was made by make_location: its servers' `peer`
+ * handles are cfdb_peer pointers holding a reference each, released by drop_location when
+ * the location goes (eviction, invalidation, replacement or the database's end). A shard
+ * is cached only if at least one of its servers has a usable address, so a cached shard
+ * always has nservers >= 1. db->loc_count follows the cache's size after every change. */
 #include "db_internal.h"
 
 #include <stdlib.h>
@@ -8,110 +14,95 @@
 
 #include "cfdb/endpoint.h"
 
-void db_locations_free(cfdb_db *db)
+int db_locations_init(cfdb_db *db)
 {
-    for (size_t i = 0; i < db->nshards; i++) {
-        free((void *)db->shards[i].begin.ptr);
-        free((void *)db->shards[i].end.ptr);
-    }
-    free(db->shards);
+    atomic_init(&db->loc_max, CFDB_LOCATION_CACHE_DEFAULT_SIZE);
+    atomic_init(&db->loc_count, 0);
+    return cfdb_location_cache_init(&db->locs, CFDB_LOCATION_CACHE_DEFAULT_SIZE);
 }
 
-/* Index of the first shard whose end is > key (the one containing key, if cached). */
-static size_t shard_search(const cfdb_db *db, cfdb_bytes key)
+static void count_changed(cfdb_db *db)
 {
-    size_t lo = 0, hi = db->nshards;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cfdb_bytes_cmp(db->shards[mid].end, key) <= 0)
-            lo = mid + 1;
-        else
-            hi = mid;
+    atomic_store_explicit(&db->loc_count, cfdb_location_cache_size(&db->locs), memory_order_relaxed);
+}
+
+void db_locations_free(cfdb_db *db)
+{
+    cfdb_location_cache_destroy(&db->locs);
+}
+
+size_t cfdb_db_location_cache_count(cfdb_db *db)
+{
+    return atomic_load_explicit(&db->loc_count, memory_order_relaxed);
+}
+
+static void drop_location(cfdb_location *loc)
+{
+    for (uint32_t i = 0; i < loc->count; i++)
+        if (loc->servers[i].peer)
+            cfdb_peer_unref(loc->servers[i].peer);
+}
+
+/* A shard's location with a referenced peer per usable server (at most
+ * CFDB_SHARD_MAX_REPLICAS); NULL when none is usable or memory is out. */
+static cfdb_location *make_location(void *ctx, const cfdb_shard_location *shard)
+{
+    cfdb_db *db = ctx;
+    size_t n = shard->second.count < CFDB_SHARD_MAX_REPLICAS ? shard->second.count : CFDB_SHARD_MAX_REPLICAS;
+    cfdb_location *loc = n ? cfdb_location_new(shard->second.items, n) : NULL;
+    if (!loc)
+        return NULL;
+    loc->drop = drop_location;
+    int usable = 0;
+    for (uint32_t i = 0; i < loc->count; i++) {
+        cfdb_peer *p = cfdb_client_peer(db->cl, &shard->second.items[i].getValue.endpoint.addresses.address);
+        if (p) {
+            cfdb_peer_ref(p);
+            usable++;
+        }
+        loc->servers[i].peer = p;
     }
-    return lo;
+    if (!usable) {
+        cfdb_location_unref(loc);
+        return NULL;
+    }
+    return loc;
+}
+
+/* Fills db->shard_view from a cached range. */
+static const cfdb_shard *view(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, const cfdb_location *loc)
+{
+    cfdb_shard *s = &db->shard_view;
+    s->begin = begin;
+    s->end = end;
+    s->nservers = 0;
+    for (uint32_t i = 0; i < loc->count && s->nservers < CFDB_SHARD_MAX_REPLICAS; i++)
+        if (loc->servers[i].peer)
+            s->servers[s->nservers++] = (cfdb_endpoint_ref){ loc->servers[i].peer, loc->servers[i].get_value_token };
+    return s;
 }
 
 const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse)
 {
-    size_t i;
-    if (reverse) {
-        /* the shard containing the key just before `key`: begin < key <= end */
-        size_t lo = 0, hi = db->nshards;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (cfdb_bytes_cmp(db->shards[mid].end, key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        i = lo;
-        if (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, key) < 0)
-            return &db->shards[i];
-        return NULL;
-    }
-    i = shard_search(db, key);
-    if (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, key) <= 0)
-        return &db->shards[i];
-    return NULL;
-}
-
-static void remove_shard(cfdb_db *db, size_t i)
-{
-    free((void *)db->shards[i].begin.ptr);
-    free((void *)db->shards[i].end.ptr);
-    memmove(&db->shards[i], &db->shards[i + 1], (db->nshards - i - 1) * sizeof *db->shards);
-    db->nshards--;
+    cfdb_bytes b, e;
+    const cfdb_location *loc = cfdb_location_cache_get(&db->locs, key, reverse, &b, &e);
+    return loc ? view(db, b, e, loc) : NULL;
 }
 
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(db, key, reverse);
-    if (s)
-        remove_shard(db, (size_t)(s - db->shards));
+    cfdb_location_cache_invalidate_key(&db->locs, key, reverse);
+    count_changed(db);
 }
 
-static cfdb_bytes dup_bytes(cfdb_bytes b)
+void db_locations_servers(cfdb_db *db, void (*fn)(void *ctx, cfdb_peer *peer, cfdb_uid token), void *ctx)
 {
-    uint8_t *p = malloc(b.len ? b.len : 1);
-    if (p && b.len)
-        memcpy(p, b.ptr, b.len);
-    return cfdb_bytes_make(p, b.len);
-}
-
-static void insert_shard(cfdb_db *db, const cfdb_shard_location *loc)
-{
-    cfdb_bytes begin = loc->first.begin, end = loc->first.end;
-    if (cfdb_bytes_cmp(begin, end) >= 0 || loc->second.count == 0)
-        return;
-    /* drop cached shards overlapping the new one */
-    size_t i = shard_search(db, cfdb_bytes_make(begin.ptr, begin.len));
-    while (i < db->nshards && cfdb_bytes_cmp(db->shards[i].begin, end) < 0) {
-        if (cfdb_bytes_cmp(db->shards[i].end, begin) > 0)
-            remove_shard(db, i);
-        else
-            i++;
+    for (cfdb_omap_node *n = cfdb_omap_first(&db->locs.map); n; n = cfdb_omap_next(n)) {
+        const cfdb_loc_range *r = n->val.ptr;
+        for (uint32_t i = 0; i < r->loc->count; i++)
+            if (r->loc->servers[i].peer)
+                fn(ctx, r->loc->servers[i].peer, r->loc->servers[i].get_value_token);
     }
-    if (db->nshards == db->cap_shards) {
-        size_t cap = db->cap_shards ? db->cap_shards * 2 : 64;
-        cfdb_shard *ns = realloc(db->shards, cap * sizeof *ns);
-        if (!ns)
-            return;
-        db->shards = ns;
-        db->cap_shards = cap;
-    }
-    i = shard_search(db, begin);
-    memmove(&db->shards[i + 1], &db->shards[i], (db->nshards - i) * sizeof *db->shards);
-    cfdb_shard *s = &db->shards[i];
-    memset(s, 0, sizeof *s);
-    s->begin = dup_bytes(begin);
-    s->end = dup_bytes(end);
-    for (uint32_t k = 0; k < loc->second.count && s->nservers < CFDB_SHARD_MAX_REPLICAS; k++) {
-        const cfdb_storage_server_interface *ssi = &loc->second.items[k];
-        cfdb_peer *p = cfdb_client_peer(db->cl, &ssi->getValue.endpoint.addresses.address);
-        if (p)
-            s->servers[s->nservers++] = (cfdb_endpoint_ref){ p, ssi->getValue.endpoint.token };
-    }
-    db->nshards++;
 }
 
 static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
@@ -134,9 +125,12 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
             error = CFDB_ERR_REQUEST_MAYBE_DELIVERED;
         else if (err)
             error = err;
-        else
-            for (uint32_t i = 0; i < rep.results.count; i++)
-                insert_shard(db, &rep.results.items[i]);
+        else {
+            cfdb_location_cache_set_max(&db->locs, (size_t)atomic_load(&db->loc_max));
+            if (cfdb_location_cache_insert_reply(&db->locs, &rep, make_location, db))
+                error = CFDB_ERR_PLATFORM_ERROR;
+            count_changed(db);
+        }
         cfdb_arena_free(&a);
     }
     /* commit_proxy_memory_limit_exceeded and lost requests: the caller retries */
@@ -232,15 +226,18 @@ void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end
 bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit)
 {
     /* DatabaseContext::getCachedLocations: every shard from begin's to the one holding the key
-     * before end is cached, with no gap, or `limit` of them are */
-    const cfdb_shard *s = cfdb_db_cached_shard(db, begin, false);
-    for (int32_t n = 1; s; n++) {
-        if (n >= limit || cfdb_bytes_cmp(s->end, end) >= 0)
+     * before end is cached, with no gap, or `limit` of them are. A reply keeps at most the
+     * cache's bound of shards, so no more than that many are asked for here. */
+    size_t bound = db->locs.max_ranges ? db->locs.max_ranges : 1;
+    size_t want = limit > 0 && (size_t)limit < bound ? (size_t)limit : bound;
+    cfdb_bytes b, e;
+    if (!cfdb_location_cache_get(&db->locs, begin, false, &b, &e))
+        return false;
+    for (size_t n = 1;; n++) {
+        if (n >= want || cfdb_bytes_cmp(e, end) >= 0)
             return true;
-        size_t i = (size_t)(s - db->shards) + 1;
-        if (i >= db->nshards || !cfdb_bytes_eq(db->shards[i].begin, s->end))
+        /* the next range must begin where this one ends */
+        if (!cfdb_location_cache_get(&db->locs, e, false, &b, &e))
             return false;
-        s = &db->shards[i];
     }
-    return false;
 }
