@@ -8,9 +8,10 @@
  * cfdb_loop_post_task, cfdb_loop_stop and cfdb_monotonic_ns, which any thread
  * may call at any time.
  *
- * Errors: the fd and run functions return 0 or a negative errno (this is the
- * system-call layer; callers above src/net map it with cfdb_error_from_errno);
- * posting and arming timers cannot fail. */
+ * Errors: the fd functions return 0 or a FoundationDB code (the errno mapped by
+ * cfdb_error_from_errno); run/run_once report a failed wait as a negative errno
+ * (their callers turn it into platform_error); posting and arming timers cannot
+ * fail. */
 #ifndef CFDB_EVENT_LOOP_H
 #define CFDB_EVENT_LOOP_H
 
@@ -41,17 +42,20 @@ enum {
 };
 
 /* `events` is the subset of CFDB_EV_* that is ready. Readiness may be
- * spurious (non-blocking I/O then returns -EAGAIN); callbacks may
+ * spurious (non-blocking I/O then would block); callbacks may
  * register, modify or unregister any fd, including their own. */
 typedef void (*cfdb_fd_fn)(cfdb_loop *loop, int fd, unsigned events, void *arg);
 
 /* Level-triggered interest in `events` (0 is allowed: registered but idle).
- * Returns 0, -EEXIST if fd is already registered, or another -errno. */
+ * Returns 0 or a FoundationDB code (already registered, a bad fd or events:
+ * platform_error; epoll's errno mapped otherwise). */
 int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg);
-/* Changes the interest set; returns 0 or -errno (-ENOENT if not registered). */
+/* Changes the interest set; returns 0 or a FoundationDB code (not registered:
+ * file_not_found). */
 int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events);
 /* Call before close(fd). Pending events for fd are discarded, even if the
- * number is reused by a new registration in the same iteration. */
+ * number is reused by a new registration in the same iteration. Returns 0 or a
+ * FoundationDB code (not registered: file_not_found). */
 int cfdb_loop_remove_fd(cfdb_loop *loop, int fd);
 
 /* ---- timers ------------------------------------------------------------ */

@@ -409,13 +409,13 @@ static cfdb_conn *peer_conn(cfdb_peer *p)
     return p->conn;
 }
 
-/* The numeric IP text of an address (no brackets); -1 if it has none. */
-static int addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
+/* The numeric IP text of an address (no brackets); false if it has none. */
+static bool addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
 {
     if (addr->ip.tag == 1) {
         uint32_t v = addr->ip.v4;
         snprintf(ip, cap, "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
-        return 0;
+        return true;
     }
     if (addr->ip.tag == 2 && addr->ip.v6.count == 16) {
         cfdb_network_address_format(addr, ip, cap);
@@ -423,9 +423,9 @@ static int addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
         if (close_b)
             *close_b = 0;
         memmove(ip, ip + 1, strlen(ip));
-        return 0;
+        return true;
     }
-    return -1;
+    return false;
 }
 
 /* Closes the peer's connection (its callbacks no longer see the peer) and frees it. */
@@ -473,7 +473,7 @@ static void maybe_grow(cfdb_client *cl)
 cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
 {
     char ip[64];
-    if (addr_ip(addr, ip, sizeof ip))
+    if (!addr_ip(addr, ip, sizeof ip))
         return NULL;
     bool tls = (addr->flags & CFDB_ADDR_FLAG_TLS) != 0;
     uint32_t h = peer_hash(ip, addr->port, tls);

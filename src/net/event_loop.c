@@ -183,7 +183,7 @@ static int grow_slots(cfdb_loop *loop, int fd)
     return 0;
 }
 
-int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
+static int add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
 {
     if (fd < 0 || !fn || (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE)))
         return -EINVAL;
@@ -205,7 +205,7 @@ int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, vo
     return 0;
 }
 
-int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
+static int modify_fd(cfdb_loop *loop, int fd, unsigned events)
 {
     if (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE))
         return -EINVAL;
@@ -224,7 +224,7 @@ int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
     return 0;
 }
 
-int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
+static int remove_fd(cfdb_loop *loop, int fd)
 {
     fd_slot *slot = registered_slot(loop, fd);
     if (!slot)
@@ -236,6 +236,22 @@ int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
     slot->events = 0;
     slot->generation++;
     return rc == -EBADF || rc == -ENOENT ? 0 : rc;
+}
+
+/* The public fd functions: the system's errno mapped to a FoundationDB code. */
+int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
+{
+    return cfdb_error_from_errno(add_fd(loop, fd, events, fn, arg));
+}
+
+int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
+{
+    return cfdb_error_from_errno(modify_fd(loop, fd, events));
+}
+
+int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
+{
+    return cfdb_error_from_errno(remove_fd(loop, fd));
 }
 
 static int dispatch_fd_events(cfdb_loop *loop)

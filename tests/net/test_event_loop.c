@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cfdb/errors.h"
 #include "cfdb/event_loop.h"
 
 #define MS 1000000ull
@@ -205,7 +206,7 @@ static void test_fd_readiness_on_socketpair(void **state)
     fd_probe p = { 0 };
 
     assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), 0);
-    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), -EEXIST);
+    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), CFDB_ERR_PLATFORM_ERROR);
     assert_int_equal(cfdb_loop_run_once(loop, 0), 0);   /* nothing to read yet */
 
     assert_int_equal(write(sv[1], "x", 1), 1);
@@ -231,8 +232,8 @@ static void test_fd_readiness_on_socketpair(void **state)
 
     assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), 0);
     assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), 0);
-    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), -ENOENT);
-    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), -ENOENT);
+    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), CFDB_ERR_FILE_NOT_FOUND);
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), CFDB_ERR_FILE_NOT_FOUND);
     assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
     assert_int_equal(p.calls, 3);
 
