@@ -408,6 +408,53 @@ static void test_reply_longer_than_bound(void **state)
     cfdb_location_unref(other);
 }
 
+/* Random inserts and invalidations into caches bounded at 1..4 ranges: never more ranges than
+ * the bound, the range just inserted is there whole, and whatever is cached agrees with an
+ * unbounded model (eviction only forgets, it never mixes ranges up). */
+static void test_randomized_bounded(void **state)
+{
+    (void)state;
+    uint64_t x = 777;
+    cfdb_location *locs[4];
+    for (int i = 0; i < 4; i++)
+        locs[i] = mkloc((uint64_t)i);
+    for (int round = 0; round < 400; round++) {
+        size_t bound = 1 + round % 4;
+        cfdb_location_cache c;
+        assert_int_equal(cfdb_location_cache_init(&c, bound), 0);
+        cfdb_location *model[16] = { 0 };
+        for (int op = 0; op < 60; op++) {
+            unsigned a = RND(16), b = RND(17);
+            uint8_t ka = (uint8_t)('a' + a), kb = (uint8_t)('a' + b);
+            if (RND(5) < 4 && a < b) {
+                cfdb_location *l = locs[RND(4)];
+                assert_int_equal(cfdb_location_cache_insert(&c, cfdb_bytes_make(&ka, 1), cfdb_bytes_make(&kb, 1), l), 0);
+                for (unsigned i = a; i < b; i++) {
+                    model[i] = l;
+                    uint8_t ki = (uint8_t)('a' + i);
+                    cfdb_bytes rb, re;
+                    assert_ptr_equal(cfdb_location_cache_get(&c, cfdb_bytes_make(&ki, 1), false, &rb, &re), l);
+                    assert_true(cfdb_bytes_eq(rb, cfdb_bytes_make(&ka, 1)) && cfdb_bytes_eq(re, cfdb_bytes_make(&kb, 1)));
+                }
+            } else {
+                cfdb_location_cache_invalidate_key(&c, cfdb_bytes_make(&ka, 1), false);
+            }
+            assert_true(cfdb_location_cache_size(&c) <= bound);
+            for (unsigned i = 0; i < 16; i++) {
+                uint8_t ki = (uint8_t)('a' + i);
+                cfdb_location *got = cfdb_location_cache_get(&c, cfdb_bytes_make(&ki, 1), false, NULL, NULL);
+                if (got)
+                    assert_ptr_equal(got, model[i]);
+            }
+        }
+        cfdb_location_cache_destroy(&c);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(locs[i]->refs, 1);
+        cfdb_location_unref(locs[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_bound_with_carve_split),
         cmocka_unit_test(test_bound_zero_and_lowered),
         cmocka_unit_test(test_reply_longer_than_bound),
+        cmocka_unit_test(test_randomized_bounded),
         cmocka_unit_test(test_randomized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
