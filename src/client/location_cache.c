@@ -93,6 +93,10 @@ static void free_range(cfdb_loc_range *r)
 static void remove_node(cfdb_location_cache *c, cfdb_omap_node *n)
 {
     cfdb_loc_range *r = n->val.ptr;
+    /* the last node takes the slot (nodes holds map.count entries before the removal) */
+    cfdb_omap_node *moved = c->nodes[c->map.count - 1];
+    c->nodes[r->slot] = moved;
+    ((cfdb_loc_range *)moved->val.ptr)->slot = r->slot;
     cfdb_omap_remove(&c->map, n->key);
     free_range(r);
 }
@@ -107,6 +111,9 @@ void cfdb_location_cache_clear(cfdb_location_cache *c)
 void cfdb_location_cache_destroy(cfdb_location_cache *c)
 {
     cfdb_location_cache_clear(c);
+    free(c->nodes);
+    c->nodes = NULL;
+    c->nodes_cap = 0;
     cfdb_omap_destroy(&c->map);
 }
 
@@ -191,8 +198,25 @@ static int put(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_lo
         free_range(r);
         return OOM;
     }
-    if (!created)
-        free_range(n->val.ptr);
+    if (!created) {
+        cfdb_loc_range *old = n->val.ptr;
+        r->slot = old->slot;
+        free_range(old);
+    } else {
+        if (c->map.count > c->nodes_cap) {
+            size_t cap = c->nodes_cap ? c->nodes_cap * 2 : 64;
+            cfdb_omap_node **nodes = realloc(c->nodes, cap * sizeof *nodes);
+            if (!nodes) {
+                cfdb_omap_remove(&c->map, begin);
+                free_range(r);
+                return OOM;
+            }
+            c->nodes = nodes;
+            c->nodes_cap = cap;
+        }
+        r->slot = c->map.count - 1;
+        c->nodes[r->slot] = n;
+    }
     n->val.ptr = r;
     return 0;
 }
@@ -239,28 +263,24 @@ static bool intersects(const cfdb_omap_node *n, cfdb_bytes lo, cfdb_bytes hi)
 }
 
 /* A random cached range outside [lo, hi) (the ranges being inserted), or NULL if there
- * is none. The ranges outside lie before lo or after hi, so when the random probe lands
- * inside, the first or the last range is outside if any is. */
+ * is none: uniformly among all ranges (randomRange); the ranges outside lie before lo or
+ * after hi, so when the pick lands inside, the first or the last range is outside if any is. */
 static cfdb_omap_node *eviction_victim(cfdb_location_cache *c, cfdb_bytes lo, cfdb_bytes hi)
 {
+    if (c->map.count == 0)
+        return NULL;
     uint64_t x = c->rng;
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
     c->rng = x;
-    uint8_t probe[8];
-    for (int i = 0; i < 8; i++)
-        probe[i] = (uint8_t)(x >> (8 * i));
-    cfdb_omap_node *n = cfdb_omap_find_ge(&c->map, cfdb_bytes_make(probe, 1 + (x >> 61)));
-    if (!n)
-        n = cfdb_omap_first(&c->map);
-    if (n && !intersects(n, lo, hi))
-        return n;
-    n = cfdb_omap_first(&c->map);
-    if (n && !intersects(n, lo, hi))
-        return n;
-    n = cfdb_omap_last(&c->map);
-    return n && !intersects(n, lo, hi) ? n : NULL;
+    cfdb_omap_node *v = c->nodes[x % c->map.count];
+    if (!intersects(v, lo, hi))
+        return v;
+    cfdb_omap_node *first = cfdb_omap_first(&c->map), *last = cfdb_omap_last(&c->map);
+    if (!intersects(first, lo, hi))
+        return first;
+    return !intersects(last, lo, hi) ? last : NULL;
 }
 
 /* Evicts ranges outside [lo, hi) while more than `keep` are cached, at most *budget. */

@@ -10,7 +10,9 @@
  * so after each insert the cache holds at most max(max_ranges, 1) ranges (unless the
  * bound was just lowered by more than that: it then shrinks by up to 100 per insert).
  *
- * Invariants: cached ranges do not overlap; each holds one reference on its
+ * Invariants: cached ranges do not overlap; nodes[0..map.count) lists each range's
+ * node once (range->slot is its index), so an evicted range is uniformly random, as
+ * FDB's randomRange; each holds one reference on its
  * location; a location's `drop` hook (if set) runs when its last reference goes, so
  * an owner can release what its servers' `peer` handles hold. Sans-I/O, one thread. */
 #ifndef CFDB_CLIENT_LOCATION_CACHE_H
@@ -62,6 +64,8 @@ void cfdb_location_unref(cfdb_location *loc);
 
 typedef struct cfdb_location_cache {
     cfdb_omap map; /* begin -> cfdb_loc_range* (malloc mode) */
+    struct cfdb_omap_node **nodes; /* every node, in no order: random eviction picks one */
+    size_t nodes_cap;
     size_t max_ranges;
     uint64_t rng;
     uint64_t evictions; /* ranges evicted so far (tests, status) */
@@ -70,6 +74,7 @@ typedef struct cfdb_location_cache {
 typedef struct cfdb_loc_range {
     cfdb_bytes end; /* malloc'ed */
     cfdb_location *loc;
+    size_t slot; /* index in cache->nodes */
 } cfdb_loc_range;
 
 /* max_ranges 0 means CFDB_LOCATION_CACHE_DEFAULT_SIZE. Returns 0 or platform_error. */

@@ -161,6 +161,18 @@ static void test_reply_and_eviction(void **state)
     cfdb_location_unref(loc);
 }
 
+/* The eviction index lists every cached range's node once, at the slot the range names. */
+static void check_slots(const cfdb_location_cache *c)
+{
+    size_t n = 0;
+    for (cfdb_omap_node *x = cfdb_omap_first(&c->map); x; x = cfdb_omap_next(x), n++) {
+        const cfdb_loc_range *r = x->val.ptr;
+        assert_true(r->slot < c->map.count);
+        assert_ptr_equal(c->nodes[r->slot], x);
+    }
+    assert_int_equal(n, c->map.count);
+}
+
 /* Random operations over 1-byte keys against a model that tracks, per key, the
  * location and the identity of the cached range holding it. */
 static void test_randomized(void **state)
@@ -221,6 +233,7 @@ static void test_randomized(void **state)
                             model[i] = NULL;
                         }
             }
+            check_slots(&c);
             for (unsigned i = 0; i < 16; i++) {
                 uint8_t ki = (uint8_t)('a' + i);
                 assert_ptr_equal(cfdb_location_cache_get(&c, cfdb_bytes_make(&ki, 1), false, NULL, NULL), model[i]);
@@ -440,6 +453,7 @@ static void test_randomized_bounded(void **state)
                 cfdb_location_cache_invalidate_key(&c, cfdb_bytes_make(&ka, 1), false);
             }
             assert_true(cfdb_location_cache_size(&c) <= bound);
+            check_slots(&c);
             for (unsigned i = 0; i < 16; i++) {
                 uint8_t ki = (uint8_t)('a' + i);
                 cfdb_location *got = cfdb_location_cache_get(&c, cfdb_bytes_make(&ki, 1), false, NULL, NULL);
@@ -455,6 +469,36 @@ static void test_randomized_bounded(void **state)
     }
 }
 
+/* Eviction picks ranges across the cached span, not always the lowest ones (FDB evicts a
+ * random range): 50 inserts into a full cache of 100 evict some of the upper half too. */
+static void test_eviction_spreads(void **state)
+{
+    (void)state;
+    cfdb_location_cache c;
+    assert_int_equal(cfdb_location_cache_init(&c, 100), 0);
+    cfdb_location *l = mkloc(3);
+    char b[8], e[8];
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(cfdb_location_cache_insert(&c, key_n(b, i, false), key_n(e, i, true), l), 0);
+    for (int i = 0; i < 50; i++) {
+        char z[8];
+        int n = snprintf(z, sizeof z, "z%03d", i);
+        assert_int_equal(cfdb_location_cache_insert(&c, cfdb_bytes_make(z, (size_t)n), cfdb_bytes_make(z, (size_t)n + 1), l), 0);
+    }
+    int low_gone = 0, high_gone = 0;
+    for (int i = 0; i < 100; i++)
+        if (!cfdb_location_cache_get(&c, key_n(b, i, false), false, NULL, NULL)) {
+            if (i < 50)
+                low_gone++;
+            else
+                high_gone++;
+        }
+    assert_int_equal(cfdb_location_cache_size(&c), 100);
+    assert_true(low_gone > 0 && high_gone > 0);
+    cfdb_location_cache_destroy(&c);
+    cfdb_location_unref(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_bound_zero_and_lowered),
         cmocka_unit_test(test_reply_longer_than_bound),
         cmocka_unit_test(test_randomized_bounded),
+        cmocka_unit_test(test_eviction_spreads),
         cmocka_unit_test(test_randomized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
