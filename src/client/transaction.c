@@ -22,6 +22,7 @@
 #include "cfdb/object_cache.h"
 #include "ryw.h"
 #include "special_keys.h"
+#include "txn_commit.h"
 #include "txn_internal.h"
 
 #include <foundationdb/fdb_c_options.g.h>
@@ -539,6 +540,7 @@ static void txn_after_reset(void *arg)
     }
     /* operations in flight end for the application now, and wind down at their next step */
     txn_complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
+    txn_cancel_versionstamp(tx);
     txn_disarm_deadline(tx);
     txn_unref(tx);
 }

@@ -49,6 +49,18 @@ void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
         cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION : CFDB_ERR_TRANSACTION_INVALID_VERSION);
     }
     cfdb_future_unref(vf);
+    txn_unref(tx); /* the waiting future's (the caller holds another) */
+}
+
+void txn_cancel_versionstamp(cfdb_txn *tx)
+{
+    cfdb_future *vf = tx->versionstamp_future;
+    if (!vf)
+        return;
+    tx->versionstamp_future = NULL;
+    cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
+    cfdb_future_unref(vf);
+    txn_unref(tx); /* the waiting future's (the caller holds another) */
 }
 
 /* ---- commit_unknown_result: make sure the lost commit can no longer land ----
@@ -373,10 +385,11 @@ static void versionstamp_start(op *o)
     if (tx->versionstamp_future) { /* only the latest request is answered */
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
+        txn_unref(tx); /* its reference: this op's takes over */
     }
-    /* the op's reference to its future becomes the transaction's; the op is done */
+    /* the op's references to its future and transaction stay while the future waits (a reset
+     * then finds the transaction still in use and ends it); the op is done */
     tx->versionstamp_future = o->f;
-    txn_unref(tx);
 }
 
 static const txn_op_kind versionstamp_kind = { .name = "get_versionstamp", .start = versionstamp_start, .raw_start = true };

@@ -6,5 +6,8 @@
 
 /* The versionstamp future ends with the commit (network thread). */
 void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only);
+/* The attempt ended without its commit (reset, on_error): a versionstamp future waiting for
+ * it fails with transaction_cancelled, as RYW's reset promise fails it (network thread). */
+void txn_cancel_versionstamp(cfdb_txn *tx);
 
 #endif

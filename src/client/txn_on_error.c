@@ -5,6 +5,7 @@
  * The kind has its own lifetime: the transaction's timeout does not end it (a timeout that
  * passed answers it with transaction_timed_out instead), nor does a reset's sweep. */
 #include "cfdb/errors.h"
+#include "txn_commit.h"
 #include "txn_internal.h"
 
 typedef struct on_error_op {
@@ -27,6 +28,7 @@ static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     txn_reset_locked(tx, true);
     pthread_mutex_unlock(&tx->mu);
     txn_complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
+    txn_cancel_versionstamp(tx);
     op_finish(o, 0);
 }
 
