@@ -1,3 +1,6 @@
+/* A transaction's read-your-writes state (ryw.h): writes to the write map or, with
+ * read-your-writes off, to NativeAPI's program-order buffers (native_tx.c); size accounting;
+ * point reads over local writes; the commit request. */
 #include "ryw.h"
 
 #include <string.h>
@@ -160,7 +163,7 @@ int cfdb_ryw_point_prepare(cfdb_ryw *r, cfdb_bytes key, cfdb_ryw_point *p, cfdb_
     case CFDB_WM_VALUE:
         p->known = true;
         p->present = true;
-        return cfdb_arena_dup_bytes(arena, v, &p->value) ? CFDB_ERR_INTERNAL_ERROR : 0;
+        return cfdb_arena_dup_bytes(arena, v, &p->value) ? NO_MEMORY : 0;
     case CFDB_WM_ABSENT:
         p->known = true;
         return 0;
@@ -184,7 +187,7 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
     } else if (p->dependent && r) {
         int rc = cfdb_write_map_apply(&r->wm, key, storage, &v, &has);
         if (rc)
-            return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+            return status(rc);
     } else if (storage) {
         v = *storage;
         has = true;
@@ -194,7 +197,7 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
         *out = cfdb_bytes_make("", 0);
         return 0;
     }
-    return cfdb_arena_dup_bytes(arena, v, out) ? CFDB_ERR_INTERNAL_ERROR : 0;
+    return cfdb_arena_dup_bytes(arena, v, out) ? NO_MEMORY : 0;
 }
 
 /* ---- limits and selectors ---- */
