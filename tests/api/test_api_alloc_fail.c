@@ -9,12 +9,15 @@
  *
  * The engine is linked into this program statically (fdb_c.c and the client's libraries,
  * not libcfdb.so) with the linker's --wrap for the malloc family, so the failures reach every
- * allocation of the client's code, in plain and sanitizer builds alike; allocations of the
- * network thread are left alone (they belong to the connection and discovery layers). */
+ * allocation of the client's code, in plain and sanitizer builds alike. The first case fails
+ * only the application thread's allocations; the second any thread's (the network thread's
+ * too). In steady state the engine allocates next to nothing per transaction (object caches,
+ * recycled arenas: test_api_alloc.c), so N stays small. */
 #include "api_helpers.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +25,7 @@
 
 #include <cmocka.h>
 
-/* ---------- the failing allocator (this thread only, when armed) ---------- */
+/* ---------- the failing allocator (when armed: this thread's, or any thread's) ---------- */
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t m);
@@ -37,9 +40,18 @@ void *__wrap_aligned_alloc(size_t align, size_t n);
 
 static _Thread_local long tl_countdown; /* 0: off; 1: the next allocation fails */
 static _Thread_local long tl_seen;      /* allocations while armed */
+static atomic_long g_countdown;         /* the same for every thread's allocations */
+static atomic_bool g_failed;
 
 static bool fail_now(void)
 {
+    if (atomic_load_explicit(&g_countdown, memory_order_relaxed) > 0) {
+        if (atomic_fetch_sub(&g_countdown, 1) == 1) {
+            atomic_store(&g_failed, true);
+            return true;
+        }
+        return false;
+    }
     if (!tl_countdown)
         return false;
     tl_seen++;
@@ -70,8 +82,15 @@ void *__wrap_aligned_alloc(size_t align, size_t n)
 }
 
 
+static bool g_any_thread; /* the mode of the test running */
+
 static void arm(long nth)
 {
+    if (g_any_thread) {
+        atomic_store(&g_failed, false);
+        atomic_store(&g_countdown, nth);
+        return;
+    }
     tl_seen = 0;
     tl_countdown = nth;
 }
@@ -79,6 +98,10 @@ static void arm(long nth)
 /* true if the armed failure happened */
 static bool disarm(void)
 {
+    if (g_any_thread) {
+        atomic_store(&g_countdown, 0);
+        return atomic_load(&g_failed);
+    }
     bool hit = tl_countdown == 0 && tl_seen > 0;
     tl_countdown = 0;
     return hit;
@@ -228,7 +251,7 @@ static void workload(outcome *out, long nth)
     fdb_error_t commit = check(out, f, "commit", nth);
     fdb_future_destroy(f);
     if (!commit) { /* committed: with this round's write (a write that failed fails the commit) */
-        long armed = tl_countdown;
+        long armed = tl_countdown, garmed = atomic_exchange(&g_countdown, 0);
         tl_countdown = 0;
         kl = api_key(k, sizeof k, g_prefix, "w");
         static char got[BIG];
@@ -237,6 +260,7 @@ static void workload(outcome *out, long nth)
         if (!present || len != BIG || memcmp(got, g_big, BIG) != 0)
             fail_msg("N=%ld: the commit succeeded without the transaction's write", nth);
         tl_countdown = armed;
+        atomic_store(&g_countdown, garmed);
     }
     fdb_future_cancel(w); /* the watch need not fire: it must answer once cancelled */
     check(out, w, "watch", nth);
@@ -251,9 +275,8 @@ static void workload(outcome *out, long nth)
     fdb_future_destroy(vs);
 }
 
-static void test_nth_allocation_fails(void **state)
+static void run_all(const char *who)
 {
-    (void)state;
     outcome total = { 0, 0, 0 };
     long reached = 0;
     for (long nth = 1; nth < 100000; nth++) {
@@ -268,9 +291,9 @@ static void test_nth_allocation_fails(void **state)
             break; /* the workload makes fewer than nth allocations here */
         reached = nth;
     }
-    print_message("alloc-fail: allocations 1..%ld of the application thread failed in turn; %d futures checked, "
+    print_message("alloc-fail: allocations 1..%ld of %s failed in turn; %d futures checked, "
                   "%d failed (%d with unknown_error), none NULL, none hung\n",
-                  reached, total.calls, total.errors, total.no_memory);
+                  reached, who, total.calls, total.errors, total.no_memory);
     assert_true(reached >= 1);        /* the workload allocates at all */
     assert_true(total.no_memory >= 1); /* some failure reached a future as unknown_error */
     /* with nothing failing, the same workload succeeds */
@@ -279,10 +302,28 @@ static void test_nth_allocation_fails(void **state)
     assert_int_equal(clean.no_memory, 0);
 }
 
+static void test_nth_allocation_fails(void **state)
+{
+    (void)state;
+    g_any_thread = false;
+    run_all("the application thread");
+}
+
+/* The same with the Nth allocation of the whole process (the network thread's too: which one
+ * that is varies from run to run). */
+static void test_nth_allocation_of_any_thread_fails(void **state)
+{
+    (void)state;
+    g_any_thread = true;
+    run_all("any thread");
+    g_any_thread = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nth_allocation_fails),
+        cmocka_unit_test(test_nth_allocation_of_any_thread_fails),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
