@@ -42,9 +42,12 @@ static _Thread_local long tl_countdown; /* 0: off; 1: the next allocation fails 
 static _Thread_local long tl_seen;      /* allocations while armed */
 static atomic_long g_countdown;         /* the same for every thread's allocations */
 static atomic_bool g_failed;
+static _Thread_local bool tl_fail_all; /* every allocation of this thread fails */
 
 static bool fail_now(void)
 {
+    if (tl_fail_all)
+        return true;
     if (atomic_load_explicit(&g_countdown, memory_order_relaxed) > 0) {
         if (atomic_fetch_sub(&g_countdown, 1) == 1) {
             atomic_store(&g_failed, true);
@@ -319,11 +322,84 @@ static void test_nth_allocation_of_any_thread_fails(void **state)
     g_any_thread = false;
 }
 
+/* With no memory at all on the application thread, every fdb_c.h function that returns a
+ * future or a result still returns one, and each future becomes ready. */
+static void test_no_memory_never_null(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    char k[96], e[96];
+    int kl = api_key(k, sizeof k, g_prefix, "a");
+    int el = api_key(e, sizeof e, g_prefix, "c");
+    static const uint8_t mapper[] = { 0x01, 'x', 0x00 };
+    outcome out = { 0, 0, 0 };
+    FDBFuture *fs[32];
+    const char *names[32];
+    int n = 0;
+    tl_fail_all = true;
+#define ADD(name, call) (names[n] = (name), fs[n++] = (call))
+    ADD("get_read_version", fdb_transaction_get_read_version(tr));
+    ADD("get", fdb_transaction_get(tr, (const uint8_t *)k, kl, 0));
+    ADD("get_key", fdb_transaction_get_key(tr, (const uint8_t *)k, kl, 0, 1, 0));
+    ADD("get_range", fdb_transaction_get_range(tr, (const uint8_t *)k, kl, 0, 1, (const uint8_t *)e, el, 0, 1, 0, 0,
+                                               FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0));
+    ADD("get_mapped_range",
+        fdb_transaction_get_mapped_range(tr, (const uint8_t *)k, kl, 0, 1, (const uint8_t *)e, el, 0, 1, mapper,
+                                         sizeof mapper, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0));
+    ADD("get_estimated_range_size_bytes",
+        fdb_transaction_get_estimated_range_size_bytes(tr, (const uint8_t *)k, kl, (const uint8_t *)e, el));
+    ADD("get_range_split_points",
+        fdb_transaction_get_range_split_points(tr, (const uint8_t *)k, kl, (const uint8_t *)e, el, 1000));
+    ADD("get_addresses_for_key", fdb_transaction_get_addresses_for_key(tr, (const uint8_t *)k, kl));
+    ADD("get_approximate_size", fdb_transaction_get_approximate_size(tr));
+    ADD("get_total_cost", fdb_transaction_get_total_cost(tr));
+    ADD("get_tag_throttled_duration", fdb_transaction_get_tag_throttled_duration(tr));
+    static const char status[] = "\xff\xff/status/json", cs[] = "\xff\xff/connection_string";
+    ADD("status/json", fdb_transaction_get(tr, (const uint8_t *)status, (int)sizeof status - 1, 0));
+    ADD("connection_string", fdb_transaction_get(tr, (const uint8_t *)cs, (int)sizeof cs - 1, 0));
+    ADD("get_server_protocol", fdb_database_get_server_protocol(g_env.db, 0));
+    ADD("get_client_status", fdb_database_get_client_status(g_env.db));
+    ADD("get_blob_granule_ranges", fdb_transaction_get_blob_granule_ranges(tr, (const uint8_t *)k, kl,
+                                                                         (const uint8_t *)e, el, 10));
+    ADD("watch", fdb_transaction_watch(tr, (const uint8_t *)k, kl));
+    ADD("get_versionstamp", fdb_transaction_get_versionstamp(tr));
+    ADD("commit", fdb_transaction_commit(tr));
+    ADD("on_error", fdb_transaction_on_error(tr, 1020));
+#undef ADD
+    FDBResult *res = fdb_transaction_read_blob_granules(tr, (const uint8_t *)k, kl, (const uint8_t *)e, el, 0, -2,
+                                                        (FDBReadBlobGranuleContext){ 0 });
+    tl_fail_all = false;
+    assert_non_null(res);
+    const FDBKeyValue *kv;
+    int count;
+    fdb_bool_t more;
+    assert_true(fdb_result_get_keyvalue_array(res, &kv, &count, &more) > 0);
+    fdb_result_destroy(res);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i], "watch") == 0 && fs[i])
+            fdb_future_cancel(fs[i]); /* it may have started: it need not fire */
+        if (strcmp(names[i], "get_versionstamp") == 0 && fs[i] && !fdb_future_is_ready(fs[i]))
+            continue; /* settled by the destroy below */
+        check(&out, fs[i], names[i], -1);
+        fdb_future_destroy(fs[i]);
+    }
+    fdb_transaction_destroy(tr);
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], "get_versionstamp") == 0 && !fdb_future_is_ready(fs[i])) {
+            check(&out, fs[i], names[i], -1);
+            fdb_future_destroy(fs[i]);
+        }
+    print_message("no memory: %d futures, %d failed (%d with unknown_error), none NULL, none hung\n", out.calls,
+                  out.errors, out.no_memory);
+    assert_int_equal(out.calls, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nth_allocation_fails),
         cmocka_unit_test(test_nth_allocation_of_any_thread_fails),
+        cmocka_unit_test(test_no_memory_never_null),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
