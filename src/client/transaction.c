@@ -24,6 +24,7 @@
 #include "special_keys.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
+#include "txn_watch.h"
 
 #include <foundationdb/fdb_c_options.g.h>
 
@@ -529,15 +530,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
 static void txn_after_reset(void *arg)
 {
     cfdb_txn *tx = arg;
-    op *list = tx->watches;
-    tx->watches = NULL;
-    while (list) {
-        op *o = list;
-        list = o->next;
-        o->next = o->prev = NULL;
-        op_link(o);
-        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
-    }
+    txn_cancel_watches(tx);
     /* operations in flight end for the application now, and wind down at their next step */
     txn_complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
     txn_cancel_versionstamp(tx);

@@ -1,12 +1,15 @@
 /* fdb_transaction_on_error as an operation kind: classification, backoff, retry limit and the
  * cancelled state are retry_policy.c's (Transaction::onError and
  * ReadYourWritesTransaction::onError); here the backoff is waited for on the network thread,
- * then the transaction is reset for the next attempt (its options and backoff kept).
+ * then the transaction is reset for the next attempt (its options and backoff kept); the
+ * attempt's watches that wait for its commit and its versionstamp future end with
+ * transaction_cancelled, as libfdb_c's reset ends them.
  * The kind has its own lifetime: the transaction's timeout does not end it (a timeout that
  * passed answers it with transaction_timed_out instead), nor does a reset's sweep. */
 #include "cfdb/errors.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
+#include "txn_watch.h"
 
 typedef struct on_error_op {
     op base;
@@ -28,6 +31,9 @@ static void on_error_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     txn_reset_locked(tx, true);
     pthread_mutex_unlock(&tx->mu);
     txn_complete_ops(tx, CFDB_ERR_TRANSACTION_CANCELLED, false);
+    /* NativeAPI's reset (Transaction::onError) cancels the watches waiting for the commit and
+     * RYW's reset promise fails the versionstamp: both end with transaction_cancelled */
+    txn_cancel_watches(tx);
     txn_cancel_versionstamp(tx);
     op_finish(o, 0);
 }

@@ -254,6 +254,19 @@ void txn_start_watches(cfdb_txn *tx, int error)
 }
 
 
+void txn_cancel_watches(cfdb_txn *tx)
+{
+    op *list = tx->watches;
+    tx->watches = NULL;
+    while (list) {
+        op *o = list;
+        list = o->next;
+        o->next = o->prev = NULL;
+        op_link(o);
+        op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
+    }
+}
+
 /* A cancelled or destroyed watch gives its MAX_WATCHES slot back at once (libfdb_c's
  * watch actor is cancelled then), not when its request next comes back. */
 static void watch_release_task(void *arg)

@@ -7,5 +7,8 @@
 /* The commit ended (error 0: committed, or read-only): the watches waiting for it start
  * or fail (network thread). */
 void txn_start_watches(cfdb_txn *tx, int error);
+/* The attempt ended (reset, cancel, destroy, on_error): the watches still waiting for its
+ * commit end with transaction_cancelled (NativeAPI cancelWatches) (network thread). */
+void txn_cancel_watches(cfdb_txn *tx);
 
 #endif
