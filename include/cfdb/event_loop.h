@@ -4,14 +4,13 @@
  * hidden. The client's network thread and the dev server each run one.
  *
  * Threading: everything here must be called on the loop thread (the one in
- * cfdb_loop_run / cfdb_loop_run_once), except cfdb_loop_post,
- * cfdb_loop_post_task, cfdb_loop_stop and cfdb_monotonic_ns, which any thread
- * may call at any time.
+ * cfdb_loop_run / cfdb_loop_run_once), except cfdb_loop_post_task,
+ * cfdb_loop_stop and cfdb_monotonic_ns, which any thread may call at any time.
  *
  * Errors: the fd functions return 0 or a FoundationDB code (the errno mapped by
- * cfdb_error_from_errno); run/run_once report a failed wait as a negative errno
- * (their callers turn it into platform_error); posting and arming timers cannot
- * fail. */
+ * cfdb_error_from_errno); a failed wait ends cfdb_loop_run with that code and is
+ * kept for cfdb_loop_wait_error (run_once's result is a count); posting and
+ * arming timers cannot fail. */
 #ifndef CFDB_EVENT_LOOP_H
 #define CFDB_EVENT_LOOP_H
 
@@ -90,11 +89,11 @@ static inline bool cfdb_timer_is_armed(const cfdb_timer *timer)
 }
 /* Arms (or re-arms, moving it) for an absolute cfdb_monotonic_ns() time.
  * The callback runs once, after which the timer is idle and may be re-armed
- * or freed. Cannot fail: always returns 0 (the int is kept for source
- * compatibility). O(1); cancelling and firing are O(log n) amortised. */
-int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns);
-/* Same, `delay_ns` from now. Always returns 0. */
-int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns);
+ * or freed. Cannot fail. O(1); cancelling and firing are O(log n)
+ * amortised. */
+void cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns);
+/* Same, `delay_ns` from now. */
+void cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns);
 /* Returns true if the timer was armed (it will now not fire). */
 bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer);
 
@@ -114,23 +113,18 @@ struct cfdb_task {
     cfdb_task_fn fn;
     void *arg;
     _Atomic(bool) queued;
-    bool pooled;           /* a node of the loop's own pool (cfdb_loop_post) */
 };
 
 void cfdb_task_init(cfdb_task *task, cfdb_task_fn fn, void *arg);
 
 /* Any thread: queue the task to run fn(arg) on the loop thread. Tasks run in
- * posting order per posting thread (cfdb_loop_post's tasks included). Wakes
- * the loop only if it is (about to be) blocked, so a post to a busy loop makes
- * no system call. Cannot fail. */
-void cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task);
-
-/* Any thread: queue fn(arg) on a node from the loop's pool, which grows when
- * empty and keeps its nodes (no allocation once warmed up). Returns 0, or
- * CFDB_ERR_PLATFORM_ERROR (1500) only when the pool must grow and memory is
- * out; code that must not fail embeds a cfdb_task and uses
- * cfdb_loop_post_task. */
-int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg);
+ * posting order per posting thread. Wakes the loop only if it is (about to be)
+ * blocked, so a post to a busy loop makes no system call. Cannot fail. Returns
+ * true when it queued the node, false when the node was queued already (an
+ * owner that takes a reference per post gives it back then). An object posted
+ * from several places at once either has a node per purpose or keeps its own
+ * queue of work behind one node. */
+bool cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task);
 
 /* ---- running ----------------------------------------------------------- */
 
@@ -139,11 +133,16 @@ int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg);
 /* One iteration: wait up to max_wait_ns (0 = poll, CFDB_LOOP_WAIT_FOREVER =
  * until something happens) for fds, timers, posted tasks or a stop request,
  * then run ready fd callbacks, due timers and queued tasks, in that order.
- * Returns the number of callbacks run, or -errno if waiting failed. */
+ * Returns the number of callbacks run (>= 0). When waiting fails (not EINTR)
+ * nothing runs, 0 is returned and cfdb_loop_wait_error reports why. */
 int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns);
 /* Iterates until cfdb_loop_stop. A stop requested before run is not lost:
- * run returns at once and the request is consumed. Returns 0 or -errno. */
+ * run returns at once and the request is consumed. Returns 0, or the
+ * FoundationDB code of a failed wait (cfdb_error_from_errno of its errno). */
 int cfdb_loop_run(cfdb_loop *loop);
+/* Loop thread: the FoundationDB code of the last failed wait since run
+ * started (or ever, for run_once alone), 0 when none failed. */
+int cfdb_loop_wait_error(const cfdb_loop *loop);
 /* Any thread, including loop callbacks (then it takes effect when the
  * current iteration ends). */
 void cfdb_loop_stop(cfdb_loop *loop);
@@ -161,7 +160,7 @@ typedef struct cfdb_loop_stats {
     uint64_t iterations;
     uint64_t waits;          /* times the loop announced it may block: each
                               * allows at most one wakeup write */
-    uint64_t wakeup_writes;  /* eventfd writes by cfdb_loop_post / stop */
+    uint64_t wakeup_writes;  /* eventfd writes by cfdb_loop_post_task / stop */
     uint64_t tasks_run;
 } cfdb_loop_stats;
 

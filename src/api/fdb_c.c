@@ -218,7 +218,7 @@ fdb_error_t fdb_run_network(void)
     pthread_mutex_unlock(&g_hooks_mu);
     for (int i = 0; i < n; i++)
         g_hooks[i].fn(g_hooks[i].arg);
-    return rc < 0 ? CFDB_ERR_PLATFORM_ERROR : 0;
+    return rc; /* 0, or the FoundationDB code of a failed wait */
 }
 
 fdb_error_t fdb_stop_network(void)

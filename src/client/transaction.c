@@ -141,6 +141,9 @@ static int apply_default(void *tx, int option, const uint8_t *value, int length)
     return cfdb_txn_set_option(tx, option, value, length);
 }
 
+static void deadline_rearm_task(void *arg);
+static void txn_after_reset(void *arg);
+
 cfdb_txn *cfdb_txn_create(cfdb_db *db)
 {
     cfdb_txn *tx = cfdb_object_cache_get(&g_txns, &tl_txns);
@@ -161,6 +164,8 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     atomic_init(&tx->gen, 1);
     tx->creation_ns = cfdb_monotonic_ns();
     cfdb_timer_init(&tx->deadline_timer, NULL, tx);
+    cfdb_task_init(&tx->deadline_rearm_task, deadline_rearm_task, tx);
+    cfdb_task_init(&tx->after_reset_task, txn_after_reset, tx);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
     cfdb_db_apply_defaults(db, tx, apply_default);
@@ -187,8 +192,8 @@ static void deadline_rearm_task(void *arg)
 static void post_deadline_rearm(cfdb_txn *tx)
 {
     txn_ref(tx);
-    if (cfdb_loop_post(cfdb_client_loop(tx->cl), deadline_rearm_task, tx) != 0)
-        txn_unref(tx);
+    if (!cfdb_loop_post_task(cfdb_client_loop(tx->cl), &tx->deadline_rearm_task))
+        txn_unref(tx); /* already queued: that run re-arms for this deadline too */
 }
 
 /* FDBTransactionOption (fdb_c_options.g.h). Options not acted on are accepted, as
@@ -525,8 +530,8 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
 }
 
 /* After a reset, cancel or destroy (all end what was running with transaction_cancelled):
- * the network thread ends the watches and operations of the old generation. The task
- * carries the transaction itself (a reference), so posting it allocates nothing. */
+ * the network thread ends the watches and operations of the old generations. The task node
+ * is the transaction's own (a reference while queued), so posting it cannot fail. */
 static void txn_after_reset(void *arg)
 {
     cfdb_txn *tx = arg;
@@ -545,8 +550,8 @@ static void txn_post_after_reset(cfdb_txn *tx)
     if (atomic_load(&tx->refs) == 1)
         return;
     txn_ref(tx);
-    if (cfdb_loop_post(cfdb_client_loop(tx->cl), txn_after_reset, tx) != 0)
-        txn_unref(tx);
+    if (!cfdb_loop_post_task(cfdb_client_loop(tx->cl), &tx->after_reset_task))
+        txn_unref(tx); /* already queued: that run ends this generation's work too */
 }
 
 void cfdb_txn_reset(cfdb_txn *tx)

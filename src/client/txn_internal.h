@@ -112,6 +112,12 @@ struct cfdb_txn {
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit (txn_watch.c) */
     cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */
+    /* Application-thread requests for the network thread, as embedded task nodes (posting
+     * cannot fail). Each holds one reference while queued; a request made while its node is
+     * still queued is covered by that run (both tasks read the transaction's state when they
+     * run), so it takes no reference and posts nothing. */
+    cfdb_task deadline_rearm_task;
+    cfdb_task after_reset_task;
     /* a commit waits for the attempt's reads in flight (RYW commit waits on `reading`) */
     int reads_in_flight;
     uint32_t reads_gen;
@@ -160,6 +166,10 @@ struct op {
     uint32_t gen;
     op *prev, *next;
     cfdb_timer timer;
+    /* The op's one network-thread task node (posting cannot fail): op_start at launch, later
+     * a waiting commit's resume. Never queued twice: the launch has run before the op can
+     * wait, and a waiting commit is released once per wait. */
+    cfdb_task task;
     uint64_t request;
     int replica;        /* which of the shard's servers (mod their count) */
     int replicas_tried; /* failed in a row, before relocating */

@@ -51,14 +51,14 @@ op *op_new(cfdb_txn *tx, const txn_op_kind *kind, cfdb_future_kind fkind, size_t
     o->gen = atomic_load(&tx->gen);
     o->replica = (int)(thread_random() & 0xffff); /* spreads reads over a shard's replicas */
     cfdb_timer_init(&o->timer, NULL, o);
+    cfdb_task_init(&o->task, op_start, o);
     return o;
 }
 
 cfdb_future *op_launch(op *o)
 {
     cfdb_future *f = o->f;
-    if (cfdb_loop_post(cfdb_client_loop(o->tx->cl), op_start, o) != 0)
-        op_finish(o, CFDB_ERR_NETWORK_NOT_SETUP);
+    cfdb_loop_post_task(cfdb_client_loop(o->tx->cl), &o->task);
     return f;
 }
 
@@ -110,8 +110,10 @@ static void release_waiting_commit(cfdb_txn *tx)
 {
     op *c = tx->commit_waiting;
     tx->commit_waiting = NULL;
-    if (c && cfdb_loop_post(cfdb_client_loop(tx->cl), commit_resume_task, c) != 0)
-        commit_resume(c);
+    if (!c)
+        return;
+    cfdb_task_init(&c->task, commit_resume_task, c); /* op_start's run is long over */
+    cfdb_loop_post_task(cfdb_client_loop(tx->cl), &c->task);
 }
 
 bool txn_commit_must_wait(op *o)
@@ -234,8 +236,7 @@ static void deadline_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
     uint64_t deadline = tx->deadline_ns;
     pthread_mutex_unlock(&tx->mu);
     if (deadline && cfdb_monotonic_ns() < deadline) { /* the timeout was extended */
-        if (cfdb_loop_timer_add_at(loop, t, deadline) != 0)
-            txn_unref(tx); /* cannot re-arm: ops still notice the deadline at their next step */
+        cfdb_loop_timer_add_at(loop, t, deadline); /* keeps the armed timer's reference */
         return;
     }
     if (deadline) {
@@ -258,7 +259,8 @@ void txn_arm_deadline(cfdb_txn *tx)
     bool armed = cfdb_timer_is_armed(&tx->deadline_timer);
     if (!armed)
         cfdb_timer_init(&tx->deadline_timer, deadline_fire, tx);
-    if (cfdb_loop_timer_add_at(cfdb_client_loop(tx->cl), &tx->deadline_timer, deadline) == 0 && !armed)
+    cfdb_loop_timer_add_at(cfdb_client_loop(tx->cl), &tx->deadline_timer, deadline);
+    if (!armed)
         txn_ref(tx); /* the armed timer's reference */
 }
 

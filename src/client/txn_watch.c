@@ -27,6 +27,7 @@ typedef struct watch_op {
     int64_t watch_fired_version; /* the storage server's answer, while waitForCommittedVersion runs */
     bool watch_have_value;
     bool counted_watch; /* holds one of the database's MAX_WATCHES slots */
+    cfdb_task release_task; /* watch_cancelled's (a future is cancelled at most once) */
 } watch_op;
 
 #define W(o) TXN_OP_AS(watch_op, o)
@@ -286,8 +287,8 @@ static void watch_cancelled(cfdb_future *f)
 {
     op *o = f->op;
     cfdb_future_ref(f);
-    if (cfdb_loop_post(cfdb_client_loop(o->cl), watch_release_task, f) != 0)
-        cfdb_future_unref(f);
+    cfdb_task_init(&W(o)->release_task, watch_release_task, f);
+    cfdb_loop_post_task(cfdb_client_loop(o->cl), &W(o)->release_task);
 }
 
 /* RYWImpl::watch reads the key through read-your-writes when the watch is made, a

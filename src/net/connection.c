@@ -59,7 +59,7 @@ struct cfdb_conn {
     size_t in_len, in_cap;
     uint8_t *out;
     size_t out_off, out_len, out_cap;
-    bool flush_posted;
+    bool flush_posted;        /* flush_node is queued */
     bool want_write;
     bool close_after_flush;
 
@@ -76,7 +76,13 @@ struct cfdb_conn {
     uint64_t handshake_deadline_ns;
     bool quiet_pinged;        /* the quiet_ping_ns ping went out since the last byte in */
     bool paused;              /* not reading: too much output waits for the peer */
-    bool resume_posted;
+    bool resume_posted;       /* resume_node is queued */
+    /* Embedded task nodes: posting them cannot fail. Each is posted at most once at a
+     * time (the *_posted flags), and nothing is posted after CONN_DEAD except
+     * finalize_node, so the nodes queued before it have run when it frees the struct. */
+    cfdb_task flush_node;
+    cfdb_task resume_node;
+    cfdb_task finalize_node;
     bool adopted;             /* accepted (server side) rather than dialled */
     cfdb_conn_stats stats;
 };
@@ -150,8 +156,7 @@ static void conn_fail(cfdb_conn *c, int error)
         c->fd = -1;
     }
     /* on_closed runs from the loop, never from inside the caller's own call */
-    if (cfdb_loop_post(c->loop, finalize_task, c) != 0)
-        finalize_task(c); /* the loop is being torn down */
+    cfdb_loop_post_task(c->loop, &c->finalize_node);
 }
 
 /* Room for `more` bytes of output; false when out of memory. */
@@ -243,8 +248,8 @@ static void maybe_resume(cfdb_conn *c)
 {
     if (!c->paused || c->resume_posted || c->state == CONN_DEAD || !may_resume(c))
         return;
-    if (cfdb_loop_post(c->loop, resume_task, c) == 0)
-        c->resume_posted = true;
+    c->resume_posted = true;
+    cfdb_loop_post_task(c->loop, &c->resume_node);
 }
 
 /* Writes queued ciphertext until the socket pushes back. False when the connection failed. */
@@ -336,10 +341,8 @@ static void schedule_flush(cfdb_conn *c)
 {
     if (c->flush_posted || c->state == CONN_DEAD)
         return;
-    if (cfdb_loop_post(c->loop, flush_task, c) == 0)
-        c->flush_posted = true;
-    else
-        flush_now(c);
+    c->flush_posted = true;
+    cfdb_loop_post_task(c->loop, &c->flush_node);
 }
 
 static int queue_frame(cfdb_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len)
@@ -749,6 +752,9 @@ static cfdb_conn *conn_new(cfdb_loop *loop, int fd, enum conn_state st, const cf
     c->ping_token.second = cfdb_monotonic_ns();
     cfdb_timer_init(&c->ping_timer, ping_fire, c);
     cfdb_timer_init(&c->idle_timer, idle_check, c);
+    cfdb_task_init(&c->flush_node, flush_task, c);
+    cfdb_task_init(&c->resume_node, resume_task, c);
+    cfdb_task_init(&c->finalize_node, finalize_task, c);
     /* not the loop's cached clock: a loop that has not run for a while would start the
      * handshake deadline in the past */
     c->last_rx_ns = cfdb_monotonic_ns();

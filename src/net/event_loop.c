@@ -4,9 +4,8 @@
  *
  * Invariants: a timer is in the heap iff timer->armed; the heap's root is the
  * earliest (deadline, seq). A task node is in the queue iff task->queued; the
- * queue (head/tail) and the pool's free list are only touched under
- * queue_lock. Nothing on the post or arm paths allocates, except
- * cfdb_loop_post growing its node pool. */
+ * queue (head/tail) is only touched under queue_lock. Nothing on the post or
+ * arm paths allocates: both link caller-owned nodes. */
 #include "cfdb/event_loop.h"
 
 #include "cfdb/errors.h"
@@ -32,12 +31,6 @@ typedef struct fd_slot {
     uint32_t generation;       /* bumped on remove so stale epoll events are dropped */
 } fd_slot;
 
-#define POOL_CHUNK 256 /* cfdb_loop_post's nodes are allocated this many at a time */
-
-typedef struct pool_chunk {
-    struct pool_chunk *next;
-    cfdb_task nodes[POOL_CHUNK];
-} pool_chunk;
 
 /* Counters written by the loop thread only: relaxed load+store, no lock prefix. */
 #define BUMP(counter, n) \
@@ -59,8 +52,6 @@ struct cfdb_loop {
      * and runs it without the lock, so nobody waits on a task. */
     pthread_mutex_t queue_lock;
     cfdb_task *queue_head, *queue_tail;
-    cfdb_task *pool_free;      /* cfdb_loop_post's idle nodes */
-    pool_chunk *pool_chunks;
 
     /* True only while the loop is about to block or blocked in epoll. A
      * producer that flips it to false owns the (single) eventfd write; a busy
@@ -68,6 +59,7 @@ struct cfdb_loop {
     atomic_bool polling;
     atomic_bool stop_requested;
     bool have_epoll_pwait2;
+    int wait_error;            /* FoundationDB code of the last failed wait, or 0 */
 
     struct epoll_event ready[EVENT_BATCH];
     int ready_count;
@@ -143,11 +135,6 @@ void cfdb_loop_destroy(cfdb_loop *loop)
     for (cfdb_task *t = loop->queue_head; t; t = t->next)
         atomic_store_explicit(&t->queued, false, memory_order_relaxed);
     free(loop->slots);
-    while (loop->pool_chunks) {
-        pool_chunk *c = loop->pool_chunks;
-        loop->pool_chunks = c->next;
-        free(c);
-    }
     pthread_mutex_destroy(&loop->queue_lock);
     free(loop);
 }
@@ -357,7 +344,7 @@ static void heap_remove(cfdb_loop *loop, cfdb_timer *t)
     t->armed = false;
 }
 
-int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns)
+void cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns)
 {
     if (timer->armed)
         heap_remove(loop, timer);
@@ -366,14 +353,13 @@ int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline
     timer->child = timer->sibling = timer->prev = NULL;
     timer->armed = true;
     loop->heap = heap_meld(loop->heap, timer);
-    return 0;
 }
 
-int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns)
+void cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns)
 {
     uint64_t now = cfdb_monotonic_ns();
     uint64_t deadline = delay_ns > UINT64_MAX - now ? UINT64_MAX : now + delay_ns;
-    return cfdb_loop_timer_add_at(loop, timer, deadline);
+    cfdb_loop_timer_add_at(loop, timer, deadline);
 }
 
 bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer)
@@ -418,7 +404,6 @@ void cfdb_task_init(cfdb_task *task, cfdb_task_fn fn, void *arg)
     task->fn = fn;
     task->arg = arg;
     atomic_init(&task->queued, false);
-    task->pooled = false;
 }
 
 /* Wakes the loop if it is (about to be) blocked. No lost wakeup: the loop
@@ -443,7 +428,7 @@ static void enqueue_locked(cfdb_loop *loop, cfdb_task *task)
     loop->queue_tail = task;
 }
 
-void cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task)
+bool cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task)
 {
     pthread_mutex_lock(&loop->queue_lock);
     bool already = atomic_load_explicit(&task->queued, memory_order_relaxed);
@@ -452,36 +437,7 @@ void cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task)
     pthread_mutex_unlock(&loop->queue_lock);
     if (!already)
         wake_if_polling(loop);
-}
-
-int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg)
-{
-    if (!fn)
-        return CFDB_ERR_PLATFORM_ERROR;
-    pthread_mutex_lock(&loop->queue_lock);
-    if (!loop->pool_free) {
-        pool_chunk *c = malloc(sizeof *c);
-        if (!c) {
-            pthread_mutex_unlock(&loop->queue_lock);
-            return CFDB_ERR_PLATFORM_ERROR;
-        }
-        c->next = loop->pool_chunks;
-        loop->pool_chunks = c;
-        for (size_t i = 0; i < POOL_CHUNK; i++) {
-            cfdb_task_init(&c->nodes[i], NULL, NULL);
-            c->nodes[i].pooled = true;
-            c->nodes[i].next = i + 1 < POOL_CHUNK ? &c->nodes[i + 1] : NULL;
-        }
-        loop->pool_free = &c->nodes[0];
-    }
-    cfdb_task *t = loop->pool_free;
-    loop->pool_free = t->next;
-    t->fn = fn;
-    t->arg = arg;
-    enqueue_locked(loop, t);
-    pthread_mutex_unlock(&loop->queue_lock);
-    wake_if_polling(loop);
-    return 0;
+    return !already;
 }
 
 static bool tasks_pending(cfdb_loop *loop)
@@ -502,29 +458,14 @@ static size_t run_posted_tasks(cfdb_loop *loop)
     /* Tasks posted while these run go to the fresh queue: next iteration. A
      * node may be re-posted or freed by its own fn, so each is unlinked first. */
     size_t ran = 0;
-    cfdb_task *spent = NULL, *spent_tail = NULL; /* pool nodes to give back */
     while (batch) {
         cfdb_task *t = batch;
         batch = t->next;
         cfdb_task_fn fn = t->fn;
         void *arg = t->arg;
-        if (t->pooled) {
-            t->next = NULL;
-            if (spent_tail)
-                spent_tail->next = t;
-            else
-                spent = t;
-            spent_tail = t;
-        }
         atomic_store_explicit(&t->queued, false, memory_order_release);
         fn(arg);
         ran++;
-    }
-    if (spent) {
-        pthread_mutex_lock(&loop->queue_lock);
-        spent_tail->next = loop->pool_free;
-        loop->pool_free = spent;
-        pthread_mutex_unlock(&loop->queue_lock);
     }
     return ran;
 }
@@ -602,7 +543,7 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
         wait_ns = due <= now ? 0 : (due - now < wait_ns ? due - now : wait_ns);
     }
     if (wait_ns) {
-        /* Announce the nap, then re-check the queue (see cfdb_loop_post). */
+        /* Announce the nap, then re-check the queue (see wake_if_polling). */
         atomic_store_explicit(&loop->polling, true, memory_order_seq_cst);
         BUMP(loop->stat_waits, 1);
         if (tasks_pending(loop)) {
@@ -615,8 +556,9 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
     if (wait_ns)   /* awake again: posts need not write any more */
         atomic_store_explicit(&loop->polling, false, memory_order_relaxed);
     if (n < 0 && n != -EINTR) {
+        loop->wait_error = cfdb_error_from_errno(-n);
         current_loop = outer;
-        return n;
+        return 0;
     }
     loop->ready_count = n > 0 ? n : 0;
     loop->now_ns = cfdb_monotonic_ns();
@@ -634,10 +576,11 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
 int cfdb_loop_run(cfdb_loop *loop)
 {
     int rc = 0;
+    loop->wait_error = 0;
     while (!atomic_load_explicit(&loop->stop_requested, memory_order_acquire)) {
-        int n = cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER);
-        if (n < 0) {
-            rc = n;
+        cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER);
+        if (loop->wait_error) {
+            rc = loop->wait_error;
             break;
         }
     }
@@ -652,6 +595,11 @@ void cfdb_loop_stop(cfdb_loop *loop)
      * a second flag. From a callback the loop is awake already. */
     if (current_loop != loop)
         write_wakeup(loop);
+}
+
+int cfdb_loop_wait_error(const cfdb_loop *loop)
+{
+    return loop->wait_error;
 }
 
 bool cfdb_loop_on_loop_thread(const cfdb_loop *loop)

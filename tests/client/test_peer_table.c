@@ -26,8 +26,10 @@ static cfdb_network_address addr_n(int i, bool tls)
 static void run_for(cfdb_client *cl, uint64_t ms)
 {
     uint64_t end = cfdb_monotonic_ns() + ms * 1000000ull;
-    while (cfdb_monotonic_ns() < end)
-        assert_true(cfdb_loop_run_once(cfdb_client_loop(cl), 100000000ull) >= 0);
+    while (cfdb_monotonic_ns() < end) {
+        cfdb_loop_run_once(cfdb_client_loop(cl), 100000000ull);
+        assert_int_equal(cfdb_loop_wait_error(cfdb_client_loop(cl)), 0);
+    }
 }
 
 static void test_lookup_by_hash_and_forgetting(void **state)

@@ -24,7 +24,8 @@ static void run_until(cfdb_loop *loop, const atomic_bool *done)
 {
     uint64_t give_up = cfdb_monotonic_ns() + 3000 * MS;
     while (!atomic_load(done)) {
-        assert_true(cfdb_loop_run_once(loop, 100 * MS) >= 0);
+        cfdb_loop_run_once(loop, 100 * MS);
+        assert_int_equal(cfdb_loop_wait_error(loop), 0);
         assert_true(cfdb_monotonic_ns() < give_up);
     }
 }
@@ -65,12 +66,14 @@ static void test_timers_fire_in_deadline_then_arming_order(void **state)
     for (int i = 0; i < 7; i++) {
         timers[i] = (test_timer){ .id = plan[i].id, .log = &log };
         cfdb_timer_init(&timers[i].timer, record_fire, &timers[i]);
-        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, base + plan[i].offset), 0);
+        cfdb_loop_timer_add_at(loop, &timers[i].timer, base + plan[i].offset);
         assert_true(cfdb_timer_is_armed(&timers[i].timer));
     }
     uint64_t give_up = base + 2000 * MS;
-    while (log.count < 7 && cfdb_monotonic_ns() < give_up)
-        assert_true(cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER) >= 0);
+    while (log.count < 7 && cfdb_monotonic_ns() < give_up) {
+        cfdb_loop_run_once(loop, CFDB_LOOP_WAIT_FOREVER);
+        assert_int_equal(cfdb_loop_wait_error(loop), 0);
+    }
     assert_int_equal(log.count, 7);
     for (int i = 0; i < 7; i++)
         assert_int_equal(log.order[i], i);
@@ -102,11 +105,11 @@ static void test_timer_heap_order_with_cancel_and_rearm(void **state)
         timers[i] = (test_timer){ .id = i, .log = log };
         cfdb_timer_init(&timers[i].timer, record_fire, &timers[i]);
         deadline[i] = base + next_random(&rng) % 5000;
-        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]), 0);
+        cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]);
     }
     for (int i = 0; i < N; i += 7) {   /* re-arm: moves within the heap */
         deadline[i] = base + next_random(&rng) % 5000;
-        assert_int_equal(cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]), 0);
+        cfdb_loop_timer_add_at(loop, &timers[i].timer, deadline[i]);
     }
     int live = N;
     for (int i = 0; i < N; i += 3) {
@@ -311,6 +314,7 @@ enum { PRODUCERS = 4, TASKS_PER_PRODUCER = 100000 };
 
 typedef struct post_state {
     cfdb_loop *loop;
+    cfdb_task *tasks;                 /* one node per task */
     uint8_t *hits;                    /* one per task: must end at exactly 1 */
     int64_t last_seen[PRODUCERS];     /* per-producer FIFO check */
     atomic_int done;
@@ -334,8 +338,8 @@ static void *produce(void *arg)
 {
     uintptr_t first = (uintptr_t)arg * TASKS_PER_PRODUCER;
     for (uintptr_t i = 0; i < TASKS_PER_PRODUCER; i++)
-        if (cfdb_loop_post(posting.loop, count_task, (void *)(first + i)) != 0)
-            abort();
+        if (!cfdb_loop_post_task(posting.loop, &posting.tasks[first + i]))
+            abort(); /* a fresh node is always queued */
     return NULL;
 }
 
@@ -344,6 +348,11 @@ static void test_posts_from_four_threads_each_run_exactly_once(void **state)
     memset(&posting, 0, sizeof posting);
     posting.loop = cfdb_loop_create();
     posting.hits = calloc(PRODUCERS * TASKS_PER_PRODUCER, 1);
+    posting.tasks = calloc(PRODUCERS * TASKS_PER_PRODUCER, sizeof *posting.tasks);
+    assert_non_null(posting.hits);
+    assert_non_null(posting.tasks);
+    for (uintptr_t i = 0; i < PRODUCERS * TASKS_PER_PRODUCER; i++)
+        cfdb_task_init(&posting.tasks[i], count_task, (void *)i);
     for (int i = 0; i < PRODUCERS; i++)
         posting.last_seen[i] = -1;
     pthread_t threads[PRODUCERS];
@@ -351,7 +360,8 @@ static void test_posts_from_four_threads_each_run_exactly_once(void **state)
         assert_int_equal(pthread_create(&threads[i], NULL, produce, (void *)i), 0);
     uint64_t give_up = cfdb_monotonic_ns() + 4000 * MS;
     while (atomic_load(&posting.done) < PRODUCERS * TASKS_PER_PRODUCER) {
-        assert_true(cfdb_loop_run_once(posting.loop, CFDB_LOOP_WAIT_FOREVER) >= 0);
+        cfdb_loop_run_once(posting.loop, CFDB_LOOP_WAIT_FOREVER);
+        assert_int_equal(cfdb_loop_wait_error(posting.loop), 0);
         assert_true(cfdb_monotonic_ns() < give_up);
     }
     for (int i = 0; i < PRODUCERS; i++)
@@ -366,12 +376,14 @@ static void test_posts_from_four_threads_each_run_exactly_once(void **state)
     /* At most one eventfd write per blocking wait. */
     assert_true(stats.wakeup_writes <= stats.waits);
     free(posting.hits);
+    free(posting.tasks);
     cfdb_loop_destroy(posting.loop);
 }
 
 /* Ping-pong: the loop is asleep for every post, so each must wake it. */
 typedef struct ping {
     cfdb_loop *loop;
+    cfdb_task task;
     atomic_int acked;
 } ping;
 
@@ -391,12 +403,13 @@ static void test_post_wakes_a_sleeping_loop(void **state)
 {
     enum { ROUNDS = 2000 };
     ping p = { .loop = cfdb_loop_create() };
+    cfdb_task_init(&p.task, ack, &p);
     pthread_t loop_thread;
     assert_int_equal(pthread_create(&loop_thread, NULL, run_loop_thread, p.loop), 0);
     assert_false(cfdb_loop_on_loop_thread(p.loop));
     uint64_t give_up = cfdb_monotonic_ns() + 3000 * MS;
     for (int i = 0; i < ROUNDS; i++) {
-        assert_int_equal(cfdb_loop_post(p.loop, ack, &p), 0);
+        assert_true(cfdb_loop_post_task(p.loop, &p.task)); /* its last run has begun */
         while (atomic_load(&p.acked) != i + 1)
             assert_true(cfdb_monotonic_ns() < give_up);
     }
@@ -413,20 +426,23 @@ static void test_post_wakes_a_sleeping_loop(void **state)
 /* Posting from the loop thread itself never touches the eventfd. */
 typedef struct chain {
     cfdb_loop *loop;
+    cfdb_task task;
     int remaining;
+    bool requeue_failed;
 } chain;
 
 static void repost(void *arg)
 {
     chain *c = arg;
-    if (--c->remaining > 0)
-        cfdb_loop_post(c->loop, repost, c);
+    if (--c->remaining > 0 && !cfdb_loop_post_task(c->loop, &c->task))
+        c->requeue_failed = true; /* a node is off the queue once its fn runs */
 }
 
 static void test_post_from_loop_thread_makes_no_syscall(void **state)
 {
     chain c = { .loop = cfdb_loop_create(), .remaining = 100 };
-    cfdb_loop_post(c.loop, repost, &c);
+    cfdb_task_init(&c.task, repost, &c);
+    assert_true(cfdb_loop_post_task(c.loop, &c.task));
     uint64_t give_up = cfdb_monotonic_ns() + 2000 * MS;
     while (c.remaining > 0) {
         /* Each iteration runs only what was queued before it started. */
@@ -437,6 +453,7 @@ static void test_post_from_loop_thread_makes_no_syscall(void **state)
     cfdb_loop_get_stats(c.loop, &stats);
     assert_int_equal(stats.wakeup_writes, 0);
     assert_int_equal(stats.tasks_run, 100);
+    assert_false(c.requeue_failed);
     cfdb_loop_destroy(c.loop);
 }
 
@@ -497,7 +514,9 @@ static void test_run_until_helper_with_post(void **state)
 {
     cfdb_loop *loop = cfdb_loop_create();
     atomic_bool done = false;
-    cfdb_loop_post(loop, set_flag, &done);
+    cfdb_task t;
+    cfdb_task_init(&t, set_flag, &done);
+    cfdb_loop_post_task(loop, &t);
     run_until(loop, &done);
     cfdb_loop_destroy(loop);
 }
@@ -527,7 +546,9 @@ static void test_busyness_windows(void **state)
     cfdb_loop_timer_add_in(loop, &t, 0);
     uint64_t spin = 350000000ull;
     cfdb_loop_run_once(loop, 0); /* opens the first window */
-    assert_int_equal(cfdb_loop_post(loop, spin_task, &spin), 0);
+    cfdb_task spin_node;
+    cfdb_task_init(&spin_node, spin_task, &spin);
+    assert_true(cfdb_loop_post_task(loop, &spin_node));
     uint64_t end = cfdb_monotonic_ns() + 1200000000ull;
     while (cfdb_monotonic_ns() < end)
         cfdb_loop_run_once(loop, 100000000ull);
@@ -613,7 +634,8 @@ static void test_task_nodes_from_four_threads_run_once_per_post_in_order(void **
         assert_int_equal(pthread_create(&threads[i], NULL, node_produce, (void *)i), 0);
     uint64_t give_up = cfdb_monotonic_ns() + 20000 * MS;
     while (atomic_load(&nodes.total) < NODE_PRODUCERS * NODES * ROUNDS_PER_NODE) {
-        assert_true(cfdb_loop_run_once(nodes.loop, 100 * MS) >= 0);
+        cfdb_loop_run_once(nodes.loop, 100 * MS);
+        assert_int_equal(cfdb_loop_wait_error(nodes.loop), 0);
         assert_true(cfdb_monotonic_ns() < give_up);
     }
     for (int i = 0; i < NODE_PRODUCERS; i++)
@@ -646,19 +668,20 @@ static void free_self(void *arg)
     coalesce_runs++;
 }
 
-/* A node posted again while still queued runs once; once run it may be posted again, and
- * its fn may free the object that holds it. Pool and node posts share one FIFO. */
-static void test_task_node_queued_once_reusable_after_run_and_fifo_with_post(void **state)
+/* A node posted again while still queued runs once (the second post says so); once run it
+ * may be posted again, and its fn may free the object that holds it. Distinct nodes run in
+ * posting order. */
+static void test_task_node_queued_once_reusable_after_run_and_fifo(void **state)
 {
     cfdb_loop *loop = cfdb_loop_create();
     cfdb_task t;
     cfdb_task_init(&t, coalesce_run, NULL);
     coalesce_runs = 0;
-    cfdb_loop_post_task(loop, &t);
-    cfdb_loop_post_task(loop, &t);
+    assert_true(cfdb_loop_post_task(loop, &t));
+    assert_false(cfdb_loop_post_task(loop, &t));
     assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
     assert_int_equal(coalesce_runs, 1);
-    cfdb_loop_post_task(loop, &t);
+    assert_true(cfdb_loop_post_task(loop, &t));
     assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
     assert_int_equal(coalesce_runs, 2);
 
@@ -669,17 +692,19 @@ static void test_task_node_queued_once_reusable_after_run_and_fifo_with_post(voi
     assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
     assert_int_equal(coalesce_runs, 3);
 
-    /* order across the two posting functions */
+    /* distinct nodes keep posting order; a re-post of a queued node keeps its place */
     posting.hits = calloc(3 * TASKS_PER_PRODUCER, 1);
     for (int i = 0; i < PRODUCERS; i++)
         posting.last_seen[i] = -1;
     posting.out_of_order = false;
     atomic_store(&posting.done, 0);
-    cfdb_task mid;
-    cfdb_task_init(&mid, count_task, (void *)(uintptr_t)1);
-    assert_int_equal(cfdb_loop_post(loop, count_task, (void *)(uintptr_t)0), 0);
-    cfdb_loop_post_task(loop, &mid);
-    assert_int_equal(cfdb_loop_post(loop, count_task, (void *)(uintptr_t)2), 0);
+    cfdb_task three[3];
+    for (uintptr_t i = 0; i < 3; i++)
+        cfdb_task_init(&three[i], count_task, (void *)i);
+    assert_true(cfdb_loop_post_task(loop, &three[0]));
+    assert_true(cfdb_loop_post_task(loop, &three[1]));
+    assert_false(cfdb_loop_post_task(loop, &three[0]));
+    assert_true(cfdb_loop_post_task(loop, &three[2]));
     assert_int_equal(cfdb_loop_run_once(loop, 0), 3);
     assert_false(posting.out_of_order);
     assert_int_equal(atomic_load(&posting.done), 3);
@@ -741,7 +766,7 @@ static void test_timers_order_and_cancel_under_churn(void **state)
             c->deadline_model = 1 + (rng >> 40) % 64; /* many equal deadlines */
             c->seq_model = ++seq;
             c->armed_model = true;
-            assert_int_equal(cfdb_loop_timer_add_at(loop, &c->timer, c->deadline_model), 0);
+            cfdb_loop_timer_add_at(loop, &c->timer, c->deadline_model);
         } else if (op < 9) {
             assert_int_equal(cfdb_loop_timer_cancel(loop, &c->timer), c->armed_model);
             c->armed_model = false;
@@ -780,7 +805,7 @@ int main(void)
         cmocka_unit_test(test_run_until_helper_with_post),
         cmocka_unit_test(test_busyness_windows),
         cmocka_unit_test(test_task_nodes_from_four_threads_run_once_per_post_in_order),
-        cmocka_unit_test(test_task_node_queued_once_reusable_after_run_and_fifo_with_post),
+        cmocka_unit_test(test_task_node_queued_once_reusable_after_run_and_fifo),
         cmocka_unit_test(test_timers_order_and_cancel_under_churn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
