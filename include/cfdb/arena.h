@@ -25,7 +25,8 @@ void cfdb_arena_init_with(cfdb_arena *a, void *mem, size_t size);
 void *cfdb_arena_alloc(cfdb_arena *a, size_t size);
 void *cfdb_arena_zalloc(cfdb_arena *a, size_t size);
 void *cfdb_arena_dup(cfdb_arena *a, const void *p, size_t size);
-/* Copies bytes into the arena; an empty input gives an empty result. */
+/* Copies bytes into the arena; an empty input gives an empty result. Returns 0 or
+ * CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_arena_dup_bytes(cfdb_arena *a, cfdb_bytes in, cfdb_bytes *out);
 /* Frees every block but the first and rewinds: memory is reused by the next user. */
 void cfdb_arena_reset(cfdb_arena *a);

@@ -23,8 +23,8 @@
  * on an absent key). *out may point into *existing or into operand's memory, or into
  * the arena for computed results; copy it if those can go away.
  * Returns 0, CFDB_ERR_INVALID_MUTATION_TYPE for anything but 2, 6, 7, 8, 9, 12, 13,
- * 16, 17, 18, 19, 20 (versionstamp ops must be transformed first), or -1 when the
- * arena is out of memory. */
+ * 16, 17, 18, 19, 20 (versionstamp ops must be transformed first), or CFDB_ERR_UNKNOWN_ERROR
+ * (4000) when the arena is out of memory. */
 int cfdb_apply_atomic(int mutation_type, const cfdb_bytes *existing, cfdb_bytes operand,
                       cfdb_arena *a, cfdb_bytes *out, bool *out_present);
 
@@ -37,13 +37,13 @@ void cfdb_place_versionstamp(uint8_t dst[CFDB_VERSIONSTAMP_SIZE], int64_t versio
  * 0 <= offset <= remaining_len - 10 the 10 bytes at offset are overwritten with the
  * stamp. Shorter params and out-of-range offsets leave the bytes as they are (the
  * server does not fail the commit). *out is a fresh copy in the arena.
- * Returns 0 or -1 when the arena is out of memory. */
+ * Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000) when the arena is out of memory. */
 int cfdb_transform_versionstamp(cfdb_bytes param, int64_t version, uint16_t batch_index,
                                 cfdb_arena *a, cfdb_bytes *out);
 
 /* Applies cfdb_transform_versionstamp to param1 (SetVersionstampedKey) or param2
  * (SetVersionstampedValue) and turns the mutation into SetValue, as the proxy does.
- * Other mutation types are left alone. Returns 0 or -1 (out of memory). */
+ * Other mutation types are left alone. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_transform_versionstamp_mutation(cfdb_mutation *m, int64_t version,
                                          uint16_t batch_index, cfdb_arena *a);
 

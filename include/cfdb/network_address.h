@@ -9,7 +9,7 @@
 
 /* Parses "a.b.c.d:port[:tls]" or "[v6]:port[:tls]" (with an optional "(fromHostname)").
  * v6 bytes are copied into v6_storage (16 bytes) which must outlive out.
- * Returns 0, or -2104 connection_string_invalid. */
+ * Returns 0, or 2104 connection_string_invalid. */
 int cfdb_network_address_parse(const char *s, size_t len, cfdb_network_address *out, uint8_t v6_storage[16]);
 
 /* "127.0.0.1:4500", "[::1]:4500:tls"; returns the length written (truncated to cap). */

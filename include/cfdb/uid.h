@@ -23,7 +23,7 @@ static inline bool cfdb_uid_is_zero(cfdb_uid a)
 
 /* 32 hex digits, `first` then `second`, as FoundationDB prints UIDs; buf needs 33 bytes. */
 char *cfdb_uid_format(cfdb_uid u, char buf[33]);
-/* Accepts the 32-hex-digit form; returns 0 or -1. */
+/* Accepts the 32-hex-digit form; returns 0 or CFDB_WIRE_SERIALIZATION_FAILED (1044). */
 int cfdb_uid_parse(const char *s, cfdb_uid *out);
 
 void cfdb_uid_store(uint8_t out[16], cfdb_uid u);

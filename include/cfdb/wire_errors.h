@@ -1,5 +1,7 @@
 /* The FoundationDB error codes the wire layer itself produces (flow/error_definitions.h).
- * Functions return 0 on success and a negative code (-1044 ...) on failure. */
+ * Functions return 0 on success and the positive code on failure, except fb_decode and its
+ * field hooks (msg_types.c), which still return the negated code (-1044 ...) until they
+ * are converted. */
 #ifndef CFDB_WIRE_ERRORS_H
 #define CFDB_WIRE_ERRORS_H
 
@@ -8,6 +10,7 @@
 #define CFDB_WIRE_PLATFORM_ERROR           1500 /* FDB's answer to an impossible frame length */
 #define CFDB_WIRE_CHECKSUM_FAILED          1520
 #define CFDB_WIRE_INCOMPATIBLE_PROTOCOL    2100
+#define CFDB_WIRE_CONNECTION_STRING_INVALID 2104
 #define CFDB_WIRE_OUT_OF_MEMORY            1500 /* no out_of_memory code in 7.3: platform_error */
 
 #endif

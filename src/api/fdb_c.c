@@ -522,7 +522,7 @@ fdb_error_t fdb_create_database(const char *cluster_file_path, FDBDatabase **out
     int rc = cfdb_cluster_file_open(cluster_file_path, &cs, &resolved);
     if (rc) {
         free(resolved);
-        return rc < 0 ? CFDB_ERR_PLATFORM_ERROR : rc;
+        return rc;
     }
     char *text = cfdb_cluster_string_format(&cs);
     cfdb_cluster_string_free(&cs);

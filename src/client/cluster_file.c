@@ -225,7 +225,7 @@ int cfdb_cluster_string_parse(const char *text, size_t len, cfdb_cluster_string 
     size_t n;
     char *t = trim(text, len, &n);
     if (!t)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     int rc = INVALID;
     cfdb_coordinator *ips = NULL, *hosts = NULL;
     size_t n_ips = 0, n_hosts = 0;
@@ -356,7 +356,7 @@ int cfdb_cluster_string_copy(cfdb_cluster_string *dst, const cfdb_cluster_string
     return 0;
 oom:
     cfdb_cluster_string_free(dst);
-    return -1;
+    return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
 }
 
 size_t cfdb_coordinator_format(const cfdb_coordinator *c, char *buf, size_t cap)
@@ -461,7 +461,7 @@ int cfdb_cluster_file_open(const char *path, cfdb_cluster_string *out, char **re
         *resolved_path = p;
     if (!p) {
         memset(out, 0, sizeof *out);
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     }
     int rc = cfdb_cluster_file_read(p, out);
     if (!resolved_path)

@@ -40,10 +40,10 @@ typedef struct cfdb_cluster_string {
 
 /* Parses the contents of a cluster file or a connection string (whitespace and
  * #-comments are removed first). Returns 0, CFDB_ERR_CONNECTION_STRING_INVALID,
- * or -1 (out of memory). On error *out is left empty (safe to free). */
+ * or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). On error *out is left empty (safe to free). */
 int cfdb_cluster_string_parse(const char *text, size_t len, cfdb_cluster_string *out);
 void cfdb_cluster_string_free(cfdb_cluster_string *cs);
-/* Deep copy. Returns 0 or -1. */
+/* Deep copy. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_cluster_string_copy(cfdb_cluster_string *dst, const cfdb_cluster_string *src);
 /* Canonical text (ClusterConnectionString::toString): key@ip1,ip2,...,host1,...
  * Returns a malloc'ed NUL-terminated string or NULL (out of memory). */
@@ -63,7 +63,7 @@ char *cfdb_cluster_file_locate(const char *path, bool *is_default);
 
 /* Reads and parses a cluster file: CFDB_ERR_NO_CLUSTER_FILE_FOUND (1515) when it
  * cannot be opened, CFDB_ERR_FILE_TOO_LARGE (1516) above 60000 bytes,
- * CFDB_ERR_CONNECTION_STRING_INVALID (2104), -1 out of memory, else 0. */
+ * CFDB_ERR_CONNECTION_STRING_INVALID (2104), CFDB_ERR_UNKNOWN_ERROR (4000) out of memory, else 0. */
 int cfdb_cluster_file_read(const char *path, cfdb_cluster_string *out);
 
 /* locate + read. *resolved_path (may be NULL) receives the malloc'ed path used,

@@ -11,7 +11,7 @@ static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
 {
     uint8_t *p = cfdb_arena_alloc(a, (size_t)k.len + 1);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     if (k.len)
         memcpy(p, k.ptr, k.len);
     p[k.len] = 0;
@@ -46,7 +46,7 @@ int cfdb_read_conflicts_add(cfdb_read_conflicts *rc, const cfdb_write_map *wm, c
         return 0;
     cfdb_bytes b, e;
     if (cfdb_arena_dup_bytes(rc->arena, begin, &b) || cfdb_arena_dup_bytes(rc->arena, end, &e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     if (!wm)
         return cfdb_range_set_add(&rc->set, b, e);
     cfdb_bytes pos = b;
@@ -57,9 +57,9 @@ int cfdb_read_conflicts_add(cfdb_read_conflicts *rc, const cfdb_write_map *wm, c
         if (n && cfdb_bytes_eq(n->key, pos)) {
             cfdb_bytes ka;
             if (key_after(rc->arena, pos, &ka))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
             if (!entry_independent(n->val.ptr) && cfdb_range_set_add(&rc->set, pos, ka))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
             pos = ka;
             continue;
         }
@@ -73,7 +73,7 @@ int cfdb_read_conflicts_add(cfdb_read_conflicts *rc, const cfdb_write_map *wm, c
         if (nx)
             seg_end = bmin(seg_end, nx->key);
         if (cfdb_range_set_add(&rc->set, pos, seg_end))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         pos = seg_end;
     }
     return 0;
@@ -83,7 +83,7 @@ int cfdb_read_conflicts_add_key(cfdb_read_conflicts *rc, const cfdb_write_map *w
 {
     cfdb_bytes ka;
     if (key_after(rc->arena, key, &ka))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     return cfdb_read_conflicts_add(rc, wm, key, ka);
 }
 
@@ -93,7 +93,7 @@ int cfdb_get_key_conflict_range(const cfdb_key_selector *sel, cfdb_bytes result,
     cfdb_bytes k;
     if (sel->orEqual) {
         if (key_after(arena, sel->key, &k))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     } else {
         k = sel->key;
     }
@@ -130,7 +130,7 @@ int cfdb_get_range_conflict_range(const cfdb_key_selector *bs, const cfdb_key_se
             if (bs->offset <= 0)
                 rb = bmin(rb, rows[0].key);
             if (cfdb_bytes_cmp(re, rows[n - 1].key) <= 0 && key_after(arena, rows[n - 1].key, &re))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         }
     } else {
         if (cfdb_bytes_cmp(bs->key, es->key) < 0) {
@@ -147,11 +147,11 @@ int cfdb_get_range_conflict_range(const cfdb_key_selector *bs, const cfdb_key_se
         if (n) {
             rb = bmin(rb, rows[n - 1].key);
             if (es->offset > 0 && cfdb_bytes_cmp(re, rows[0].key) <= 0 && key_after(arena, rows[0].key, &re))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         }
     }
     if (cfdb_arena_dup_bytes(arena, rb, begin) || cfdb_arena_dup_bytes(arena, re, end))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     return 0;
 }
 
@@ -207,7 +207,7 @@ int cfdb_self_conflict_key(const uint8_t random16[16], cfdb_arena *arena, cfdb_b
     size_t pl = sizeof CFDB_SELF_CONFLICT_PREFIX - 1;
     uint8_t *p = cfdb_arena_alloc(arena, pl + 16);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     memcpy(p, CFDB_SELF_CONFLICT_PREFIX, pl);
     memcpy(p + pl, random16, 16);
     *key = cfdb_bytes_make(p, pl + 16);
@@ -223,7 +223,7 @@ int cfdb_commit_conflict_ranges(const cfdb_read_conflicts *rc, const cfdb_key_ra
     cfdb_key_range *reads = cfdb_arena_alloc(arena, (nr + 1) * sizeof *reads);
     cfdb_key_range *ws = cfdb_arena_alloc(arena, (n_writes + 1) * sizeof *ws);
     if (!reads || !ws)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     size_t i = 0;
     if (rc)
         for (cfdb_omap_node *n = cfdb_omap_first(&rc->set.map); n; n = cfdb_omap_next(n)) {
@@ -239,7 +239,7 @@ int cfdb_commit_conflict_ranges(const cfdb_read_conflicts *rc, const cfdb_key_ra
     if (!causal_write_risky && !cfdb_ranges_intersect(ws, nw, reads, nr)) {
         cfdb_bytes k, ka;
         if (cfdb_self_conflict_key(random16, arena, &k) || key_after(arena, k, &ka))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         reads[nr].begin = k;
         reads[nr].end = ka;
         nr++;
@@ -267,7 +267,7 @@ int cfdb_versionstamp_key_range(cfdb_bytes param, int64_t min_version, cfdb_byte
     uint8_t *b = cfdb_arena_alloc(arena, blen ? blen : 1);
     uint8_t *e = cfdb_arena_alloc(arena, (size_t)blen + 1);
     if (!b || !e)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     memcpy(b, param.ptr, blen);
     memcpy(e, param.ptr, blen);
     cfdb_place_versionstamp(b + pos, min_version, 0);

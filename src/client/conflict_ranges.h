@@ -28,7 +28,7 @@ typedef struct cfdb_read_conflicts {
 int cfdb_read_conflicts_init(cfdb_read_conflicts *rc, cfdb_arena *arena);
 /* Adds [begin, end) minus what wm decides locally (wm may be NULL: everything).
  * Also the path of add_conflict_range(READ) after its checks and truncation.
- * Returns 0 or -1 (out of memory). */
+ * Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_read_conflicts_add(cfdb_read_conflicts *rc, const cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end);
 /* A get(key): [key, key\0) unless wm decides the key. */
 int cfdb_read_conflicts_add_key(cfdb_read_conflicts *rc, const cfdb_write_map *wm, cfdb_bytes key);
@@ -39,7 +39,7 @@ static inline size_t cfdb_read_conflicts_count(const cfdb_read_conflicts *rc)
 
 /* Range a non-snapshot get_key(sel) returning result reads:
  * offset <= 0: [result, k'), else [k', keyAfter(result)) where k' is sel.key
- * (keyAfter(sel.key) when or_equal). Memory from arena. Returns 0 or -1. */
+ * (keyAfter(sel.key) when or_equal). Memory from arena. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_get_key_conflict_range(const cfdb_key_selector *sel, cfdb_bytes result, cfdb_arena *arena,
                                 cfdb_bytes *begin, cfdb_bytes *end);
 
@@ -47,7 +47,7 @@ int cfdb_get_key_conflict_range(const cfdb_key_selector *sel, cfdb_bytes result,
  * GetRangeReq): begin/end are the selectors as passed to the read (or_equal
  * already removed), rows the result in scan order. read_to_begin /
  * read_through_end as the result reports them (false unless the read reached the
- * ends of the key space). Returns 0 or -1; an empty range means nothing to add. */
+ * ends of the key space). Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory); an empty range means nothing to add. */
 int cfdb_get_range_conflict_range(const cfdb_key_selector *begin_sel, const cfdb_key_selector *end_sel, bool reverse,
                                   const cfdb_key_value *rows, size_t n, bool more, bool read_to_begin,
                                   bool read_through_end, cfdb_bytes max_read_key, cfdb_arena *arena,
@@ -63,7 +63,7 @@ int cfdb_self_conflict_key(const uint8_t random16[16], cfdb_arena *arena, cfdb_b
 /* The conflict ranges a commit request carries: reads (coalesced, key order) and
  * writes as given, plus the self-conflict range in both when no write range
  * intersects a read range and causal_write_risky is off. Arrays from arena.
- * Returns 0 or -1. */
+ * Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_commit_conflict_ranges(const cfdb_read_conflicts *rc, const cfdb_key_range *writes, size_t n_writes,
                                 bool causal_write_risky, const uint8_t random16[16], cfdb_arena *arena,
                                 cfdb_key_range **out_reads, size_t *n_reads, cfdb_key_range **out_writes,
@@ -71,7 +71,7 @@ int cfdb_commit_conflict_ranges(const cfdb_read_conflicts *rc, const cfdb_key_ra
 
 /* getVersionstampKeyRange: for a SetVersionstampedKey param (key with a 4-byte
  * little-endian offset at the end), [key with (min_version, 0) stamped,
- * min(key with ff x 10 stamped + "\x00", max_key)). Returns 0, -1, or
+ * min(key with ff x 10 stamped + "\x00", max_key)). Returns 0, CFDB_ERR_UNKNOWN_ERROR (out of memory), or
  * CFDB_ERR_CLIENT_INVALID_OPERATION for a bad offset. */
 int cfdb_versionstamp_key_range(cfdb_bytes param, int64_t min_version, cfdb_bytes max_key, cfdb_arena *arena,
                                 cfdb_bytes *begin, cfdb_bytes *end);

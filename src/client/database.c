@@ -38,7 +38,7 @@ int cfdb_db_create(cfdb_client *cl, const char *connection_string, cfdb_db **out
     cfdb_cluster_string cs;
     int rc = cfdb_cluster_string_parse(connection_string, strlen(connection_string), &cs);
     if (rc)
-        return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+        return rc;
     cfdb_db *db = calloc(1, sizeof *db);
     if (!db) {
         cfdb_cluster_string_free(&cs);

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 static const uint8_t all_end[2] = { 0xff, 0xff };
 
 int cfdb_key_after(cfdb_arena *a, cfdb_bytes key, cfdb_bytes *out)
@@ -12,7 +14,7 @@ int cfdb_key_after(cfdb_arena *a, cfdb_bytes key, cfdb_bytes *out)
     }
     uint8_t *p = cfdb_arena_alloc(a, (size_t)key.len + 1);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     if (key.len)
         memcpy(p, key.ptr, key.len);
     p[key.len] = 0;
@@ -25,7 +27,7 @@ int cfdb_sel_remove_or_equal(cfdb_key_selector *s, cfdb_arena *a)
     if (!s->orEqual)
         return 0;
     if (cfdb_key_after(a, s->key, &s->key))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     s->orEqual = false;
     return 0;
 }

@@ -53,10 +53,10 @@ static inline bool cfdb_sel_is_last_less_or_equal(const cfdb_key_selector *s)
     return s->orEqual && s->offset == 0;
 }
 
-/* keyAfter: key + "\x00", except that "\xff\xff" stays "\xff\xff". Returns 0 or -1. */
+/* keyAfter: key + "\x00", except that "\xff\xff" stays "\xff\xff". Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_key_after(cfdb_arena *a, cfdb_bytes key, cfdb_bytes *out);
 
-/* removeOrEqual: (k, true, n) -> (keyAfter(k), false, n). Returns 0 or -1. */
+/* removeOrEqual: (k, true, n) -> (keyAfter(k), false, n). Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_sel_remove_or_equal(cfdb_key_selector *s, cfdb_arena *a);
 
 /* NativeAPI getKey's shortcuts at the ends of the key space: "\xff\xff" with

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 #include "key_selector.h"
 
 #define REPLY_BYTE_LIMIT 80000 /* CLIENT_KNOBS->REPLY_BYTE_LIMIT */
@@ -126,7 +128,7 @@ static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
             cap *= 2;
         cfdb_key_value *na = cfdb_arena_alloc(nr->rows_arena, cap * sizeof *na);
         if (!na)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         if (have)
             memcpy(na, nr->rows, have * sizeof *na);
         nr->rows = na;
@@ -135,7 +137,7 @@ static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
     for (size_t i = 0; i < n; i++)
         if (cfdb_arena_dup_bytes(nr->rows_arena, rows[i].key, &nr->rows[have + i].key) ||
             cfdb_arena_dup_bytes(nr->rows_arena, rows[i].value, &nr->rows[have + i].value))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     nr->result.rows = nr->rows;
     nr->result.n = have + n;
     return 0;
@@ -165,7 +167,7 @@ int cfdb_native_range_reply(cfdb_native_range *nr, const cfdb_key_value *rows, s
         reached || (!nr->modified && !more) || (nr->limits.bytes >= 0 && nr->limits.min_rows == 0);
     bool read_through = nr->modified && !more;
     if (keep(nr, rows, n))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     if (finished) {
         if (read_through) {
             nr->result.has_read_through = true;
@@ -187,7 +189,7 @@ int cfdb_native_range_reply(cfdb_native_range *nr, const cfdb_key_value *rows, s
     } else {
         cfdb_bytes last;
         if (cfdb_arena_dup_bytes(nr->arena, nr->rows[nr->result.n - 1].key, &last))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         if (nr->reverse)
             nr->end = cfdb_first_greater_or_equal(last);
         else

@@ -66,7 +66,7 @@ void cfdb_native_range_start(cfdb_native_range *nr, cfdb_arena *arena, cfdb_aren
 int cfdb_native_range_next(cfdb_native_range *nr);
 /* The shard [begin, end) holding loc_key; the bytes must outlive the request. */
 void cfdb_native_range_located(cfdb_native_range *nr, cfdb_bytes begin, cfdb_bytes end);
-/* The storage server's rows (in read order) and its `more`. Returns 0 or -1. */
+/* The storage server's rows (in read order) and its `more`. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int cfdb_native_range_reply(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n, bool more);
 /* The fallback's resolved keys. */
 void cfdb_native_range_keys(cfdb_native_range *nr, cfdb_bytes begin, cfdb_bytes end);

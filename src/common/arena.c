@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 struct cfdb_arena_block {
     cfdb_arena_block *next;
     size_t size;               /* usable bytes in data[] */
@@ -87,7 +89,7 @@ int cfdb_arena_dup_bytes(cfdb_arena *a, cfdb_bytes in, cfdb_bytes *out)
     }
     void *p = cfdb_arena_dup(a, in.ptr, in.len);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     *out = cfdb_bytes_make(p, in.len);
     return 0;
 }

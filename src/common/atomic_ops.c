@@ -28,7 +28,7 @@ static int little_endian_add(cfdb_bytes e, cfdb_bytes p, cfdb_arena *a, cfdb_byt
     }
     uint8_t *buf = cfdb_arena_alloc(a, p.len);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     unsigned carry = 0;
     for (uint32_t i = 0; i < p.len; i++) {
         unsigned sum = (unsigned)p.ptr[i] + carry + (i < e.len ? e.ptr[i] : 0u);
@@ -48,7 +48,7 @@ static int bitwise(enum bitwise_op op, cfdb_bytes e, cfdb_bytes p, cfdb_arena *a
 {
     uint8_t *buf = cfdb_arena_alloc(a, p.len ? p.len : 1);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     for (uint32_t i = 0; i < p.len; i++) {
         uint8_t ev = i < e.len ? e.ptr[i] : 0;
         buf[i] = op == BIT_AND ? (uint8_t)(ev & p.ptr[i])
@@ -83,7 +83,7 @@ static int integer_pick(bool want_max, cfdb_bytes e, cfdb_bytes p, cfdb_arena *a
     }
     uint8_t *buf = padded_copy(a, e, p.len);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     *out = cfdb_bytes_make(buf, p.len);
     return 0;
 }
@@ -100,7 +100,7 @@ static int append_if_fits(cfdb_bytes e, cfdb_bytes p, cfdb_arena *a, cfdb_bytes 
     }
     uint8_t *buf = cfdb_arena_alloc(a, (size_t)e.len + p.len);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     memcpy(buf, e.ptr, e.len);
     memcpy(buf + e.len, p.ptr, p.len);
     *out = cfdb_bytes_make(buf, (size_t)e.len + p.len);
@@ -209,7 +209,7 @@ int cfdb_transform_versionstamp(cfdb_bytes param, int64_t version, uint16_t batc
     }
     uint8_t *buf = cfdb_arena_dup(a, body.ptr, body.len);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     if (pos >= 0 && pos + CFDB_VERSIONSTAMP_SIZE <= (int64_t)body.len)
         cfdb_place_versionstamp(buf + pos, version, batch_index);
     *out = cfdb_bytes_make(buf, body.len);
@@ -228,7 +228,7 @@ int cfdb_transform_versionstamp_mutation(cfdb_mutation *m, int64_t version,
         return 0;
     cfdb_bytes stamped;
     if (cfdb_transform_versionstamp(*param, version, batch_index, a, &stamped))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     *param = stamped;
     m->type = CFDB_MUT_SET_VALUE;
     return 0;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONNECTION_STRING_INVALID (-2104)
+#include "cfdb/wire_errors.h"
+
+#define CONNECTION_STRING_INVALID CFDB_WIRE_CONNECTION_STRING_INVALID
 
 cfdb_network_address cfdb_network_address_ipv4(uint32_t ip, uint16_t port, uint16_t flags)
 {
@@ -18,20 +20,21 @@ cfdb_network_address cfdb_network_address_ipv4(uint32_t ip, uint16_t port, uint1
     return a;
 }
 
-static int parse_port(const char *s, size_t n, uint16_t *port)
+/* True when s[0..n) is a decimal port (0..65535). */
+static bool parse_port(const char *s, size_t n, uint16_t *port)
 {
     if (n == 0 || n > 5)
-        return -1;
+        return false;
     unsigned v = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
-            return -1;
+            return false;
         v = v * 10 + (unsigned)(s[i] - '0');
     }
     if (v > 65535)
-        return -1;
+        return false;
     *port = (uint16_t)v;
-    return 0;
+    return true;
 }
 
 int cfdb_network_address_parse(const char *s, size_t len, cfdb_network_address *out, uint8_t v6_storage[16])
@@ -81,7 +84,7 @@ int cfdb_network_address_parse(const char *s, size_t len, cfdb_network_address *
         out->ip.tag = 1;
         out->ip.v4 = a << 24 | b << 16 | c << 8 | d;
     }
-    if (parse_port(colon + 1, strlen(colon + 1), &out->port))
+    if (!parse_port(colon + 1, strlen(colon + 1), &out->port))
         return CONNECTION_STRING_INVALID;
     return 0;
 }

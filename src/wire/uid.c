@@ -3,12 +3,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cfdb/wire_errors.h"
+
 char *cfdb_uid_format(cfdb_uid u, char buf[33])
 {
     snprintf(buf, 33, "%016llx%016llx", (unsigned long long)u.first, (unsigned long long)u.second);
     return buf;
 }
 
+/* The digit's value, or 16 when c is not a hex digit. */
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')
@@ -17,18 +20,18 @@ static int hexval(char c)
         return c - 'a' + 10;
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
-    return -1;
+    return 16;
 }
 
 int cfdb_uid_parse(const char *s, cfdb_uid *out)
 {
     if (strlen(s) != 32)
-        return -1;
+        return CFDB_WIRE_SERIALIZATION_FAILED;
     uint64_t parts[2] = { 0, 0 };
     for (int i = 0; i < 32; i++) {
         int v = hexval(s[i]);
-        if (v < 0)
-            return -1;
+        if (v > 15)
+            return CFDB_WIRE_SERIALIZATION_FAILED;
         parts[i / 16] = parts[i / 16] << 4 | (uint64_t)v;
     }
     out->first = parts[0];
