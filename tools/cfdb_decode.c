@@ -131,19 +131,20 @@ static int decode_frames(const options *o, const uint8_t *buf, size_t len)
     size_t at = 0;
     while (at < len) {
         cfdb_frame f;
-        long n = cfdb_frame_parse(buf + at, len - at, !o->no_checksum, &f);
+        size_t n;
+        int rc = cfdb_frame_parse(buf + at, len - at, !o->no_checksum, &f, &n);
+        if (rc) {
+            printf("bad frame at offset %zu: error %d%s\n", at, rc,
+                   rc == 1520 ? " (checksum_failed)" : rc == 1500 ? " (bad length)" : "");
+            return 1;
+        }
         if (n == 0) {
             printf("truncated frame: %zu bytes left\n", len - at);
             return 1;
         }
-        if (n < 0) {
-            printf("bad frame at offset %zu: error %ld%s\n", at, -n,
-                   -n == 1520 ? " (checksum_failed)" : -n == 1500 ? " (bad length)" : "");
-            return 1;
-        }
         print_token(f.token);
         bad |= print_message(o, f.msg, f.msg_len, "  ");
-        at += (size_t)n;
+        at += n;
     }
     return bad;
 }
@@ -154,8 +155,9 @@ static int decode_buffer(const options *o, const uint8_t *buf, size_t len)
         return print_message(o, buf, len, "");
     /* A connection stream starts with a 40-byte ConnectPacket body. */
     cfdb_connect_packet cp;
+    size_t used;
     if (len >= CFDB_CONNECT_PACKET_SIZE && buf[0] == 40 && buf[1] == 0 && buf[2] == 0 && buf[3] == 0 &&
-        cfdb_connect_packet_decode(buf, len, &cp) > 0 &&
+        cfdb_connect_packet_decode(buf, len, &cp, &used) == 0 && used > 0 &&
         (cp.protocol_version & 0xFFFFFFFF00000000ull) == (CFDB_PROTOCOL_CONNECT_VERSION & 0xFFFFFFFF00000000ull)) {
         printf("ConnectPacket { protocolVersion: 0x%016llx, canonicalRemotePort: %u, connectionId: %llu, "
                "canonicalRemoteIp4: %u.%u.%u.%u, flags: %u }\n",
@@ -166,7 +168,7 @@ static int decode_buffer(const options *o, const uint8_t *buf, size_t len)
     }
     /* A frame's length word covers exactly the rest of a (first) frame. */
     cfdb_frame f;
-    if (cfdb_frame_parse(buf, len, !o->no_checksum, &f) > 0)
+    if (cfdb_frame_parse(buf, len, !o->no_checksum, &f, &used) == 0 && used > 0)
         return decode_frames(o, buf, len);
     return print_message(o, buf, len, "");
 }

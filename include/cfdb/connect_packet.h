@@ -27,9 +27,10 @@ typedef struct cfdb_connect_packet {
 /* Writes the 44-byte packet; returns its size. */
 size_t cfdb_connect_packet_encode(const cfdb_connect_packet *p, uint8_t out[CFDB_CONNECT_PACKET_SIZE]);
 
-/* Parses a packet at the start of buf. Returns the bytes consumed (> 0), 0 when more bytes are
- * needed, or a negative error: -CFDB_WIRE_SERIALIZATION_FAILED for an impossible length.
- * Fields the sender left out (older, shorter packets) read as zero. */
-long cfdb_connect_packet_decode(const uint8_t *buf, size_t len, cfdb_connect_packet *out);
+/* Parses a packet at the start of buf. Returns 0 with *used = the bytes consumed (> 0), 0
+ * with *used = 0 when more bytes are needed, or CFDB_WIRE_SERIALIZATION_FAILED (1044, *used
+ * = 0) for an impossible length. Fields the sender left out (older, shorter packets) read
+ * as zero. */
+int cfdb_connect_packet_decode(const uint8_t *buf, size_t len, cfdb_connect_packet *out, size_t *used);
 
 #endif

@@ -28,10 +28,11 @@ static inline size_t cfdb_frame_header_size(bool checksum)
     return 4 + (checksum ? 8 : 0) + CFDB_FRAME_TOKEN_SIZE;
 }
 
-/* Parses one frame at the start of buf. Returns the bytes consumed (> 0), 0 if the frame is
- * not complete yet, or a negative FoundationDB error code: -1520 checksum_failed,
- * -1500 platform_error for a length over the limit or too short to hold a token. */
-long cfdb_frame_parse(const uint8_t *buf, size_t len, bool checksum, cfdb_frame *out);
+/* Parses one frame at the start of buf. Returns 0 with *used = the bytes consumed (> 0), or
+ * 0 with *used = 0 if the frame is not complete yet; or a FoundationDB error code (*used = 0):
+ * 1520 checksum_failed, 1500 platform_error for a length over the limit or too short to
+ * hold a token. */
+int cfdb_frame_parse(const uint8_t *buf, size_t len, bool checksum, cfdb_frame *out, size_t *used);
 
 /* Fills the header in front of a message already laid out at
  * frame + cfdb_frame_header_size(checksum); returns the total frame size. */

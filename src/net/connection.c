@@ -475,18 +475,19 @@ static void process_input(cfdb_conn *c)
     size_t at = 0;
     if (c->state == CONN_HANDSHAKE) {
         cfdb_connect_packet peer;
-        long n = cfdb_connect_packet_decode(c->in, c->in_len, &peer);
-        if (n == 0)
-            return;
-        if (n < 0) {
-            conn_fail(c, -(int)n);
+        size_t n;
+        int rc = cfdb_connect_packet_decode(c->in, c->in_len, &peer, &n);
+        if (rc) {
+            conn_fail(c, rc);
             return;
         }
+        if (n == 0)
+            return;
         if (!cfdb_protocol_peer_exact(peer.protocol_version)) {
             conn_fail(c, CFDB_WIRE_INCOMPATIBLE_PROTOCOL);
             return;
         }
-        at = (size_t)n;
+        at = n;
         c->state = CONN_OPEN;
         c->stats.peer_protocol = peer.protocol_version;
         arm_idle(c);
@@ -505,14 +506,15 @@ static void process_input(cfdb_conn *c)
         if (frame_ahead(c, at) == 1)
             return; /* over the limit: failed */
         cfdb_frame f;
-        long n = cfdb_frame_parse(c->in + at, c->in_len - at, c->checksum, &f);
-        if (n == 0)
-            break;
-        if (n < 0) {
-            conn_fail(c, -(int)n);
+        size_t n;
+        int rc = cfdb_frame_parse(c->in + at, c->in_len - at, c->checksum, &f, &n);
+        if (rc) {
+            conn_fail(c, rc);
             return;
         }
-        at += (size_t)n;
+        if (n == 0)
+            break;
+        at += n;
         c->stats.frames_in++;
         if (f.msg_len + CFDB_FRAME_TOKEN_SIZE > CFDB_FRAME_PACKET_WARNING && warning_due(c))
             conn_log(c, "LargePacketReceived: %u bytes (warning above %u)", f.msg_len + CFDB_FRAME_TOKEN_SIZE,

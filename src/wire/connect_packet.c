@@ -30,14 +30,15 @@ size_t cfdb_connect_packet_encode(const cfdb_connect_packet *p, uint8_t out[CFDB
     return CFDB_CONNECT_PACKET_SIZE;
 }
 
-long cfdb_connect_packet_decode(const uint8_t *buf, size_t len, cfdb_connect_packet *out)
+int cfdb_connect_packet_decode(const uint8_t *buf, size_t len, cfdb_connect_packet *out, size_t *used)
 {
+    *used = 0;
     if (len < CFDB_CONNECT_PACKET_V0_SIZE)
         return 0;
     uint32_t body;
     memcpy(&body, buf, 4);
     if (body < CP_MIN_BODY || body > CFDB_CONNECT_PACKET_MAX_BODY)
-        return -CFDB_WIRE_SERIALIZATION_FAILED;
+        return CFDB_WIRE_SERIALIZATION_FAILED;
     if (len < 4 + (size_t)body)
         return 0;
     uint8_t tmp[CP_BODY] = { 0 };
@@ -49,5 +50,6 @@ long cfdb_connect_packet_decode(const uint8_t *buf, size_t len, cfdb_connect_pac
     memcpy(&out->canonical_ip4, tmp + CP_IP4, 4);
     memcpy(&out->flags, tmp + CP_FLAGS, 2);
     memcpy(out->canonical_ip6, tmp + CP_IP6, 16);
-    return (long)(4 + body);
+    *used = 4 + (size_t)body;
+    return 0;
 }

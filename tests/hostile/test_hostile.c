@@ -223,20 +223,20 @@ static bool raw_ping(int fd, bool *skipped)
         size_t at = 0;
         if (!*skipped) {
             cfdb_connect_packet cp;
-            long c = cfdb_connect_packet_decode(buf, have, &cp);
-            if (c <= 0)
+            size_t c;
+            if (cfdb_connect_packet_decode(buf, have, &cp, &c) != 0 || c == 0)
                 continue;
-            at = (size_t)c;
+            at = c;
             *skipped = true;
         }
         for (;;) {
             cfdb_frame fr;
-            long c = cfdb_frame_parse(buf + at, have - at, true, &fr);
-            if (c < 0)
+            size_t c;
+            if (cfdb_frame_parse(buf + at, have - at, true, &fr, &c) != 0)
                 return false;
             if (c == 0)
                 break;
-            at += (size_t)c;
+            at += c;
             if (cfdb_uid_eq(fr.token, reply))
                 return true;
         }

@@ -47,7 +47,9 @@ static void test_connect_packet(void **state)
     static const uint8_t server[44] = { 0x28, 0, 0, 0, 0, 0, 0, 0x73, 0xb0, 0x00, 0xdb, 0x1f, 0x94, 0x11,
                                         1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0x0a };
     cfdb_connect_packet p;
-    assert_int_equal(cfdb_connect_packet_decode(server, sizeof server, &p), 44);
+    size_t used = 99;
+    assert_int_equal(cfdb_connect_packet_decode(server, sizeof server, &p, &used), 0);
+    assert_int_equal(used, 44);
     assert_true(p.protocol_version == 0x1FDB00B073000000ull);
     assert_int_equal(p.canonical_port, 4500);
     assert_int_equal(p.connection_id, 1);
@@ -56,16 +58,20 @@ static void test_connect_packet(void **state)
     assert_int_equal(cfdb_connect_packet_encode(&p, out), 44);
     assert_memory_equal(out, server, 44);
     /* incomplete input asks for more; impossible lengths are errors */
-    for (size_t n = 0; n < 44; n++)
-        assert_int_equal(cfdb_connect_packet_decode(server, n, &p), 0);
+    for (size_t n = 0; n < 44; n++) {
+        used = 99;
+        assert_int_equal(cfdb_connect_packet_decode(server, n, &p, &used), 0);
+        assert_int_equal(used, 0);
+    }
     uint8_t bad[44];
     memcpy(bad, server, 44);
     bad[0] = 0xff;
     bad[1] = 0xff;
-    assert_int_equal(cfdb_connect_packet_decode(bad, sizeof bad, &p), -CFDB_WIRE_SERIALIZATION_FAILED);
+    assert_int_equal(cfdb_connect_packet_decode(bad, sizeof bad, &p, &used), CFDB_WIRE_SERIALIZATION_FAILED);
+    assert_int_equal(used, 0);
     bad[0] = 4;
     bad[1] = 0;
-    assert_int_equal(cfdb_connect_packet_decode(bad, sizeof bad, &p), -CFDB_WIRE_SERIALIZATION_FAILED);
+    assert_int_equal(cfdb_connect_packet_decode(bad, sizeof bad, &p, &used), CFDB_WIRE_SERIALIZATION_FAILED);
 }
 
 static void test_xxh3_vectors(void **state)
@@ -87,12 +93,17 @@ static const uint8_t ping_frame[] = {
 static void test_frames(void **state)
 {
     cfdb_frame f;
-    assert_int_equal(cfdb_frame_parse(ping_frame, sizeof ping_frame, true, &f), (long)sizeof ping_frame);
+    size_t used = 0;
+    assert_int_equal(cfdb_frame_parse(ping_frame, sizeof ping_frame, true, &f, &used), 0);
+    assert_int_equal(used, sizeof ping_frame);
     assert_true(cfdb_uid_eq(f.token, cfdb_well_known_token(CFDB_WLTOKEN_PING_PACKET)));
     assert_int_equal(f.msg_len, 56);
     /* every prefix is "need more" */
-    for (size_t n = 0; n < sizeof ping_frame; n++)
-        assert_int_equal(cfdb_frame_parse(ping_frame, n, true, &f), 0);
+    for (size_t n = 0; n < sizeof ping_frame; n++) {
+        used = 99;
+        assert_int_equal(cfdb_frame_parse(ping_frame, n, true, &f, &used), 0);
+        assert_int_equal(used, 0);
+    }
     /* sealing the same message gives the same bytes */
     uint8_t out[sizeof ping_frame];
     memcpy(out + 28, ping_frame + 28, 56);
@@ -102,18 +113,20 @@ static void test_frames(void **state)
     uint8_t bad[sizeof ping_frame];
     memcpy(bad, ping_frame, sizeof bad);
     bad[60] ^= 1;
-    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f), -CFDB_WIRE_CHECKSUM_FAILED);
+    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f, &used), CFDB_WIRE_CHECKSUM_FAILED);
+    assert_int_equal(used, 0);
     /* lengths: over PACKET_LIMIT, or too short to hold a token */
     uint32_t huge = CFDB_FRAME_PACKET_LIMIT + 1, tiny = 15;
     memcpy(bad, &huge, 4);
-    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f), -CFDB_WIRE_PLATFORM_ERROR);
+    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f, &used), CFDB_WIRE_PLATFORM_ERROR);
     memcpy(bad, &tiny, 4);
-    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f), -CFDB_WIRE_PLATFORM_ERROR);
+    assert_int_equal(cfdb_frame_parse(bad, sizeof bad, true, &f, &used), CFDB_WIRE_PLATFORM_ERROR);
     /* without checksum (TLS): 4-byte header */
     uint8_t tls[4 + 16 + 56];
     memcpy(tls + 20, ping_frame + 28, 56);
     assert_int_equal(cfdb_frame_seal(tls, f.token, 56, false), sizeof tls);
-    assert_int_equal(cfdb_frame_parse(tls, sizeof tls, false, &f), (long)sizeof tls);
+    assert_int_equal(cfdb_frame_parse(tls, sizeof tls, false, &f, &used), 0);
+    assert_int_equal(used, sizeof tls);
     assert_int_equal(f.msg_len, 56);
 }
 
