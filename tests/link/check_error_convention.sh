@@ -21,6 +21,9 @@ src/net/tls_verify.c
 
 # Files not converted yet, each with its reason.
 ALLOW="
+src/server/conflict_resolver.c  not converted yet: out-of-memory returns -1 (issue 10 item 3)
+src/server/mapper.c        not converted yet: helpers return a count or -1 (issue 10 item 3)
+src/server/shard_map.c     not converted yet: out-of-memory returns -1 (issue 10 item 3)
 src/client/write_map.c     converted in its own branch (wt-perf owns it this session)
 src/client/snap_cache.c    converted in its own branch (wt-perf owns it this session)
 src/client/omap.c          converted in its own branch (wt-perf owns it this session)
@@ -35,8 +38,9 @@ src/server/mvcc_store.c    converted in its own branch (wt-store owns it this se
 src/server/control.c       converted in its own branch (wt-store owns it this session)
 "
 
-# A return of -1, -errno, -E..., -CFDB_... or a negative number; a comparison with -E....
-pattern='return -1;|return -errno\b|return -E[A-Z]+\b|return -CFDB_[A-Z_]+|return -[0-9]+;|[=!]= -E[A-Z]+\b|[^A-Za-z0-9_]-errno\b'
+# A return of -1, -errno, -E..., -CFDB_... or a negative number; a comparison with -E...;
+# a macro defined as a negative error code.
+pattern='return -1;|return -errno\b|return -E[A-Z]+\b|return -CFDB_[A-Z_]+|return -[0-9]+;|[=!]= -E[A-Z]+\b|[^A-Za-z0-9_]-errno\b|#define [A-Z_]+ +\(?-[0-9]{3,}'
 
 allowed() {
     printf '%s\n%s\n' "$SYSCALL" "$ALLOW" | awk -v f="$1" '$1 == f { found = 1 } END { exit !found }'
