@@ -127,8 +127,9 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
             error = err;
         else {
             cfdb_location_cache_set_max(&db->locs, (size_t)atomic_load(&db->loc_max));
-            if (cfdb_location_cache_insert_reply(&db->locs, &rep, make_location, db))
-                error = CFDB_ERR_PLATFORM_ERROR;
+            int lrc = cfdb_location_cache_insert_reply(&db->locs, &rep, make_location, db);
+            if (lrc)
+                error = lrc; /* out of memory: unknown_error */
             count_changed(db);
         }
         cfdb_arena_free(&a);

@@ -7,7 +7,7 @@
 
 #include "cfdb/errors.h"
 
-#define OOM CFDB_ERR_PLATFORM_ERROR
+#define OOM CFDB_ERR_UNKNOWN_ERROR /* out of memory, as the engine reports it */
 
 static void copy_addr(cfdb_network_address *dst, uint8_t v6[16], const cfdb_network_address *src)
 {

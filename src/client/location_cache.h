@@ -77,7 +77,7 @@ typedef struct cfdb_loc_range {
     size_t slot; /* index in cache->nodes */
 } cfdb_loc_range;
 
-/* max_ranges 0 means CFDB_LOCATION_CACHE_DEFAULT_SIZE. Returns 0 or platform_error. */
+/* max_ranges 0 means CFDB_LOCATION_CACHE_DEFAULT_SIZE. Returns 0 or unknown_error (4000, out of memory). */
 int cfdb_location_cache_init(cfdb_location_cache *c, size_t max_ranges);
 /* LOCATION_CACHE_SIZE: the bound from now on (0 allowed: only the range last inserted is
  * kept). Nothing is evicted until the next insert, as in FDB. */
@@ -114,7 +114,7 @@ bool cfdb_location_cache_get_ranges(const cfdb_location_cache *c, cfdb_bytes beg
 
 /* Records [begin, end) -> loc (takes a reference of its own); whatever was cached
  * over that range is replaced. Evicts random other ranges first when the cache is
- * full (see the top). Returns 0 or platform_error. */
+ * full (see the top). Returns 0 or unknown_error (4000, out of memory). */
 int cfdb_location_cache_insert(cfdb_location_cache *c, cfdb_bytes begin, cfdb_bytes end, cfdb_location *loc);
 
 /* Builds the location of one shard of a reply (NULL: the shard is not cached, e.g. none
@@ -126,7 +126,7 @@ typedef cfdb_location *(*cfdb_location_make_fn)(void *ctx, const cfdb_shard_loca
  * one asked about (holding the key, or the key before for a reverse lookup, or the
  * range's begin) outwards; when there are more than the bound allows only the first
  * max(max_ranges, 1) are kept, and they evict nothing of each other, so the shard asked
- * about is always cached afterwards. Returns 0 or platform_error. */
+ * about is always cached afterwards. Returns 0 or unknown_error (4000, out of memory). */
 int cfdb_location_cache_insert_reply(cfdb_location_cache *c, const cfdb_get_key_server_locations_reply *reply,
                                      cfdb_location_make_fn make, void *ctx);
 

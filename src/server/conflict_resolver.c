@@ -73,7 +73,7 @@ static int im_init(interval_map *m, uint64_t seed)
     memset(m, 0, sizeof *m);
     m->head = im_alloc(IM_MAX_HEIGHT, (cfdb_bytes){ 0 }, NEVER_WRITTEN);
     if (!m->head)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     m->level = 1;
     m->rng = seed;
     return 0;
@@ -225,7 +225,7 @@ static int im_write(interval_map *m, cfdb_bytes begin, cfdb_bytes end, int64_t v
     if (!im_is_node_at(m, update[0], end)) {
         /* update[] holds the last nodes < end, as insertion wants. */
         if (!im_insert(m, update, end, update[0]->version))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     }
 
     /* Drop the boundaries strictly inside (begin, end). */
@@ -246,7 +246,7 @@ static int im_write(interval_map *m, cfdb_bytes begin, cfdb_bytes end, int64_t v
         /* update[] are the last nodes <= begin, i.e. < begin here; inserting
          * also repairs the spans the removals shortened. */
         if (!im_insert(m, update, begin, version))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     }
     while (m->level > 1 && !m->head->link[m->level - 1].next)
         m->level--;
@@ -369,7 +369,7 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
             if (!res->conflicting) {
                 res->conflicting = cfdb_arena_alloc(a, tx->read_count * sizeof(int32_t));
                 if (!res->conflicting)
-                    return -1;
+                    return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
             }
             res->conflicting[res->conflicting_count++] = (int32_t)i;
         }
@@ -390,7 +390,7 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
             if (tx->report_conflicting_keys) {
                 res->conflicting = cfdb_arena_alloc(a, sizeof(int32_t));
                 if (!res->conflicting)
-                    return -1;
+                    return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
                 res->conflicting[0] = (int32_t)i;
                 res->conflicting_count = 1;
             }
@@ -401,7 +401,7 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
         for (size_t i = 0; i < tx->write_count; i++) {
             const cfdb_conflict_range *w = &tx->write_ranges[i];
             if (im_write(&r->batch, w->begin, w->end, commit_version))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         }
     }
 
@@ -413,7 +413,7 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
         for (size_t i = 0; i < txns[t].write_count; i++) {
             const cfdb_conflict_range *w = &txns[t].write_ranges[i];
             if (im_write(&r->history, w->begin, w->end, commit_version))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
             written++;
         }
     }

@@ -67,7 +67,7 @@ void cfdb_resolver_destroy(cfdb_resolver *r);
 
 /* Resolves one batch at commit_version (>= every earlier batch's), writing
  * results[i] for txns[i]. Returns 0, CFDB_ERR_CLIENT_INVALID_OPERATION when the
- * version goes backwards, or -1 when out of memory (history is then unchanged
+ * version goes backwards, or CFDB_ERR_UNKNOWN_ERROR (4000) when out of memory (history is then unchanged
  * unless the failure hit while recording, in which case some committed writes may
  * be missing; treat it as fatal). */
 int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,

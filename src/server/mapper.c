@@ -70,21 +70,22 @@ uint32_t srv_tuple_element_len(const uint8_t *p, uint32_t n)
     return need <= n ? need : 0;
 }
 
-/* Splits a tuple into element offsets; returns the count or -1 if malformed. */
-static int split_tuple(cfdb_bytes t, uint32_t *offs, uint32_t *lens, int max)
+/* Splits a tuple into element offsets (*count of them); false if malformed. */
+static bool split_tuple(cfdb_bytes t, uint32_t *offs, uint32_t *lens, int max, int *count)
 {
     int k = 0;
     uint32_t i = 0;
     while (i < t.len) {
         uint32_t l = srv_tuple_element_len(t.ptr + i, t.len - i);
         if (!l || k >= max)
-            return -1;
+            return false;
         offs[k] = i;
         lens[k] = l;
         k++;
         i += l;
     }
-    return k;
+    *count = k;
+    return true;
 }
 
 #define MAX_ELEMS 256
@@ -100,7 +101,7 @@ static int put(buf *b, const void *d, uint32_t n)
         uint32_t nc = (b->cap ? b->cap * 2 : 64) + n;
         uint8_t *np = realloc(b->p, nc);
         if (!np)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         b->p = np;
         b->cap = nc;
     }
@@ -142,16 +143,17 @@ int srv_map_key(cfdb_bytes mapper, cfdb_bytes key, cfdb_bytes value, cfdb_arena 
 {
     uint32_t moffs[MAX_ELEMS], mlens[MAX_ELEMS];
     uint32_t koffs[MAX_ELEMS], klens[MAX_ELEMS], voffs[MAX_ELEMS], vlens[MAX_ELEMS];
-    int nm = split_tuple(mapper, moffs, mlens, MAX_ELEMS);
-    if (nm < 0)
+    int nm;
+    if (!split_tuple(mapper, moffs, mlens, MAX_ELEMS, &nm))
         return CFDB_ERR_MAPPER_NOT_TUPLE;
-    int nk = -2, nv = -2; /* parsed lazily */
+    int nk = 0, nv = 0; /* parsed lazily: */
+    bool k_parsed = false, v_parsed = false, k_tuple = false, v_tuple = false;
     buf b = { 0 };
     int rc = 0;
     *is_range = false;
     uint8_t *tmp = malloc(mapper.len + 1);
     if (!tmp)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     for (int i = 0; i < nm && rc == 0; i++) {
         const uint8_t *e = mapper.ptr + moffs[i];
         uint32_t l = mlens[i];
@@ -172,9 +174,11 @@ int srv_map_key(cfdb_bytes mapper, cfdb_bytes key, cfdb_bytes value, cfdb_arena 
         }
         if (parse_ref(tmp, sl, &which, &idx)) {
             if (which == 'K') {
-                if (nk == -2)
-                    nk = split_tuple(key, koffs, klens, MAX_ELEMS);
-                if (nk < 0) {
+                if (!k_parsed) {
+                    k_tuple = split_tuple(key, koffs, klens, MAX_ELEMS, &nk);
+                    k_parsed = true;
+                }
+                if (!k_tuple) {
                     rc = CFDB_ERR_KEY_NOT_TUPLE;
                     break;
                 }
@@ -184,9 +188,11 @@ int srv_map_key(cfdb_bytes mapper, cfdb_bytes key, cfdb_bytes value, cfdb_arena 
                 }
                 rc = put(&b, key.ptr + koffs[idx], klens[idx]);
             } else {
-                if (nv == -2)
-                    nv = split_tuple(value, voffs, vlens, MAX_ELEMS);
-                if (nv < 0) {
+                if (!v_parsed) {
+                    v_tuple = split_tuple(value, voffs, vlens, MAX_ELEMS, &nv);
+                    v_parsed = true;
+                }
+                if (!v_tuple) {
                     rc = CFDB_ERR_VALUE_NOT_TUPLE;
                     break;
                 }
@@ -214,8 +220,7 @@ int srv_map_key(cfdb_bytes mapper, cfdb_bytes key, cfdb_bytes value, cfdb_arena 
     }
     free(tmp);
     if (rc == 0) {
-        if (cfdb_arena_dup_bytes(a, cfdb_bytes_make(b.p, b.len), out))
-            rc = -1;
+        rc = cfdb_arena_dup_bytes(a, cfdb_bytes_make(b.p, b.len), out);
     }
     free(b.p);
     return rc;

@@ -15,7 +15,8 @@ uint32_t srv_tuple_element_len(const uint8_t *p, uint32_t n);
  * copy element i of the key / value tuple; a final "{...}" makes it a prefix range read
  * (*is_range); "{{" and "}}" stand for literal braces; anything else is copied.
  * Returns 0 or CFDB_ERR_MAPPER_NOT_TUPLE, KEY_NOT_TUPLE, VALUE_NOT_TUPLE,
- * MAPPER_BAD_INDEX, MAPPER_BAD_RANGE_DECRIPTOR. */
+ * MAPPER_BAD_INDEX, MAPPER_BAD_RANGE_DECRIPTOR, or CFDB_ERR_UNKNOWN_ERROR (4000) when
+ * out of memory. */
 int srv_map_key(cfdb_bytes mapper, cfdb_bytes key, cfdb_bytes value, cfdb_arena *a, cfdb_bytes *out,
                 bool *is_range);
 

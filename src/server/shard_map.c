@@ -4,13 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 const cfdb_bytes srv_key_space_end = { (const uint8_t *)"\xff\xff", 2 };
 
 int srv_shard_map_init(srv_shard_map *m)
 {
     m->shards = calloc(1, sizeof(srv_shard));
     if (!m->shards)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     m->count = 1;
     m->shards[0].begin = NULL;
     m->shards[0].begin_len = 0;
@@ -76,11 +78,11 @@ int srv_shard_map_split(srv_shard_map *m, cfdb_bytes key)
         return 0;
     srv_shard *n = realloc(m->shards, (m->count + 1) * sizeof(srv_shard));
     if (!n)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     m->shards = n;
     uint8_t *copy = malloc(key.len);
     if (!copy)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     memcpy(copy, key.ptr, key.len);
     memmove(&m->shards[i + 2], &m->shards[i + 1], (m->count - i - 1) * sizeof(srv_shard));
     m->shards[i + 1].begin = copy;

@@ -22,11 +22,11 @@ typedef struct srv_shard_map {
 
 extern const cfdb_bytes srv_key_space_end; /* "\xff\xff" */
 
-/* One shard ["", \xff\xff) owned by server 0. Returns 0 or -1 (memory). */
+/* One shard ["", \xff\xff) owned by server 0. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int srv_shard_map_init(srv_shard_map *m);
 void srv_shard_map_free(srv_shard_map *m);
 /* Splits at key (no-op if already a boundary, or key is "" or >= \xff\xff); the new
- * shard keeps the owner of the one it was cut from. Returns 0 or -1. */
+ * shard keeps the owner of the one it was cut from. Returns 0 or CFDB_ERR_UNKNOWN_ERROR (4000, out of memory). */
 int srv_shard_map_split(srv_shard_map *m, cfdb_bytes key);
 /* Index of the shard containing key (keys >= \xff\xff: the last shard). */
 size_t srv_shard_map_find(const srv_shard_map *m, cfdb_bytes key);

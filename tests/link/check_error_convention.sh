@@ -21,9 +21,6 @@ src/net/tls_verify.c
 
 # Files not converted yet, each with its reason.
 ALLOW="
-src/server/conflict_resolver.c  not converted yet: out-of-memory returns -1 (issue 10 item 3)
-src/server/mapper.c        not converted yet: helpers return a count or -1 (issue 10 item 3)
-src/server/shard_map.c     not converted yet: out-of-memory returns -1 (issue 10 item 3)
 src/client/write_map.c     converted in its own branch (wt-perf owns it this session)
 src/client/snap_cache.c    converted in its own branch (wt-perf owns it this session)
 src/client/omap.c          converted in its own branch (wt-perf owns it this session)
