@@ -1,0 +1,16 @@
+#!/bin/sh
+# Makes the protobuf test vectors with protoc (Debian's protobuf-compiler), an encoder
+# independent of cfdb: descriptor sets of tests/vectors/records/*.proto and the binary
+# encoding of each *.txtpb text message.
+# Usage: make_pb_vectors.sh PROTOC VECTORS_DIR OUT_DIR
+set -eu
+protoc=$1 src=$2 out=$3
+mkdir -p "$out"
+"$protoc" -I"$src" --descriptor_set_out="$out/pb_types.pb" --include_imports "$src/pb_types.proto"
+"$protoc" -I"$src" --descriptor_set_out="$out/pb_proto3.pb" --include_imports "$src/pb_proto3.proto"
+enc() { "$protoc" -I"$src" --encode="$1" "$2" < "$src/$3.txtpb" > "$out/$3.bin"; }
+enc cfdb.test.Scalars pb_types.proto scalars
+enc cfdb.test.Repeats pb_types.proto repeats
+enc cfdb.test.WithOneof pb_types.proto oneof
+enc cfdb.test.Grouped pb_types.proto grouped
+enc cfdb.test3.P3 pb_proto3.proto p3
