@@ -2,7 +2,7 @@
 # Makes the protobuf test vectors with protoc (Debian's protobuf-compiler), an encoder
 # independent of cfdb: descriptor sets of tests/vectors/records/*.proto and the binary
 # encoding of each *.txtpb text message.
-# Usage: make_pb_vectors.sh PROTOC VECTORS_DIR OUT_DIR
+# Usage: make_pb_vectors.sh PROTOC VECTORS_DIR OUT_DIR [FUZZ_CORPUS_DIR]
 set -eu
 protoc=$1 src=$2 out=$3
 mkdir -p "$out"
@@ -14,3 +14,19 @@ enc cfdb.test.Repeats pb_types.proto repeats
 enc cfdb.test.WithOneof pb_types.proto oneof
 enc cfdb.test.Grouped pb_types.proto grouped
 enc cfdb.test3.P3 pb_proto3.proto p3
+
+# With a fourth argument, a seed corpus for fuzz/fuzz_protobuf.c: a selector byte (0: a
+# descriptor set; k: message type k-1 in file order, pb_types.proto then pb_proto3.proto)
+# followed by the bytes.
+if [ $# -ge 4 ]; then
+    corpus=$4
+    mkdir -p "$corpus"
+    seed() { { printf "\\$(printf '%03o' "$1")"; cat "$out/$2"; } > "$corpus/$2.seed"; }
+    seed 0 pb_types.pb
+    seed 0 pb_proto3.pb
+    seed 1 scalars.bin
+    seed 5 repeats.bin
+    seed 6 oneof.bin
+    seed 8 grouped.bin
+    seed 10 p3.bin
+fi

@@ -745,6 +745,72 @@ static void test_bad_descriptors(void **state)
     cfdb_pb_pool_destroy(pool);
 }
 
+/* A message of 3000 fields whose field 1 repeats the message itself: each empty nested
+ * message (2 input bytes) costs 3000 slots, so decoding must stop at the memory budget. */
+static void test_memory_budget(void **state)
+{
+    fx *f = *state;
+    const cfdb_pb_message *ft = &cfdb_pb_boot_file;
+    cfdb_pb_msg *file = cfdb_pb_msg_new(&f->arena, ft);
+    cfdb_pb_value v;
+    v.s = cfdb_bytes_str("wide.proto");
+    cfdb_pb_set(file, cfdb_pb_field_by_name(ft, "name"), v);
+    v.s = cfdb_bytes_str("w");
+    cfdb_pb_set(file, cfdb_pb_field_by_name(ft, "package"), v);
+    cfdb_pb_msg *dm;
+    cfdb_pb_add_msg(file, cfdb_pb_field_by_name(ft, "message_type"), &dm);
+    const cfdb_pb_message *dt = cfdb_pb_msg_type(dm);
+    v.s = cfdb_bytes_str("Wide");
+    cfdb_pb_set(dm, cfdb_pb_field_by_name(dt, "name"), v);
+    for (int i = 1; i <= 3000; i++) {
+        cfdb_pb_msg *fm;
+        cfdb_pb_add_msg(dm, cfdb_pb_field_by_name(dt, "field"), &fm);
+        const cfdb_pb_message *fdt = cfdb_pb_msg_type(fm);
+        char name[16];
+        snprintf(name, sizeof name, "f%d", i);
+        v.s = cfdb_bytes_str(name);
+        cfdb_pb_set(fm, cfdb_pb_field_by_name(fdt, "name"), v);
+        v.i = i;
+        cfdb_pb_set(fm, cfdb_pb_field_by_name(fdt, "number"), v);
+        v.i = i == 1 ? CFDB_PB_REPEATED : CFDB_PB_OPTIONAL;
+        cfdb_pb_set(fm, cfdb_pb_field_by_name(fdt, "label"), v);
+        v.i = i == 1 ? CFDB_PB_MESSAGE : CFDB_PB_INT32;
+        cfdb_pb_set(fm, cfdb_pb_field_by_name(fdt, "type"), v);
+        if (i == 1) {
+            v.s = cfdb_bytes_str(".w.Wide");
+            cfdb_pb_set(fm, cfdb_pb_field_by_name(fdt, "type_name"), v);
+        }
+    }
+    cfdb_bytes enc;
+    assert_int_equal(cfdb_pb_encode(file, &f->arena, &enc), 0);
+    cfdb_pb_pool *pool;
+    cfdb_pb_error err;
+    assert_int_equal(cfdb_pb_pool_create(&pool), 0);
+    assert_int_equal(cfdb_pb_pool_add_files(pool, &enc, 1, &err), 0);
+    const cfdb_pb_message *wide = cfdb_pb_pool_message(pool, "w.Wide");
+    assert_int_equal(wide->field_count, 3000);
+
+    size_t len = 2u << 20;
+    uint8_t *in = malloc(len);
+    for (size_t i = 0; i < len; i += 2) {
+        in[i] = 0x0a;
+        in[i + 1] = 0x00;
+    }
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_pb_msg *m;
+    assert_int_equal(cfdb_pb_decode(&a, wide, in, 20, 0, &m, &err), 0);
+    assert_int_equal(cfdb_pb_count(m, &wide->fields[0]), 10);
+    cfdb_arena_reset(&a);
+    assert_int_equal(cfdb_pb_decode(&a, wide, in, len, 0, &m, &err), CFDB_ERR_SERIALIZATION_FAILED);
+    assert_non_null(strstr(err.message, "memory"));
+    assert_true(a.total <= CFDB_PB_DECODE_BUDGET_BASE + CFDB_PB_DECODE_BUDGET_PER_BYTE * len +
+                               (1u << 20));
+    cfdb_arena_free(&a);
+    free(in);
+    cfdb_pb_pool_destroy(pool);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -763,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_random_round_trips),
         cmocka_unit_test(test_bad_descriptors),
+        cmocka_unit_test(test_memory_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

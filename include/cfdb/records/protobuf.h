@@ -35,7 +35,8 @@
  *                                  an end-group that does not match, packed data that does not
  *                                  divide, invalid UTF-8 in a proto3 string, nesting deeper
  *                                  than CFDB_PB_MAX_DEPTH, a missing required field, a
- *                                  message over 2 GiB; for descriptors: a bad
+ *                                  message over 2 GiB, a decode that would use more memory
+ *                                  than CFDB_PB_DECODE_BUDGET_*; for descriptors: a bad
  *                                  FileDescriptorSet, an unresolvable or duplicate type name,
  *                                  a field type that does not match what its name resolves to
  *   2000 client_invalid_operation  a setter or getter used on a field of another kind or
@@ -60,6 +61,9 @@ extern "C" {
 
 /* Nesting of messages (and groups) decoding accepts, as the protobuf runtimes' default. */
 #define CFDB_PB_MAX_DEPTH 100
+/* Arena bytes one decode may use: BASE + PER_BYTE x input length (1044 past it). */
+#define CFDB_PB_DECODE_BUDGET_BASE ((size_t)64 << 20)
+#define CFDB_PB_DECODE_BUDGET_PER_BYTE ((size_t)64)
 
 /* Field types: FieldDescriptorProto.Type's numbers. */
 typedef enum cfdb_pb_type {

@@ -15,6 +15,10 @@
  * fields (raw tag+value; an unknown value inside a packed run becomes its own varint field).
  * Setting a oneof member clears the others, so the last one read wins. int32 and enum values
  * are the low 32 bits of the varint, sign-extended; bool is any non-zero varint.
+ *
+ * Memory: the arena bytes one decode uses are capped at CFDB_PB_DECODE_BUDGET_BASE +
+ * CFDB_PB_DECODE_BUDGET_PER_BYTE x input size (1044 past it), since a type with many fields
+ * makes even an empty nested message cost one slot per field.
  */
 #include <string.h>
 
@@ -25,6 +29,8 @@ typedef struct dctx {
     const uint8_t *base;
     unsigned flags;
     cfdb_pb_error *err;
+    size_t start_total;     /* arena->total when decoding began */
+    size_t budget;          /* arena bytes this decode may use */
 } dctx;
 
 static int fail(dctx *c, const uint8_t *at, const char *why, uint32_t number)
@@ -38,6 +44,17 @@ static int oom(dctx *c, const uint8_t *at)
 {
     pb_errorf(c->err, CFDB_ERR_INTERNAL_ERROR, (size_t)(at - c->base), "protobuf: out of memory");
     return CFDB_ERR_INTERNAL_ERROR;
+}
+
+/* Memory bound: a type with many fields makes each (even empty) nested message cost its
+ * slots, so the arena bytes a decode may use are capped in proportion to the input. */
+static int check_budget(dctx *c, const uint8_t *at)
+{
+    if (c->arena->total - c->start_total <= c->budget)
+        return 0;
+    pb_errorf(c->err, CFDB_ERR_SERIALIZATION_FAILED, (size_t)(at - c->base),
+              "protobuf: decoding would use more than %zu bytes of memory", c->budget);
+    return CFDB_ERR_SERIALIZATION_FAILED;
 }
 
 static int read_tag(dctx *c, const uint8_t **pp, const uint8_t *end, uint32_t *number, int *wt)
@@ -241,7 +258,7 @@ static int store(dctx *c, cfdb_pb_msg *m, const cfdb_pb_field *f, cfdb_pb_value 
     }
     if ((f->type == CFDB_PB_MESSAGE || f->type == CFDB_PB_GROUP) && s->count && s->one.m) {
         int rc = cfdb_pb_merge(s->one.m, v.m);
-        return rc ? oom(c, at) : 0;
+        return rc ? oom(c, at) : check_budget(c, at);
     }
     if (f->oneof >= 0) {
         const cfdb_pb_message *t = m->type;
@@ -349,6 +366,9 @@ static int decode_body(dctx *c, const cfdb_pb_message *type, const uint8_t *star
     cfdb_pb_msg *m = cfdb_pb_msg_new(c->arena, type);
     if (!m)
         return oom(c, start);
+    int brc = check_budget(c, start);
+    if (brc)
+        return brc;
 
     /* Pass 1: extents and counts. */
     const uint8_t *p = start, *stop = NULL;
@@ -418,6 +438,9 @@ static int decode_body(dctx *c, const cfdb_pb_message *type, const uint8_t *star
         if (!m->unknown)
             return oom(c, start);
     }
+    brc = check_budget(c, start);
+    if (brc)
+        return brc;
 
     /* Pass 2: values. */
     p = start;
@@ -463,7 +486,8 @@ int cfdb_pb_decode(cfdb_arena *arena, const cfdb_pb_message *type, const uint8_t
     *out = NULL;
     if (err)
         memset(err, 0, sizeof *err);
-    dctx c = { arena, data, flags, err };
+    dctx c = { arena, data, flags, err, arena->total,
+               CFDB_PB_DECODE_BUDGET_BASE + CFDB_PB_DECODE_BUDGET_PER_BYTE * len };
     if (len > PB_MAX_MESSAGE_SIZE)
         return fail(&c, data, "message over 2 GiB", 0);
     if ((flags & CFDB_PB_COPY_INPUT) && len) {

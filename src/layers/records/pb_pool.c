@@ -84,6 +84,8 @@ static int entry_cmp(const void *a, const void *b)
 
 static const pool_entry *find_entry(const pool_entry *index, size_t n, const char *name)
 {
+    if (n == 0)
+        return NULL;
     pool_entry key = { name, 0, NULL };
     return bsearch(&key, index, n, sizeof *index, entry_cmp);
 }
@@ -556,7 +558,8 @@ static int build_fields(build *b, pending_msg *pm)
             f->has_default = true;
         }
     }
-    qsort(fields, nf, sizeof *fields, field_cmp);
+    if (nf > 1)
+        qsort(fields, nf, sizeof *fields, field_cmp);
     for (uint32_t i = 0; i < nf; i++) {
         fields[i].index = i;
         if (i && fields[i].number == fields[i - 1].number)
@@ -592,7 +595,7 @@ static int add_batch(cfdb_pb_pool *pool, const cfdb_pb_msg *const *protos, size_
             if (strcmp(files[k]->name, files[i]->name) == 0)
                 rc = bad(b, "protobuf descriptors: file %s appears twice%s", files[i]->name, NULL);
     }
-    if (!rc) {
+    if (!rc && b->index_count > 1) {
         qsort(b->index, b->index_count, sizeof *b->index, entry_cmp);
         for (size_t i = 1; i < b->index_count && !rc; i++)
             if (strcmp(b->index[i].name, b->index[i - 1].name) == 0)
@@ -601,7 +604,8 @@ static int add_batch(cfdb_pb_pool *pool, const cfdb_pb_msg *const *protos, size_
     for (size_t i = 0; i < b->msg_count && !rc; i++)
         rc = build_fields(b, &b->msgs[i]);
     if (!rc) {
-        const cfdb_pb_file **all = realloc(pool->files, (pool->file_count + count) * sizeof *all);
+        const cfdb_pb_file **all =
+            realloc(pool->files, (pool->file_count + count + 1) * sizeof *all);
         if (!all) {
             rc = nomem(b);
         } else {
