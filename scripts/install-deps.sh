@@ -9,7 +9,7 @@ packages=(
     clang libclang-rt-dev llvm  # sanitizer/fuzzer runtimes, llvm-symbolizer for stack traces
     libxxhash-dev               # frame checksums (src/wire)
     libcmocka-dev               # unit tests (tests/)
-    protobuf-compiler           # protoc: Record Layer test descriptor sets and vectors (tests/records)
+    protobuf-compiler           # protoc: Record Layer test descriptor sets and vectors (tests/layers/records)
     libssl-dev                  # TLS (src/net), libcrypto (bench/, tools/cfdb-certs)
     gnuplot-nox                 # bench report plots
     python3                     # fuzz/make_corpus.sh
