@@ -8,12 +8,14 @@ protoc=$1 src=$2 out=$3
 mkdir -p "$out"
 "$protoc" -I"$src" --descriptor_set_out="$out/pb_types.pb" --include_imports "$src/pb_types.proto"
 "$protoc" -I"$src" --descriptor_set_out="$out/pb_proto3.pb" --include_imports "$src/pb_proto3.proto"
+"$protoc" -I"$src" --descriptor_set_out="$out/rl_types.pb" --include_imports "$src/rl_types.proto"
 enc() { "$protoc" -I"$src" --encode="$1" "$2" < "$src/$3.txtpb" > "$out/$3.bin"; }
 enc cfdb.test.Scalars pb_types.proto scalars
 enc cfdb.test.Repeats pb_types.proto repeats
 enc cfdb.test.WithOneof pb_types.proto oneof
 enc cfdb.test.Grouped pb_types.proto grouped
 enc cfdb.test3.P3 pb_proto3.proto p3
+enc cfdb.rl.Person rl_types.proto person
 
 # With a fourth argument, a seed corpus for fuzz/fuzz_protobuf.c: a selector byte (0: a
 # descriptor set; k: message type k-1 in file order, pb_types.proto then pb_proto3.proto)
