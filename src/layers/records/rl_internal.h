@@ -33,4 +33,9 @@ int rl_mutable(cfdb_pb_msg *m, const char *name, cfdb_pb_msg **out);
 int rl_add_msg(cfdb_pb_msg *m, const char *name, cfdb_pb_msg **out);
 char *rl_strdup(cfdb_arena *a, cfdb_bytes s);
 
+#include "cfdb/tuple.h"
+/* A KeyExpression Value literal as a tuple element (null when no member is set; 1044 when
+ * several are, as Java's LiteralKeyExpression.fromProtoValue). */
+int rl_value_elem(cfdb_arena *a, const cfdb_pb_msg *value, cfdb_tuple_elem *out);
+
 #endif

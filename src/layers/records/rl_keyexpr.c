@@ -79,7 +79,7 @@ static int one_child(cfdb_arena *a, const cfdb_pb_msg *m, const char *name, cfdb
 }
 
 /* Value literal: at most one member (Java: more than one is an error; none is null). */
-static int value_from_msg(cfdb_arena *a, const cfdb_pb_msg *vm, cfdb_tuple_elem *e)
+int rl_value_elem(cfdb_arena *a, const cfdb_pb_msg *vm, cfdb_tuple_elem *e)
 {
     int found = 0;
     memset(e, 0, sizeof *e);
@@ -173,7 +173,7 @@ int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **ou
             rc = CFDB_ERR_INTERNAL_ERROR;
         break;
     case CFDB_KEX_VALUE:
-        rc = value_from_msg(a, m, &k->value);
+        rc = rl_value_elem(a, m, &k->value);
         break;
     default:   /* EMPTY, VERSION, RECORD_TYPE_KEY */
         break;

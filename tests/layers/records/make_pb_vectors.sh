@@ -9,6 +9,13 @@ mkdir -p "$out"
 "$protoc" -I"$src" --descriptor_set_out="$out/pb_types.pb" --include_imports "$src/pb_types.proto"
 "$protoc" -I"$src" --descriptor_set_out="$out/pb_proto3.pb" --include_imports "$src/pb_proto3.proto"
 "$protoc" -I"$src" --descriptor_set_out="$out/rl_types.pb" --include_imports "$src/rl_types.proto"
+# rl_types.proto alone (no imports): its FileDescriptorProto is a MetaData's records field.
+"$protoc" -I"$src" --descriptor_set_out="$out/rl_types_only.pb" "$src/rl_types.proto"
+# Record types declared with the Record Layer's options: needs cfdb's option messages
+# (src/layers/records) and google/protobuf/descriptor.proto (libprotobuf-dev).
+schema="$src/../../../src/layers/records"
+"$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/rl_options.pb" --include_imports \
+    "$src/rl_options.proto"
 enc() { "$protoc" -I"$src" --encode="$1" "$2" < "$src/$3.txtpb" > "$out/$3.bin"; }
 enc cfdb.test.Scalars pb_types.proto scalars
 enc cfdb.test.Repeats pb_types.proto repeats
