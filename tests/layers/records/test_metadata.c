@@ -14,20 +14,13 @@
 #include "cfdb/errors.h"
 #include "cfdb/records/metadata.h"
 #include "rl_internal.h"
+#include "rl_test_util.h"
 
 static cfdb_arena arena;
 
 static cfdb_bytes read_vector(const char *name)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", CFDB_PB_VECTORS, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    uint8_t *buf = cfdb_arena_alloc(&arena, 1 << 17);
-    size_t n = fread(buf, 1, 1 << 17, f);
-    fclose(f);
-    return cfdb_bytes_make(buf, n);
+    return rlt_read_vector(&arena, name);
 }
 
 static cfdb_bytes pack1(const cfdb_tuple *t)
@@ -36,8 +29,6 @@ static cfdb_bytes pack1(const cfdb_tuple *t)
     assert_int_equal(cfdb_tuple_pack(&arena, (cfdb_bytes){ NULL, 0 }, t, &out), 0);
     return out;
 }
-
-#define BYTES(...) ((cfdb_bytes){ (const uint8_t[]){ __VA_ARGS__ }, sizeof((uint8_t[]){ __VA_ARGS__ }) })
 
 static void test_from_options(void **state)
 {
@@ -116,82 +107,30 @@ static void test_from_options(void **state)
 
 /* ---- MetaData protobufs ---- */
 
-typedef struct mdb {
-    cfdb_pb_msg *md;
-} mdb;
-
 static cfdb_pb_msg *new_schema_msg(const char *name)
 {
-    const cfdb_pb_message *t = cfdb_rl_schema_msg(name);
-    assert_non_null(t);
-    return cfdb_pb_msg_new(&arena, t);
+    return rlt_schema_msg(&arena, name);
 }
 
-static void kex_into(cfdb_pb_msg *parent, const char *field, const cfdb_kex *k)
-{
-    cfdb_bytes raw;
-    assert_int_equal(cfdb_kex_serialize(&arena, k, &raw), 0);
-    const cfdb_pb_field *f = rl_f(parent, field);
-    cfdb_pb_msg *decoded;
-    assert_int_equal(cfdb_pb_decode(&arena, f->message, raw.ptr, raw.len, 0, &decoded, NULL), 0);
-    cfdb_pb_msg *dst;
-    assert_int_equal(cfdb_pb_mutable(parent, f, &dst), 0);
-    assert_int_equal(cfdb_pb_merge(dst, decoded), 0);
-}
-
-/* The FileDescriptorProto of rl_types.proto: the one file of a set made without imports. */
 static cfdb_bytes records_file(void)
 {
-    cfdb_bytes set = read_vector("rl_types_only.pb");
-    assert_int_equal(set.ptr[0], 0x0a);
-    uint32_t len = 0, shift = 0, i = 1;
-    while (set.ptr[i] & 0x80) {
-        len |= (uint32_t)(set.ptr[i++] & 0x7f) << shift;
-        shift += 7;
-    }
-    len |= (uint32_t)set.ptr[i++] << shift;
-    assert_int_equal(i + len, set.len);
-    return cfdb_bytes_make(set.ptr + i, len);
+    return rlt_records_file(&arena);
 }
 
 static cfdb_pb_msg *add_index(cfdb_pb_msg *md, const char *name, const char *type,
                               const cfdb_kex *root, const char *record_type)
 {
-    cfdb_pb_msg *ix;
-    assert_int_equal(rl_add_msg(md, "indexes", &ix), 0);
-    assert_int_equal(rl_set_bytes(ix, "name", cfdb_bytes_str(name)), 0);
-    if (type)
-        assert_int_equal(rl_set_bytes(ix, "type", cfdb_bytes_str(type)), 0);
-    kex_into(ix, "root_expression", root);
-    if (record_type) {
-        cfdb_pb_value v;
-        v.s = cfdb_bytes_str(record_type);
-        assert_int_equal(cfdb_pb_add(ix, rl_f(ix, "record_type"), v), 0);
-    }
-    return ix;
+    return rlt_add_index(&arena, md, name, type, root, record_type);
 }
 
 static cfdb_pb_msg *add_type(cfdb_pb_msg *md, const char *name, const cfdb_kex *pk)
 {
-    cfdb_pb_msg *rt;
-    assert_int_equal(rl_add_msg(md, "record_types", &rt), 0);
-    assert_int_equal(rl_set_bytes(rt, "name", cfdb_bytes_str(name)), 0);
-    if (pk)
-        kex_into(rt, "primary_key", pk);
-    return rt;
+    return rlt_add_type(&arena, md, name, pk);
 }
 
-/* A MetaData for rl_types.proto: Person keyed by (record type, id), Order by order_id. */
 static cfdb_pb_msg *base_metadata(void)
 {
-    cfdb_pb_msg *md = new_schema_msg(RL_PKG "MetaData");
-    assert_int_equal(rl_set_bytes(md, "records", records_file()), 0);
-    const cfdb_kex *rt_id[] = { cfdb_kex_record_type_key(&arena),
-                                cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR) };
-    add_type(md, "Person", cfdb_kex_then(&arena, rt_id, 2));
-    add_type(md, "Order", cfdb_kex_field(&arena, "order_id", CFDB_KEX_SCALAR));
-    assert_int_equal(rl_set_int(md, "version", 12), 0);
-    return md;
+    return rlt_base_metadata(&arena, 12);
 }
 
 static cfdb_rl_metadata *load(cfdb_pb_msg *md, int want, const char *msg_part)

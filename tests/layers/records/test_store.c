@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Record store (src/layers/records/rl_store.c) against a cfdb-server of its own, through the
+ * public fdb_c.h API: the store header on create and open (stale metadata, upgrades, too-new
+ * formats, non-empty stores without a header), records saved and loaded by primary key with
+ * the key and value bytes the Java Record Layer writes (hand-derived below), long records
+ * split into 100,000-byte pieces and put back together, deletes, the old unsuffixed layout. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../api/api_helpers.h"
+#include "cfdb/errors.h"
+#include "cfdb/records/store.h"
+#include "rl_internal.h"
+#include "rl_test_util.h"
+
+static cfdb_arena arena;
+static cfdb_rl_metadata *md12;        /* version 12, no splitting */
+static cfdb_rl_metadata *md12_split;  /* version 12, split_long_records */
+static const cfdb_rl_record_type *person;
+static cfdb_bytes person_bin;         /* protoc's encoding of person.txtpb */
+
+static int group_setup(void **state)
+{
+    cfdb_arena_init(&arena);
+    if (api_env_setup(NULL))
+        return -1;
+    md12 = rlt_load(&arena, rlt_base_metadata(&arena, 12));
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, 12);
+    rl_set_int(m, "split_long_records", 1);
+    md12_split = rlt_load(&arena, m);
+    person = cfdb_rl_record_type_by_name(md12, "Person");
+    person_bin = rlt_read_vector(&arena, "person.bin");
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    cfdb_rl_metadata_free(md12);
+    cfdb_rl_metadata_free(md12_split);
+    cfdb_arena_free(&arena);
+    return api_env_teardown();
+}
+
+/* A fresh store prefix per test: "rl/<n>/". */
+static cfdb_bytes new_prefix(void)
+{
+    static int n;
+    char *p = cfdb_arena_alloc(&arena, 32);
+    snprintf(p, 32, "rl/%d/", ++n);
+    return cfdb_bytes_str(p);
+}
+
+typedef int (*txn_fn)(FDBTransaction *tr, void *ctx);
+
+/* Runs fn in a transaction with the usual retry loop; an error of fn that on_error does not
+ * retry is returned. */
+static int run(txn_fn fn, void *ctx)
+{
+    FDBTransaction *tr = api_tr();
+    int err;
+    for (;;) {
+        err = fn(tr, ctx);
+        if (!err)
+            err = api_commit(tr);
+        if (!err || !fdb_error_predicate(FDB_ERROR_PREDICATE_RETRYABLE, err))
+            break;
+        if (api_on_error(tr, err))
+            break;
+    }
+    fdb_transaction_destroy(tr);
+    return err;
+}
+
+typedef struct op {
+    const cfdb_rl_metadata *md;
+    cfdb_bytes prefix;
+    cfdb_rl_open_mode mode;
+    const cfdb_pb_msg *record;      /* save */
+    const cfdb_tuple *pk;           /* load, delete */
+    bool existed;
+    cfdb_rl_loaded loaded;
+    int32_t format, md_version;
+    bool omit;
+} op;
+
+static int do_open(FDBTransaction *tr, void *ctx)
+{
+    op *o = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, o->md, o->prefix, o->mode, &s);
+    if (rc)
+        return rc;
+    o->format = cfdb_rl_store_format_version(s);
+    o->md_version = cfdb_rl_store_metadata_version(s);
+    o->omit = cfdb_rl_store_omits_unsplit_suffix(s);
+    cfdb_rl_store_free(s);
+    return 0;
+}
+
+static int do_save(FDBTransaction *tr, void *ctx)
+{
+    op *o = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, o->md, o->prefix, CFDB_RL_CREATE_OR_OPEN, &s);
+    if (rc)
+        return rc;
+    rc = cfdb_rl_store_save(s, tr, &arena, o->record, &o->existed);
+    cfdb_rl_store_free(s);
+    return rc;
+}
+
+static int do_load(FDBTransaction *tr, void *ctx)
+{
+    op *o = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, o->md, o->prefix, CFDB_RL_OPEN, &s);
+    if (rc)
+        return rc;
+    rc = cfdb_rl_store_load(s, tr, &arena, o->pk, &o->loaded);
+    cfdb_rl_store_free(s);
+    return rc;
+}
+
+static int do_delete(FDBTransaction *tr, void *ctx)
+{
+    op *o = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, o->md, o->prefix, CFDB_RL_OPEN, &s);
+    if (rc)
+        return rc;
+    rc = cfdb_rl_store_delete(s, tr, &arena, o->pk, &o->existed);
+    cfdb_rl_store_free(s);
+    return rc;
+}
+
+static cfdb_bytes cat(cfdb_bytes a, cfdb_bytes b)
+{
+    uint8_t *p = cfdb_arena_alloc(&arena, (size_t)a.len + b.len + 1);
+    memcpy(p, a.ptr, a.len);
+    memcpy(p + a.len, b.ptr, b.len);
+    return cfdb_bytes_make(p, (size_t)a.len + b.len);
+}
+
+static bool read_key(cfdb_bytes key, cfdb_bytes *value)
+{
+    static uint8_t buf[200000];
+    int present = 0, len = 0;
+    assert_int_equal(api_read_committed(key.ptr, (int)key.len, &present, buf, sizeof buf, &len), 0);
+    if (value)
+        *value = cfdb_bytes_make(cfdb_arena_dup(&arena, buf, (size_t)len), (size_t)len);
+    return present != 0;
+}
+
+static cfdb_pb_msg *ann(void)
+{
+    cfdb_pb_msg *m;
+    assert_int_equal(cfdb_pb_decode(&arena, person->descriptor, person_bin.ptr, person_bin.len, 0, &m,
+                                    NULL), 0);
+    return m;
+}
+
+static cfdb_tuple *pk_of(int64_t type_key, int64_t id)
+{
+    cfdb_tuple *t = cfdb_arena_alloc(&arena, sizeof *t);
+    cfdb_tuple_init(t, &arena);
+    cfdb_tuple_add_int(t, type_key);
+    cfdb_tuple_add_int(t, id);
+    return t;
+}
+
+static void test_create_and_header(void **state)
+{
+    op o = { .md = md12, .prefix = new_prefix(), .mode = CFDB_RL_OPEN };
+    assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);   /* no store yet */
+    o.mode = CFDB_RL_CREATE;
+    assert_int_equal(run(do_open, &o), 0);
+    assert_int_equal(o.format, 7);
+    assert_int_equal(o.md_version, 12);
+    assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);   /* exists */
+    o.mode = CFDB_RL_OPEN;
+    assert_int_equal(run(do_open, &o), 0);
+
+    /* P + (0): DataStoreInfo { formatVersion: 7, metaDataversion: 12, lastUpdateTime: ... } */
+    cfdb_bytes header;
+    assert_true(read_key(cat(o.prefix, BYTES(0x14)), &header));
+    assert_true(header.len > 6);
+    assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07, 0x10, 0x0c, 0x28 }), 5);
+}
+
+static void test_metadata_versions(void **state)
+{
+    op o = { .md = md12, .prefix = new_prefix(), .mode = CFDB_RL_CREATE };
+    assert_int_equal(run(do_open, &o), 0);
+    /* Older metadata than the store's: refused. */
+    cfdb_rl_metadata *md11 = rlt_load(&arena, rlt_base_metadata(&arena, 11));
+    o.md = md11;
+    o.mode = CFDB_RL_OPEN;
+    assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    /* Newer metadata: the header is upgraded, and then 12 is stale. */
+    cfdb_rl_metadata *md13 = rlt_load(&arena, rlt_base_metadata(&arena, 13));
+    o.md = md13;
+    assert_int_equal(run(do_open, &o), 0);
+    cfdb_bytes header;
+    assert_true(read_key(cat(o.prefix, BYTES(0x14)), &header));
+    assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07, 0x10, 0x0d }), 4);
+    o.md = md12;
+    assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    cfdb_rl_metadata_free(md11);
+    cfdb_rl_metadata_free(md13);
+}
+
+static void test_headers_from_elsewhere(void **state)
+{
+    /* A format version past what cfdb reads. */
+    cfdb_bytes p = new_prefix(), hk = cat(p, BYTES(0x14));
+    cfdb_bytes h99 = BYTES(0x08, 0x63, 0x10, 0x0c);
+    assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, h99.ptr, (int)h99.len), 0);
+    op o = { .md = md12, .prefix = p, .mode = CFDB_RL_CREATE_OR_OPEN };
+    assert_int_equal(run(do_open, &o), CFDB_ERR_UNSUPPORTED_FORMAT_VERSION);
+    /* A header that is not a DataStoreInfo. */
+    cfdb_bytes junk = BYTES(0x08);
+    assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, junk.ptr, (int)junk.len), 0);
+    assert_int_equal(run(do_open, &o), CFDB_ERR_SERIALIZATION_FAILED);
+    /* Data but no header. */
+    p = new_prefix();
+    cfdb_bytes rec = cat(p, BYTES(0x15, 0x01, 0x15, 0x05, 0x14));
+    assert_int_equal(api_set_committed(rec.ptr, (int)rec.len, "x", 1), 0);
+    o.prefix = p;
+    assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);
+
+    /* An old store (format 4) without split_long_records keeps unsplit records unsuffixed;
+     * the header is upgraded to 7 with omit_unsplit_record_suffix. */
+    p = new_prefix();
+    hk = cat(p, BYTES(0x14));
+    cfdb_bytes h4 = BYTES(0x08, 0x04, 0x10, 0x0c);
+    assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, h4.ptr, (int)h4.len), 0);
+    o.prefix = p;
+    o.mode = CFDB_RL_OPEN;
+    assert_int_equal(run(do_open, &o), 0);
+    assert_int_equal(o.format, 7);
+    assert_true(o.omit);
+    cfdb_bytes header;
+    assert_true(read_key(hk, &header));
+    assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07, 0x10, 0x0c, 0x28 }), 5);
+    assert_int_equal(header.ptr[header.len - 2], 0x30);    /* omit_unsplit_record_suffix (6) */
+    assert_int_equal(header.ptr[header.len - 1], 0x01);
+    op s = { .md = md12, .prefix = p, .record = ann() };
+    assert_int_equal(run(do_save, &s), 0);
+    cfdb_bytes v;
+    assert_true(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), &v));   /* no (0) */
+    assert_false(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), NULL));
+    op l = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
+    assert_int_equal(run(do_load, &l), 0);
+    assert_true(l.loaded.found);
+    op d = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
+    assert_int_equal(run(do_delete, &d), 0);
+    assert_true(d.existed);
+    assert_false(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), NULL));
+}
+
+static void test_save_load_delete(void **state)
+{
+    cfdb_bytes p = new_prefix();
+    op s = { .md = md12, .prefix = p, .record = ann() };
+    assert_int_equal(run(do_save, &s), 0);
+    assert_false(s.existed);
+
+    /* Key P + (1, 1, 7, 0): records keyspace, Person's record type key 1, id 7, unsplit.
+     * Value: the union with the record in field 1 (_Person): 0a <len> <record bytes>. */
+    cfdb_bytes v;
+    assert_true(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), &v));
+    assert_int_equal(v.ptr[0], 0x0a);
+    assert_true(person_bin.len < 128);
+    assert_int_equal(v.ptr[1], person_bin.len);
+    assert_int_equal(v.len, person_bin.len + 2);
+    assert_memory_equal(v.ptr + 2, person_bin.ptr, person_bin.len);
+
+    op l = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
+    assert_int_equal(run(do_load, &l), 0);
+    assert_true(l.loaded.found);
+    assert_ptr_equal(l.loaded.type, person);
+    cfdb_bytes again;
+    assert_int_equal(cfdb_pb_encode(l.loaded.record, &arena, &again), 0);
+    assert_true(cfdb_bytes_eq(again, person_bin));
+    op miss = { .md = md12, .prefix = p, .pk = pk_of(1, 8) };
+    assert_int_equal(run(do_load, &miss), 0);
+    assert_false(miss.loaded.found);
+
+    assert_int_equal(run(do_save, &s), 0);
+    assert_true(s.existed);
+    op d = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
+    assert_int_equal(run(do_delete, &d), 0);
+    assert_true(d.existed);
+    assert_int_equal(run(do_load, &l), 0);
+    assert_false(l.loaded.found);
+    assert_int_equal(run(do_delete, &d), 0);
+    assert_false(d.existed);
+
+    /* A message of a type that is not a record type. */
+    const cfdb_pb_message *addr = cfdb_pb_pool_message(md12->pool, "cfdb.rl.Address");
+    op bad = { .md = md12, .prefix = p, .record = cfdb_pb_msg_new(&arena, addr) };
+    assert_int_equal(run(do_save, &bad), CFDB_ERR_CLIENT_INVALID_OPERATION);
+}
+
+static cfdb_pb_msg *long_person(uint32_t name_len)
+{
+    cfdb_pb_msg *m = ann();
+    char *name = cfdb_arena_alloc(&arena, name_len);
+    for (uint32_t i = 0; i < name_len; i++)
+        name[i] = (char)('a' + i % 26);
+    cfdb_pb_value v;
+    v.s = cfdb_bytes_make(name, name_len);
+    assert_int_equal(cfdb_pb_set(m, cfdb_pb_field_by_name(person->descriptor, "name"), v), 0);
+    return m;
+}
+
+static void test_split_records(void **state)
+{
+    cfdb_bytes p = new_prefix();
+    /* Without split_long_records a record over 100,000 bytes is refused. */
+    op s = { .md = md12, .prefix = p, .record = long_person(250000) };
+    assert_int_equal(run(do_save, &s), CFDB_ERR_VALUE_TOO_LARGE);
+
+    const cfdb_rl_record_type *ps = cfdb_rl_record_type_by_name(md12_split, "Person");
+    cfdb_pb_msg *big;
+    cfdb_bytes big_bin;
+    assert_int_equal(cfdb_pb_encode(long_person(250000), &arena, &big_bin), 0);
+    assert_int_equal(cfdb_pb_decode(&arena, ps->descriptor, big_bin.ptr, big_bin.len, 0, &big, NULL), 0);
+    s.md = md12_split;
+    s.record = big;
+    assert_int_equal(run(do_save, &s), 0);
+    /* Pieces (1), (2), (3) of 100,000, 100,000 and the rest; no (0). */
+    cfdb_bytes base = cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), v1, v2, v3;
+    assert_false(read_key(cat(base, BYTES(0x14)), NULL));
+    assert_true(read_key(cat(base, BYTES(0x15, 0x01)), &v1));
+    assert_true(read_key(cat(base, BYTES(0x15, 0x02)), &v2));
+    assert_true(read_key(cat(base, BYTES(0x15, 0x03)), &v3));
+    assert_false(read_key(cat(base, BYTES(0x15, 0x04)), NULL));
+    assert_int_equal(v1.len, 100000);
+    assert_int_equal(v2.len, 100000);
+    assert_int_equal(v3.len, big_bin.len + 4 - 200000);   /* union tag + 3-byte length */
+
+    op l = { .md = md12_split, .prefix = p, .pk = pk_of(1, 7) };
+    assert_int_equal(run(do_load, &l), 0);
+    assert_true(l.loaded.found);
+    cfdb_bytes again;
+    assert_int_equal(cfdb_pb_encode(l.loaded.record, &arena, &again), 0);
+    assert_true(cfdb_bytes_eq(again, big_bin));
+
+    /* A short record over it: the pieces go, (0) comes. */
+    cfdb_pb_msg *small;
+    assert_int_equal(cfdb_pb_decode(&arena, ps->descriptor, person_bin.ptr, person_bin.len, 0, &small,
+                                    NULL), 0);
+    s.record = small;
+    assert_int_equal(run(do_save, &s), 0);
+    assert_true(s.existed);
+    assert_true(read_key(cat(base, BYTES(0x14)), NULL));
+    assert_false(read_key(cat(base, BYTES(0x15, 0x01)), NULL));
+    assert_false(read_key(cat(base, BYTES(0x15, 0x03)), NULL));
+
+    /* Pieces out of order: (1) and (3) only. */
+    cfdb_bytes k1 = cat(base, BYTES(0x15, 0x01)), k3 = cat(base, BYTES(0x15, 0x03)), k0 = cat(base, BYTES(0x14));
+    assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, NULL, 0), 0);
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, v1.ptr, (int)v1.len), 0);
+    assert_int_equal(api_set_committed(k3.ptr, (int)k3.len, v3.ptr, (int)v3.len), 0);
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    /* A stored value whose union holds nothing. */
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, NULL, 0), 0);
+    assert_int_equal(api_set_committed(k3.ptr, (int)k3.len, NULL, 0), 0);
+    assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, "", 0), 0);
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_and_header),
+        cmocka_unit_test(test_metadata_versions),
+        cmocka_unit_test(test_headers_from_elsewhere),
+        cmocka_unit_test(test_save_load_delete),
+        cmocka_unit_test(test_split_records),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
