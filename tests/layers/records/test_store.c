@@ -365,16 +365,25 @@ static void test_split_records(void **state)
     assert_false(read_key(cat(base, BYTES(0x15, 0x01)), NULL));
     assert_false(read_key(cat(base, BYTES(0x15, 0x03)), NULL));
 
-    /* Pieces out of order: (1) and (3) only. */
+    /* Corrupt layouts whose bytes, put together, would still decode: pieces (1) and (3)
+     * (a gap), and (0) beside (1). */
     cfdb_bytes k1 = cat(base, BYTES(0x15, 0x01)), k3 = cat(base, BYTES(0x15, 0x03)), k0 = cat(base, BYTES(0x14));
+    cfdb_bytes whole;
+    assert_true(read_key(k0, &whole));
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, NULL, 0), 0);
-    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, v1.ptr, (int)v1.len), 0);
-    assert_int_equal(api_set_committed(k3.ptr, (int)k3.len, v3.ptr, (int)v3.len), 0);
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, whole.ptr, (int)whole.len), 0);
+    assert_int_equal(api_set_committed(k3.ptr, (int)k3.len, "", 0), 0);
     assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
-    /* A stored value whose union holds nothing. */
-    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, NULL, 0), 0);
     assert_int_equal(api_set_committed(k3.ptr, (int)k3.len, NULL, 0), 0);
+    assert_int_equal(run(do_load, &l), 0);                 /* (1) alone is fine */
+    assert_true(l.loaded.found);
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, "", 0), 0);
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, NULL, 0), 0);
+    /* A union that holds nothing, and one that holds two records (an empty Order, field 2). */
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    cfdb_bytes two = cat(whole, BYTES(0x12, 0x00));
+    assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, two.ptr, (int)two.len), 0);
     assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
 }
 
