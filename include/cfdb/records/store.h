@@ -24,6 +24,10 @@
  * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
  * Index states and index rebuilds on upgrade are not handled yet.
  *
+ * Record versions (P + (1, pk..., -1), a versionstamped value, when the metadata says
+ * store_record_versions) are skipped when loading; saving into such a store is refused with
+ * 2108 unsupported_operation until cfdb has a record context that writes them at commit.
+ *
  * Errors: FoundationDB codes from the transaction, and 2000 client_invalid_operation (mode
  * refused: create on an existing store, open of a missing one; a record of a type the
  * metadata does not have; stale metadata), 2103 value_too_large (a record over 100,000 bytes

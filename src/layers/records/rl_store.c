@@ -222,6 +222,11 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
                        bool *existed)
 {
     const cfdb_rl_metadata *md = s->md;
+    /* Java writes an incomplete version at commit (its record context holds the versionstamp
+     * mutation until then); cfdb has no such context yet, so it does not write a record
+     * without the version Java would store beside it. */
+    if (md->store_record_versions)
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
     const cfdb_rl_record_type *type = cfdb_rl_record_type_of(md, cfdb_pb_msg_type(record));
     if (!type)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;

@@ -303,6 +303,17 @@ static void test_save_load_delete(void **state)
     assert_int_equal(run(do_delete, &d), 0);
     assert_false(d.existed);
 
+    /* Metadata that stores record versions: saving is refused (versions not written yet). */
+    cfdb_pb_msg *vm = rlt_base_metadata(&arena, 12);
+    rl_set_int(vm, "store_record_versions", 1);
+    cfdb_rl_metadata *mdv = rlt_load(&arena, vm);
+    const cfdb_rl_record_type *pv = cfdb_rl_record_type_by_name(mdv, "Person");
+    cfdb_pb_msg *rv;
+    assert_int_equal(cfdb_pb_decode(&arena, pv->descriptor, person_bin.ptr, person_bin.len, 0, &rv, NULL), 0);
+    op sv = { .md = mdv, .prefix = p, .record = rv };
+    assert_int_equal(run(do_save, &sv), CFDB_ERR_UNSUPPORTED_OPERATION);
+    cfdb_rl_metadata_free(mdv);
+
     /* A message of a type that is not a record type. */
     const cfdb_pb_message *addr = cfdb_pb_pool_message(md12->pool, "cfdb.rl.Address");
     op bad = { .md = md12, .prefix = p, .record = cfdb_pb_msg_new(&arena, addr) };
