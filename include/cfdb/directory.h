@@ -88,6 +88,13 @@ int cfdb_directory_subspace(const cfdb_directory *d, cfdb_subspace *out);
  * it are relative to d. */
 int cfdb_directory_partition_layer(const cfdb_directory *d, cfdb_arena *a, cfdb_directory_layer *out);
 
+/* Operations relative to an opened directory, as the bindings' Directory methods: the layer
+ * and path to pass to the functions below for d's subpath sub[0..n). For a partition d the
+ * layer is the partition's own (an empty sub names the partition itself, in its parent layer);
+ * otherwise d's owner with d's path in front of sub. */
+int cfdb_directory_resolve(const cfdb_directory *d, cfdb_arena *a, const cfdb_bytes *sub, uint32_t n,
+                           cfdb_directory_layer *dl, const cfdb_bytes **path, uint32_t *path_n);
+
 /* Opens path, creating it and missing parents if needed. layer: checked against an
  * existing directory's layer (when non-empty), recorded for a new one. */
 int cfdb_directory_create_or_open(const cfdb_directory_layer *dl, FDBTransaction *tr, cfdb_arena *a,

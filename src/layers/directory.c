@@ -165,6 +165,20 @@ int cfdb_directory_partition_layer(const cfdb_directory *d, cfdb_arena *a, cfdb_
     return partition_layer(dl, a, d->prefix, d->path + dl->path_len, d->path_len - dl->path_len, out);
 }
 
+int cfdb_directory_resolve(const cfdb_directory *d, cfdb_arena *a, const cfdb_bytes *sub, uint32_t n,
+                           cfdb_directory_layer *dl, const cfdb_bytes **path, uint32_t *path_n)
+{
+    const cfdb_directory_layer *owner = &d->owner;
+    if (d->is_partition && n > 0) {
+        int err = cfdb_directory_partition_layer(d, a, dl);
+        if (err)
+            return err;
+        return join_paths(a, NULL, 0, sub, n, path, path_n);
+    }
+    *dl = *owner;
+    return join_paths(a, d->path + owner->path_len, d->path_len - owner->path_len, sub, n, path, path_n);
+}
+
 int cfdb_directory_subspace(const cfdb_directory *d, cfdb_subspace *out)
 {
     if (d->is_partition)

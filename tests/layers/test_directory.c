@@ -649,6 +649,31 @@ static int tree_op(FDBTransaction *tr, cfdb_arena *a, void *ctx)
         return cfdb_directory_move_to(&d, tr, a, PATH(N("top"), N("q")), &t->d);
     case 6: return cfdb_directory_remove_if_exists(dl, tr, a, PATH(N("top")), &t->flag);
     case 7: return cfdb_directory_exists(dl, tr, a, PATH(N("top"), N("q"), N("y")), &t->flag);
+    case 9: { /* relative to opened directories: a normal one, a partition, the partition itself */
+        cfdb_directory q, c;
+        cfdb_directory_layer rl;
+        const cfdb_bytes *rp;
+        uint32_t rn;
+        int err = cfdb_directory_open(dl, tr, a, PATH(N("top"), N("q")), empty, &q);
+        if (!err)
+            err = cfdb_directory_resolve(&q, a, PATH(N("c"), N("sub")), &rl, &rp, &rn);
+        if (!err)
+            err = cfdb_directory_create_or_open(&rl, tr, a, rp, rn, empty, &d);
+        if (err)
+            return err;
+        if (d.path_len != 4 || !cfdb_bytes_eq(d.path[3], N("sub")) || rn != 2)
+            return CFDB_ERR_INTERNAL_ERROR;
+        if ((err = cfdb_directory_open(dl, tr, a, PATH(N("top"), N("q"), N("c")), empty, &c)) ||
+            (err = cfdb_directory_resolve(&c, a, PATH(N("sub")), &rl, &rp, &rn)) ||
+            (err = cfdb_directory_exists(&rl, tr, a, rp, rn, &t->flag)))
+            return err;
+        if (!t->flag || rn != 2 || !cfdb_bytes_eq(rp[0], N("c")))
+            return CFDB_ERR_INTERNAL_ERROR;
+        if ((err = cfdb_directory_resolve(&q, a, NULL, 0, &rl, &rp, &rn)) ||
+            (err = cfdb_directory_exists(&rl, tr, a, rp, rn, &t->flag)))
+            return err;
+        return t->flag && rn == 2 && rl.path_len == 0 ? 0 : CFDB_ERR_INTERNAL_ERROR;
+    }
     case 8: { /* the partition's own layer, relative paths */
         cfdb_directory_layer inner;
         if (cfdb_directory_open(dl, tr, a, PATH(N("top"), N("q")), empty, &d) ||
@@ -690,6 +715,8 @@ static void test_tree_moves_and_remove(void **state)
     t.op = 8;
     assert_int_equal(run(tree_op, &t, &a), 0);
     assert_true(names_are(t.names, t.count, (const char *[]){ "c", "y", "z" }, 3));
+    t.op = 9;
+    assert_int_equal(run(tree_op, &t, &a), 0);
 
     /* removal: every content key and node goes; only the layer's own metadata stays */
     t.op = 6;
