@@ -69,6 +69,10 @@ struct cfdb_rl_index {
     int32_t last_modified_version;
     const cfdb_rl_record_type *const *record_types;   /* none: universal */
     uint32_t record_type_count;
+    /* Single-type indexes: for each primary key component, its position in the index key, or
+     * -1 (Java's primaryKeyComponentPositions); NULL when the key holds none of them. */
+    const int32_t *pk_positions;
+    uint32_t pk_position_count;
 };
 
 typedef struct cfdb_rl_metadata {
@@ -99,6 +103,21 @@ const cfdb_rl_record_type *cfdb_rl_record_type_of(const cfdb_rl_metadata *md,
 const cfdb_rl_index *cfdb_rl_index_by_name(const cfdb_rl_metadata *md, const char *name);
 /* An index option's value, NULL when not set. */
 const char *cfdb_rl_index_option_value(const cfdb_rl_index *index, const char *key);
+
+/* An index entry: its key (the index key followed by the primary key components the index
+ * key does not hold) and its value (key_with_value's value columns, else empty). */
+typedef struct cfdb_rl_index_entry {
+    cfdb_tuple key;
+    cfdb_tuple value;
+} cfdb_rl_index_entry;
+
+/* The entries index ix has for record (of type type, primary key pk). */
+int cfdb_rl_index_entries(cfdb_arena *a, const cfdb_rl_index *ix, const cfdb_rl_record_type *type,
+                          const cfdb_pb_msg *record, const cfdb_tuple *pk,
+                          cfdb_rl_index_entry **out, uint32_t *count);
+/* Positions of the primary key's components in an index key (see cfdb_rl_index). */
+int cfdb_rl_pk_positions(cfdb_arena *a, const cfdb_kex *index_root, const cfdb_kex *primary_key,
+                         const int32_t **positions, uint32_t *count);
 
 /* A record's primary key: the type's primary key expression must give exactly one key
  * (2000 otherwise, as Java's evaluateSingleton). */

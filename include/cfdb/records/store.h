@@ -11,9 +11,13 @@
  *                                metadata says split_long_records
  *   P + (1, pk...)               an unsplit record of a store whose header says
  *                                omit_unsplit_record_suffix (format < 5 without splitting)
- *   P + (2) ... (10)             indexes, secondary index space, record counts, index states,
- *                                index ranges, uniqueness violations, record versions, index
- *                                builds, sliding windows (not maintained yet)
+ *   P + (2, subspace key, index key..., pk...)
+ *                                an entry of a VALUE index: the index key, then the primary
+ *                                key components the index key does not hold; the value is the
+ *                                packed value columns (key_with_value) or empty
+ *   P + (3) ... (10)             secondary index space, record counts, index states, index
+ *                                ranges, uniqueness violations, record versions, index builds,
+ *                                sliding windows (not maintained yet)
  *
  * Opening checks the header as FDBRecordStore.checkVersion does: a store without a header
  * must be empty (else 2000), and is created (format version 7, CACHEABLE_STATE, Java's
@@ -24,6 +28,14 @@
  * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
  * Index states and index rebuilds on upgrade are not handled yet.
  *
+ * Saves and deletes read the old record once (when the metadata has indexes or *existed is
+ * asked for) and update every index of the old and new record's types: entries only the old
+ * record has are cleared, entries only the new one has are set (Java's
+ * StandardIndexMaintainer.update). cfdb maintains non-unique VALUE indexes so far; a save or
+ * delete touching a record type with any other index (unique, count, sum, rank, version, ...)
+ * is refused with 2108 unsupported_operation instead of leaving that index stale. Index
+ * states are not read: every index is taken as readable.
+ *
  * Record versions (P + (1, pk..., -1), a versionstamped value, when the metadata says
  * store_record_versions) are skipped when loading; saving into such a store is refused with
  * 2108 unsupported_operation until cfdb has a record context that writes them at commit.
@@ -31,7 +43,8 @@
  * Errors: FoundationDB codes from the transaction, and 2000 client_invalid_operation (mode
  * refused: create on an existing store, open of a missing one; a record of a type the
  * metadata does not have; stale metadata), 2103 value_too_large (a record over 100,000 bytes
- * without split_long_records), 1044 serialization_failed (stored bytes that do not decode:
+ * without split_long_records, or an index value over 100,000 bytes), 2102 key_too_large (an
+ * index key over 10,000 bytes), 1044 serialization_failed (stored bytes that do not decode:
  * a bad header, a record whose pieces are out of order or whose union holds no record),
  * 1058, 4100 out of memory.
  */
@@ -55,6 +68,9 @@ extern "C" {
 #define CFDB_RL_MAX_FORMAT_VERSION 7
 /* SplitHelper.SPLIT_RECORD_SIZE */
 #define CFDB_RL_SPLIT_RECORD_SIZE 100000
+/* FoundationDB's key and value size limits, checked for index entries. */
+#define CFDB_RL_MAX_KEY_SIZE 10000
+#define CFDB_RL_MAX_VALUE_SIZE 100000
 
 typedef enum cfdb_rl_open_mode {
     CFDB_RL_CREATE_OR_OPEN = 0,

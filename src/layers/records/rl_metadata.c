@@ -322,6 +322,14 @@ static int link_indexes(md_impl *m)
     for (uint32_t t = 0; t < m->pub.record_type_count; t++)
         if (!m->types[t].primary_key)
             return md_fail(m, "record type must have a primary key", m->types[t].name);
+    /* Primary key components already in single-type index keys (RecordMetaDataBuilder.build). */
+    for (uint32_t i = 0; i < m->pub.index_count; i++) {
+        cfdb_rl_index *ix = &m->indexes[i];
+        if (ix->record_type_count == 1 &&
+            cfdb_rl_pk_positions(&m->arena, ix->root, ix->record_types[0]->primary_key,
+                                 &ix->pk_positions, &ix->pk_position_count))
+            return md_oom(m);
+    }
     m->pub.indexes = m->indexes;
     return 0;
 }

@@ -29,7 +29,7 @@ struct cfdb_rl_store {
     bool omit_unsplit_suffix;
 };
 
-enum { KEYSPACE_STORE_INFO = 0, KEYSPACE_RECORD = 1 };
+enum { KEYSPACE_STORE_INFO = 0, KEYSPACE_RECORD = 1, KEYSPACE_INDEX = 2 };
 enum { SUFFIX_VERSION = -1, SUFFIX_UNSPLIT = 0, SUFFIX_FIRST_SPLIT = 1 };
 
 int32_t cfdb_rl_store_format_version(const cfdb_rl_store *s)
@@ -207,71 +207,6 @@ static bool stores_unsuffixed(const cfdb_rl_store *s)
     return s->omit_unsplit_suffix && !s->md->split_long_records;
 }
 
-static int exists(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
-                  cfdb_bytes begin, cfdb_bytes end, bool *existed)
-{
-    if (stores_unsuffixed(s)) {
-        cfdb_bytes v;
-        return dir_get(tr, a, base, false, existed, &v);
-    }
-    dir_kv kv;
-    return dir_get_first(tr, a, begin, end, false, false, existed, &kv);
-}
-
-int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_pb_msg *record,
-                       bool *existed)
-{
-    const cfdb_rl_metadata *md = s->md;
-    /* Java writes an incomplete version at commit (its record context holds the versionstamp
-     * mutation until then); cfdb has no such context yet, so it does not write a record
-     * without the version Java would store beside it. */
-    if (md->store_record_versions)
-        return CFDB_ERR_UNSUPPORTED_OPERATION;
-    const cfdb_rl_record_type *type = cfdb_rl_record_type_of(md, cfdb_pb_msg_type(record));
-    if (!type)
-        return CFDB_ERR_CLIENT_INVALID_OPERATION;
-    cfdb_tuple pk;
-    int rc = cfdb_rl_primary_key(a, type, record, &pk);
-    if (rc)
-        return rc;
-    /* The union message holding the record in its type's field. */
-    cfdb_pb_msg *u = cfdb_pb_msg_new(a, md->union_descriptor), *inner;
-    if (!u)
-        return CFDB_ERR_INTERNAL_ERROR;
-    cfdb_bytes value, base, begin, end;
-    if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
-        (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)))
-        return rc;
-    if (value.len > CFDB_RL_SPLIT_RECORD_SIZE && !md->split_long_records)
-        return CFDB_ERR_VALUE_TOO_LARGE;
-    if (existed && (rc = exists(s, tr, a, base, begin, end, existed)))
-        return rc;
-
-    dir_clear_range(tr, begin, end);
-    if (stores_unsuffixed(s)) {
-        dir_set(tr, base, value);
-        return 0;
-    }
-    if (value.len <= CFDB_RL_SPLIT_RECORD_SIZE) {
-        cfdb_bytes key;
-        if ((rc = keyspace_key(a, base, SUFFIX_UNSPLIT, &key)))
-            return rc;
-        dir_set(tr, key, value);
-        return 0;
-    }
-    int64_t index = SUFFIX_FIRST_SPLIT;
-    for (uint32_t off = 0; off < value.len; off += CFDB_RL_SPLIT_RECORD_SIZE, index++) {
-        uint32_t n = value.len - off;
-        if (n > CFDB_RL_SPLIT_RECORD_SIZE)
-            n = CFDB_RL_SPLIT_RECORD_SIZE;
-        cfdb_bytes key;
-        if ((rc = keyspace_key(a, base, index, &key)))
-            return rc;
-        dir_set(tr, key, cfdb_bytes_make(value.ptr + off, n));
-    }
-    return 0;
-}
-
 /* The stored bytes of a record from its keys: (0) alone, or (1), (2), ... in order; a version
  * (-1) is skipped. */
 static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t n, cfdb_bytes *out,
@@ -322,25 +257,23 @@ static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t 
     return 0;
 }
 
-int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
-                       cfdb_rl_loaded *out)
+/* Reads the record stored under pk: *found, its type and message. */
+static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
+                       cfdb_bytes begin, cfdb_bytes end, bool *found,
+                       const cfdb_rl_record_type **type, cfdb_pb_msg **record)
 {
-    memset(out, 0, sizeof *out);
-    cfdb_bytes base, begin, end, value = { NULL, 0 };
-    int rc = record_keys(s, a, pk, &base, &begin, &end);
-    if (rc)
-        return rc;
-    bool found;
+    cfdb_bytes value = { NULL, 0 };
+    int rc;
     if (stores_unsuffixed(s)) {
-        rc = dir_get(tr, a, base, false, &found, &value);
+        rc = dir_get(tr, a, base, false, found, &value);
     } else {
         dir_kv *kvs;
         uint32_t n;
         rc = dir_get_all(tr, a, begin, end, &kvs, &n);
         if (!rc)
-            rc = assemble(a, base.len, kvs, n, &value, &found);
+            rc = assemble(a, base.len, kvs, n, &value, found);
     }
-    if (rc || !found)
+    if (rc || !*found)
         return rc;
     const cfdb_rl_metadata *md = s->md;
     cfdb_pb_msg *u;
@@ -356,12 +289,183 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
             set = f;
         }
     }
-    const cfdb_rl_record_type *type = set ? cfdb_rl_record_type_of(md, set->message) : NULL;
-    if (!type)
+    *type = set ? cfdb_rl_record_type_of(md, set->message) : NULL;
+    if (!*type)
         return CFDB_ERR_SERIALIZATION_FAILED;
-    out->found = true;
-    out->type = type;
-    out->record = cfdb_pb_get(u, set, 0)->m;
+    *record = cfdb_pb_get(u, set, 0)->m;
+    return 0;
+}
+
+/* ---- indexes ---- */
+
+static bool index_applies(const cfdb_rl_index *ix, const cfdb_rl_record_type *type)
+{
+    if (!type)
+        return false;
+    if (ix->record_type_count == 0)
+        return true;   /* universal */
+    for (uint32_t i = 0; i < ix->record_type_count; i++)
+        if (ix->record_types[i] == type)
+            return true;
+    return false;
+}
+
+/* Index maintenance cfdb does so far: non-unique VALUE indexes. A record touched by any
+ * other index is refused (2108) rather than left with that index out of date. */
+static int check_maintained(const cfdb_rl_metadata *md, const cfdb_rl_record_type *type)
+{
+    for (uint32_t i = 0; i < md->index_count; i++) {
+        const cfdb_rl_index *ix = &md->indexes[i];
+        if (index_applies(ix, type) && (strcmp(ix->type, "value") != 0 || ix->unique))
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
+    }
+    return 0;
+}
+
+/* P + (2, subspace_key) + pack(entry key) */
+static int entry_key(cfdb_rl_store *s, cfdb_arena *a, const cfdb_rl_index *ix,
+                     const cfdb_tuple *key, cfdb_bytes *out)
+{
+    cfdb_tuple head;
+    cfdb_tuple_init(&head, a);
+    cfdb_bytes prefix;
+    int rc = cfdb_tuple_add_int(&head, KEYSPACE_INDEX);
+    if (!rc)
+        rc = cfdb_tuple_add_elem(&head, &ix->subspace_key);
+    if (!rc)
+        rc = cfdb_tuple_pack(a, s->prefix, &head, &prefix);
+    if (!rc)
+        rc = cfdb_tuple_pack(a, prefix, key, out);
+    return rc;
+}
+
+static bool same_entry(const cfdb_rl_index_entry *x, const cfdb_rl_index_entry *y)
+{
+    return cfdb_tuple_equal(&x->key, &y->key) && cfdb_tuple_equal(&x->value, &y->value);
+}
+
+/* StandardIndexMaintainer.update: entries of the old record that the new one does not have
+ * are cleared, entries of the new one that the old did not have are set. */
+static int update_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                          const cfdb_rl_record_type *old_type, const cfdb_pb_msg *old_rec,
+                          const cfdb_rl_record_type *new_type, const cfdb_pb_msg *new_rec)
+{
+    const cfdb_rl_metadata *md = s->md;
+    int rc = 0;
+    for (uint32_t i = 0; i < md->index_count && !rc; i++) {
+        const cfdb_rl_index *ix = &md->indexes[i];
+        cfdb_rl_index_entry *olds = NULL, *news = NULL;
+        uint32_t no = 0, nn = 0;
+        if (old_rec && index_applies(ix, old_type))
+            rc = cfdb_rl_index_entries(a, ix, old_type, old_rec, pk, &olds, &no);
+        if (!rc && new_rec && index_applies(ix, new_type))
+            rc = cfdb_rl_index_entries(a, ix, new_type, new_rec, pk, &news, &nn);
+        for (uint32_t k = 0; k < no && !rc; k++) {
+            bool kept = false;
+            for (uint32_t j = 0; j < nn && !kept; j++)
+                kept = same_entry(&olds[k], &news[j]);
+            cfdb_bytes key;
+            if (!kept && !(rc = entry_key(s, a, ix, &olds[k].key, &key)))
+                dir_clear(tr, key);
+        }
+        for (uint32_t j = 0; j < nn && !rc; j++) {
+            bool had = false;
+            for (uint32_t k = 0; k < no && !had; k++)
+                had = same_entry(&olds[k], &news[j]);
+            if (had)
+                continue;
+            cfdb_bytes key, value;
+            if ((rc = entry_key(s, a, ix, &news[j].key, &key)) ||
+                (rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, &news[j].value, &value)))
+                break;
+            if (key.len > CFDB_RL_MAX_KEY_SIZE)
+                rc = CFDB_ERR_KEY_TOO_LARGE;
+            else if (value.len > CFDB_RL_MAX_VALUE_SIZE)
+                rc = CFDB_ERR_VALUE_TOO_LARGE;
+            else
+                dir_set(tr, key, value);
+        }
+    }
+    return rc;
+}
+
+/* ---- save, load, delete ---- */
+
+int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_pb_msg *record,
+                       bool *existed)
+{
+    const cfdb_rl_metadata *md = s->md;
+    /* Java writes an incomplete version at commit (its record context holds the versionstamp
+     * mutation until then); cfdb has no such context yet, so it does not write a record
+     * without the version Java would store beside it. */
+    if (md->store_record_versions)
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    const cfdb_rl_record_type *type = cfdb_rl_record_type_of(md, cfdb_pb_msg_type(record));
+    if (!type)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    int rc = check_maintained(md, type);
+    if (rc)
+        return rc;
+    cfdb_tuple pk;
+    if ((rc = cfdb_rl_primary_key(a, type, record, &pk)))
+        return rc;
+    /* The union message holding the record in its type's field. */
+    cfdb_pb_msg *u = cfdb_pb_msg_new(a, md->union_descriptor), *inner;
+    if (!u)
+        return CFDB_ERR_INTERNAL_ERROR;
+    cfdb_bytes value, base, begin, end;
+    if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
+        (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)))
+        return rc;
+    if (value.len > CFDB_RL_SPLIT_RECORD_SIZE && !md->split_long_records)
+        return CFDB_ERR_VALUE_TOO_LARGE;
+    /* The old record: one read, for its index entries (and *existed). */
+    bool found = false;
+    const cfdb_rl_record_type *old_type = NULL;
+    cfdb_pb_msg *old = NULL;
+    if ((md->index_count || existed) &&
+        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old)))
+        return rc;
+    if (found && old_type != type && (rc = check_maintained(md, old_type)))
+        return rc;
+    if (existed)
+        *existed = found;
+
+    dir_clear_range(tr, begin, end);
+    if (stores_unsuffixed(s)) {
+        dir_set(tr, base, value);
+    } else if (value.len <= CFDB_RL_SPLIT_RECORD_SIZE) {
+        cfdb_bytes key;
+        if ((rc = keyspace_key(a, base, SUFFIX_UNSPLIT, &key)))
+            return rc;
+        dir_set(tr, key, value);
+    } else {
+        int64_t index = SUFFIX_FIRST_SPLIT;
+        for (uint32_t off = 0; off < value.len; off += CFDB_RL_SPLIT_RECORD_SIZE, index++) {
+            uint32_t n = value.len - off;
+            if (n > CFDB_RL_SPLIT_RECORD_SIZE)
+                n = CFDB_RL_SPLIT_RECORD_SIZE;
+            cfdb_bytes key;
+            if ((rc = keyspace_key(a, base, index, &key)))
+                return rc;
+            dir_set(tr, key, cfdb_bytes_make(value.ptr + off, n));
+        }
+    }
+    return update_indexes(s, tr, a, &pk, found ? old_type : NULL, found ? old : NULL, type, record);
+}
+
+int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                       cfdb_rl_loaded *out)
+{
+    memset(out, 0, sizeof *out);
+    cfdb_bytes base, begin, end;
+    int rc = record_keys(s, a, pk, &base, &begin, &end);
+    if (!rc)
+        rc = read_record(s, tr, a, base, begin, end, &out->found, &out->type, &out->record);
+    if (rc || !out->found) {
+        out->found = false;
+        return rc;
+    }
     cfdb_tuple_init(&out->primary_key, a);
     for (uint32_t i = 0; i < cfdb_tuple_count(pk) && !rc; i++)
         rc = cfdb_tuple_add_elem(&out->primary_key, cfdb_tuple_get(pk, i));
@@ -373,12 +477,20 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
 {
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
-    if (!rc && existed)
-        rc = exists(s, tr, a, base, begin, end, existed);
     if (rc)
         return rc;
+    bool found = false;
+    const cfdb_rl_record_type *old_type = NULL;
+    cfdb_pb_msg *old = NULL;
+    if ((s->md->index_count || existed) &&
+        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old)))
+        return rc;
+    if (found && (rc = check_maintained(s->md, old_type)))
+        return rc;
+    if (existed)
+        *existed = found;
     dir_clear_range(tr, begin, end);
     if (stores_unsuffixed(s))
         dir_clear(tr, base);
-    return 0;
+    return found ? update_indexes(s, tr, a, pk, old_type, old, NULL, NULL) : 0;
 }
