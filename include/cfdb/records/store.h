@@ -26,7 +26,10 @@
  * unsupported_format_version; a stored metadata version above the metadata's is refused with
  * 2000 (Java's RecordStoreStaleMetaDataVersionException); an older one, or an older format
  * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
- * Index states and index rebuilds on upgrade are not handled yet.
+ * An upgrade that brings indexes added or changed after the stored metadata version
+ * (last_modified_version above it) is refused with 2108 when the store holds records, since
+ * cfdb cannot build indexes yet (Java rebuilds them or marks them write-only); on an empty
+ * store it goes through. Index states are not read yet.
  *
  * Saves and deletes read the old record once (when the metadata has indexes or *existed is
  * asked for) and update every index of the old and new record's types: entries only the old

@@ -156,6 +156,22 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     s->metadata_version = md->version;
     if (format == s->format_version && stored_md == md->version)
         return 0;
+    /* Indexes new or changed since the stored metadata version would need building over the
+     * existing records (Java rebuilds them or marks them write-only); cfdb cannot yet, so it
+     * refuses such an upgrade of a store that has records rather than serve empty indexes. */
+    for (uint32_t i = 0; i < md->index_count; i++) {
+        if (md->indexes[i].last_modified_version <= stored_md)
+            continue;
+        cfdb_bytes end;
+        dir_kv first;
+        bool found;
+        if ((rc = dir_strinc(a, s->records, &end)) ||
+            (rc = dir_get_first(tr, a, s->records, end, false, false, &found, &first)))
+            return rc;
+        if (found)
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
+        break;
+    }
     /* Upgrade: unsplit records written before format 5 keep their key without a suffix. */
     if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX && !md->split_long_records)
         s->omit_unsplit_suffix = true;

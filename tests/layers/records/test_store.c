@@ -537,6 +537,27 @@ static void test_value_indexes(void **state)
     assert_true(d.existed);
     cfdb_bytes keys3[] = { BYTES(IX('w'), 0x00, STR1('q'), 0x15, 0x03) };
     expect_index_space(p, keys3, NULL, 1);
+
+    /* Newer metadata with an index added since (last_modified_version 13 > 12): refused on
+     * a store that has records, accepted on an empty one. */
+    cfdb_arena *a = &arena;
+    cfdb_pb_msg *m13 = rlt_base_metadata(a, 13);
+    cfdb_pb_msg *nix = rlt_add_index(a, m13, "late", "value",
+                                     cfdb_kex_field(a, "name", CFDB_KEX_SCALAR), "Person");
+    rl_set_int(nix, "last_modified_version", 13);
+    cfdb_rl_metadata *md13 = rlt_load(a, m13);
+    op up = { .md = md13, .prefix = p, .mode = CFDB_RL_OPEN };
+    assert_int_equal(run(do_open, &up), CFDB_ERR_UNSUPPORTED_OPERATION);   /* the Order */
+    op del = { .md = md, .prefix = p, .pk = NULL };
+    cfdb_tuple *opk = cfdb_arena_alloc(a, sizeof *opk);
+    cfdb_tuple_init(opk, a);
+    cfdb_tuple_add_int(opk, 3);
+    del.pk = opk;
+    assert_int_equal(run(do_delete, &del), 0);
+    assert_true(del.existed);
+    assert_int_equal(run(do_open, &up), 0);
+    assert_int_equal(up.md_version, 13);
+    cfdb_rl_metadata_free(md13);
     cfdb_rl_metadata_free(md);
 
     /* Indexes cfdb does not maintain yet: a save of a type they cover is refused. */
