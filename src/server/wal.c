@@ -20,7 +20,7 @@
 #define REC_HEADER 12
 #define PROBE_MIN_BYTES (1u << 20)
 #define PROBE_FIRST_NS (100ull * 1000000ull)
-#define PROBE_MAX_NS (5ull * 1000000000ull)
+#define PROBE_MAX_NS (2ull * 1000000000ull)
 /* Versions advance about 1,000,000 a second: a later record within this distance of the
  * one before is plausible, anything else is noise (used only to find records after a
  * bad one). */
