@@ -59,6 +59,7 @@ struct srv_snapshot_job {
     chunk *head, *tail;
     bool no_more, abort;
     bool finished; /* the writer is done; result below */
+    bool write_failed; /* the writer hit an error: the scan stops early */
     /* the writer's own, read after join */
     pthread_t thread;
     int fd;
@@ -210,6 +211,9 @@ static void *writer_main(void *arg)
                 failed = true;
                 j->err = errno;
                 j->step = "write";
+                pthread_mutex_lock(&j->mu);
+                j->write_failed = true;
+                pthread_mutex_unlock(&j->mu);
             }
             free(list);
             list = next;
@@ -375,10 +379,12 @@ static void stop_scan(srv_snapshot_job *j, bool abort)
     j->scan_done = true;
 }
 
-static bool writer_finished(srv_snapshot_job *j)
+static bool writer_finished(srv_snapshot_job *j, bool *write_failed)
 {
     pthread_mutex_lock(&j->mu);
     bool f = j->finished;
+    if (write_failed)
+        *write_failed = j->write_failed;
     pthread_mutex_unlock(&j->mu);
     return f;
 }
@@ -446,6 +452,10 @@ static void job_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
     (void)t;
     if (!j)
         return;
+    bool write_failed = false;
+    writer_finished(j, &write_failed);
+    if (!j->scan_done && write_failed) /* no use copying the rest (a full disk) */
+        stop_scan(j, false);
     if (!j->scan_done) {
         if (s->wal->hold) {
             cfdb_loop_timer_add_in(loop, &j->timer, HOLD_NS);
@@ -458,7 +468,7 @@ static void job_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
         cfdb_loop_timer_add_in(loop, &j->timer, j->scan_done ? POLL_NS : 0);
         return;
     }
-    if (writer_finished(j))
+    if (writer_finished(j, NULL))
         finish(s);
     else
         cfdb_loop_timer_add_in(loop, &j->timer, POLL_NS);
