@@ -616,7 +616,7 @@ static int recover_logs(srv *s, int64_t sv, int64_t *newest, uint64_t *active_va
             *active_valid = r.valid_len;
             continue;
         }
-        rc = handle_corruption(s, path, &r, seqs + i + 1, active ? 0 : nseq - i - 1, !active);
+        rc = handle_corruption(s, path, &r, active ? NULL : seqs + i + 1, active ? 0 : nseq - i - 1, !active);
         stopped = true;
         *active_valid = active ? r.valid_len : 0;
     }

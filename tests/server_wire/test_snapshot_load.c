@@ -150,8 +150,12 @@ static void expect_reads(fx *f, int64_t version, const int *model, const char *w
         }
         if (!r.more || r.data.count == 0)
             break;
-        b = (cfdb_key_selector){ r.data.items[r.data.count - 1].key, true, 1 };
-        cfdb_arena_reset(&a);
+        static uint8_t last[64];
+        cfdb_bytes lk = r.data.items[r.data.count - 1].key;
+        assert_true(lk.len <= sizeof last);
+        memcpy(last, lk.ptr, lk.len);
+        b = (cfdb_key_selector){ cfdb_bytes_make(last, lk.len), true, 1 };
+        cfdb_arena_reset(&a); /* the reply's memory: last is a copy */
     }
     for (; next < NALL; next++)
         if (model[next] >= 0)
