@@ -214,6 +214,9 @@ int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n)
  *   fails and the client sees its commit end with broken_promise/request_maybe_delivered,
  *   which NativeAPI turns into commit_unknown_result. Here the partial record is cut off,
  *   so that batch is in fact not committed, but the client cannot know that either way.
+ *   On 1021 a 7.3 client (NativeAPI tryCommit, and cfdb's txn_commit.c) first commits a
+ *   self-conflicting dummy transaction, which waits like any other commit below, so the
+ *   application sees 1021 only once the log can be written again, as with fdbserver.
  * - later commits are not failed: they wait in the queue until the log can be written
  *   again, as fdbserver's commits wait for a log system that can accept them (and the
  *   ratekeeper holds new transactions when a log server's free space is below
