@@ -15,11 +15,12 @@
 
 const char *const bench_metric_names[BENCH_NMETRICS] = {
     "mean_us", "p50_us", "p99_us", "cpu_us_per_txn", "allocs_per_txn", "alloc_bytes_per_txn",
-    "peak_rss_kb", "throughput_tps", "busy_cores"};
+    "peak_rss_kb", "throughput_tps", "busy_cores", "vcsw_per_txn", "ivcsw_per_txn"};
 const char *const bench_metric_labels[BENCH_NMETRICS] = {
     "mean latency (us)", "p50 latency (us)", "p99 latency (us)", "CPU us / txn", "allocs / txn",
-    "alloc bytes / txn", "peak RSS (KiB)", "throughput (tx/s)", "busy cores"};
-const int bench_metric_direction[BENCH_NMETRICS] = {-1, -1, -1, -1, -1, -1, -1, +1, 0};
+    "alloc bytes / txn", "peak RSS (KiB)", "throughput (tx/s)", "busy cores",
+    "voluntary ctx switches / txn", "involuntary ctx switches / txn"};
+const int bench_metric_direction[BENCH_NMETRICS] = {-1, -1, -1, -1, -1, -1, -1, +1, 0, -1, -1};
 
 static void add_reason(bench_comparison *cm, const char *fmt, ...)
 {
@@ -122,6 +123,14 @@ int bench_run_metrics(const char *kv_path, const char *lat_path, bench_run_data 
             out->metric[M_BUSY] = wcpu / wall;
             out->have[M_BUSY] = 1;
         }
+    }
+    /* context switches of the whole worker process during the measured window (getrusage:
+     * ru_nvcsw = a thread gave up the CPU to wait, ru_nivcsw = it was preempted) */
+    double vcsw = kv_num(&kv, "window_vcsw", NAN), ivcsw = kv_num(&kv, "window_ivcsw", NAN);
+    if (isfinite(vcsw) && isfinite(ivcsw)) {
+        out->metric[M_VCSW] = vcsw / measured;
+        out->metric[M_IVCSW] = ivcsw / measured;
+        out->have[M_VCSW] = out->have[M_IVCSW] = 1;
     }
     out->retries = kv_num(&kv, "retries", 0);
     out->errors = kv_num(&kv, "errors", 0);

@@ -22,6 +22,8 @@ enum {
     M_RSS,
     M_TPUT,
     M_BUSY,
+    M_VCSW,
+    M_IVCSW,
     BENCH_NMETRICS
 };
 

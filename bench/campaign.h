@@ -53,6 +53,8 @@ typedef struct bench_campaign {
     int health_enabled, health_required;
     bench_health_limits health;
     double run_timeout_s;
+    char client_cpus[64]; /* --client-cpus: workers pinned to these CPUs ("" = not pinned) */
+    char server_cpus[64]; /* --server-cpus: the managed cfdb-server pinned to these */
 
     unsigned bootstrap_resamples;
     uint64_t bootstrap_seed;

@@ -5,15 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze.h"
 #include "bootstrap.h"
 #include "json.h"
 #include "json_out.h"
 #include "machine.h"
 #include "paths.h"
-
-static const char *const metric_names[] = {"mean_us",     "p50_us",          "p99_us",
-                                           "cpu_us_per_txn", "allocs_per_txn", "alloc_bytes_per_txn",
-                                           "peak_rss_kb", "throughput_tps", "busy_cores"};
 
 int bench_manifest_write(bench_campaign *c, const char *dir, char *err, size_t errlen)
 {
@@ -122,6 +119,11 @@ int bench_manifest_write(bench_campaign *c, const char *dir, char *err, size_t e
     jo_end_obj(&j);
     jo_end_obj(&j);
     jo_key(&j, "run_timeout_s"); jo_num(&j, c->run_timeout_s);
+    jo_key(&j, "pinning");
+    jo_obj(&j);
+    jo_key(&j, "client_cpus"); if (c->client_cpus[0]) jo_str(&j, c->client_cpus); else jo_null(&j);
+    jo_key(&j, "server_cpus"); if (c->server_cpus[0]) jo_str(&j, c->server_cpus); else jo_null(&j);
+    jo_end_obj(&j);
 
     jo_key(&j, "malloc_counter");
     if (c->malloc_lib[0]) {
@@ -134,8 +136,8 @@ int bench_manifest_write(bench_campaign *c, const char *dir, char *err, size_t e
     }
     jo_key(&j, "metrics");
     jo_arr(&j);
-    for (size_t i = 0; i < sizeof metric_names / sizeof *metric_names; i++)
-        jo_str(&j, metric_names[i]);
+    for (int i = 0; i < BENCH_NMETRICS; i++)
+        jo_str(&j, bench_metric_names[i]);
     jo_end_arr(&j);
     jo_key(&j, "estimation");
     jo_obj(&j);
@@ -315,6 +317,10 @@ int bench_manifest_load(const char *dir, bench_campaign *c, char *err, size_t er
         c->bootstrap_seed = (uint64_t)d;
     const char *mp = json_path_string(root, "malloc_counter.path");
     snprintf(c->malloc_lib, sizeof c->malloc_lib, "%s", mp ? mp : "");
+    const char *pc = json_path_string(root, "pinning.client_cpus");
+    snprintf(c->client_cpus, sizeof c->client_cpus, "%s", pc ? pc : "");
+    const char *ps = json_path_string(root, "pinning.server_cpus");
+    snprintf(c->server_cpus, sizeof c->server_cpus, "%s", ps ? ps : "");
     const char *cl = json_path_string(root, "command_line");
     snprintf(c->command_line, sizeof c->command_line, "%s", cl ? cl : "");
     const char *cu = json_path_string(root, "created_utc");

@@ -15,6 +15,7 @@
 
 #include "bootstrap.h"
 #include "campaign.h"
+#include "cpus.h"
 #include "gates.h"
 #include "kvfile.h"
 #include "manifest.h"
@@ -194,6 +195,8 @@ static void usage_run(void)
         "  --out DIR               campaign folder (default ./cfdb-bench-YYYYmmdd-HHMMSS)\n"
         "  --malloc-lib PATH       allocation counter to preload (default: found)\n"
         "  --run-timeout S         kill a run after S seconds (default 600)\n"
+        "  --client-cpus LIST      pin every worker process to these CPUs (e.g. 0 or 0-1)\n"
+        "  --server-cpus LIST      pin the cfdb-server the harness starts to these CPUs\n"
         "  --no-report             do not analyze and report at the end\n");
 }
 
@@ -231,7 +234,7 @@ static void health_gate(const bench_campaign *c, const char *self, const char *d
     bench_spawn_result r;
     memset(hr, 0, sizeof *hr);
     hr->log_queue_bytes = hr->moving_bytes = -1;
-    if (bench_spawn(argv, log, NULL, 60, &r) < 0 || !r.exited || r.exit_code) {
+    if (bench_spawn(argv, log, NULL, c->client_cpus, 60, &r) < 0 || !r.exited || r.exit_code) {
         char d[128];
         bench_spawn_describe(&r, d, sizeof d);
         kvfile kv;
@@ -280,7 +283,7 @@ static int populate(const bench_campaign *c, const char *self, const char *dir)
     say("populating %llu keys (100 B and 1,000 B values) with arm %s ...\n",
         (unsigned long long)c->keys, a->name);
     double t0 = now_s();
-    if (bench_spawn(argv, log, NULL, c->run_timeout_s * 4, &r) < 0 || !r.exited || r.exit_code) {
+    if (bench_spawn(argv, log, NULL, c->client_cpus, c->run_timeout_s * 4, &r) < 0 || !r.exited || r.exit_code) {
         char d[128];
         bench_spawn_describe(&r, d, sizeof d);
         say("populate failed (%s); see %s\n", d, log);
@@ -322,7 +325,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
     enum {
         O_ARM = 1, O_CFDB, O_NODEF, O_ALL, O_CTL, O_CLUSTER, O_SERVER, O_WL, O_WORKERS, O_COUNTS,
         O_SCALE, O_BLOCKS, O_KEYS, O_SEED, O_QUICK, O_NOPOP, O_QCPU, O_QAGG, O_QWIN, O_QWAIT,
-        O_NOQ, O_LOGQ, O_MOVE, O_NOH, O_REQH, O_OUT, O_MALLOC, O_TIMEOUT, O_NOREPORT, O_HELP
+        O_NOQ, O_LOGQ, O_MOVE, O_NOH, O_REQH, O_OUT, O_MALLOC, O_TIMEOUT, O_NOREPORT, O_HELP, O_CCPUS, O_SCPUS
     };
     static const struct option opts[] = {
         {"arm", required_argument, 0, O_ARM},          {"cfdb-lib", required_argument, 0, O_CFDB},
@@ -340,6 +343,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         {"require-health", no_argument, 0, O_REQH},    {"out", required_argument, 0, O_OUT},
         {"malloc-lib", required_argument, 0, O_MALLOC}, {"run-timeout", required_argument, 0, O_TIMEOUT},
         {"no-report", no_argument, 0, O_NOREPORT},     {"help", no_argument, 0, O_HELP},
+        {"client-cpus", required_argument, 0, O_CCPUS}, {"server-cpus", required_argument, 0, O_SCPUS},
         {0, 0, 0, 0}};
     int o;
     optind = 1;
@@ -415,6 +419,17 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         case O_MALLOC: ro.malloc_lib = optarg; break;
         case O_TIMEOUT: c.run_timeout_s = atof(optarg); break;
         case O_NOREPORT: ro.no_report = 1; break;
+        case O_CCPUS:
+        case O_SCPUS: {
+            char *dst = o == O_CCPUS ? c.client_cpus : c.server_cpus, why[128];
+            if (bench_cpus_check(optarg, why, sizeof why) < 0 || strlen(optarg) >= sizeof c.client_cpus) {
+                fprintf(stderr, "cfdb-bench: --%s-cpus: %s\n", o == O_CCPUS ? "client" : "server",
+                        strlen(optarg) >= sizeof c.client_cpus ? "list too long" : why);
+                return 2;
+            }
+            snprintf(dst, sizeof c.client_cpus, "%s", optarg);
+            break;
+        }
         case O_HELP: usage_run(); return 0;
         default: usage_run(); return 2;
         }
@@ -640,7 +655,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
     if (c.server_managed) {
         const char *sbin = c.server_path;
         say("starting %s ...\n", sbin);
-        if (bench_server_start(sbin, dir, 30, &srv, err, sizeof err) < 0) {
+        if (bench_server_start(sbin, dir, c.server_cpus, 30, &srv, err, sizeof err) < 0) {
             say("cfdb-bench: %s\n", err);
             return 3;
         }
@@ -730,7 +745,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
                                          "--workers", workers, "--warmup", warm, "--measured", meas,
                                          "--keys", keys, "--seed", seeds, NULL};
                         bench_spawn_result r;
-                        if (bench_spawn(wargv, log, c.malloc_lib, c.run_timeout_s, &r) < 0) {
+                        if (bench_spawn(wargv, log, c.malloc_lib, c.client_cpus, c.run_timeout_s, &r) < 0) {
                             r.exited = 1;
                             r.exit_code = 126;
                         }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "server.h"
 
+#include "cpus.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -38,8 +40,8 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-int bench_server_start(const char *bin, const char *dir, double timeout_s, bench_server *s,
-                       char *err, size_t errlen)
+int bench_server_start(const char *bin, const char *dir, const char *cpus, double timeout_s,
+                       bench_server *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     s->port = free_port();
@@ -65,6 +67,10 @@ int bench_server_start(const char *bin, const char *dir, double timeout_s, bench
             close(fd);
         }
         setpgid(0, 0);
+        if (bench_cpus_pin(cpus) < 0) {
+            fprintf(stderr, "pin to CPUs %s: %s\n", cpus, strerror(errno));
+            _exit(127);
+        }
         execl(bin, bin, "--listen", listen, "--cluster-file", s->cluster_file, (char *)NULL);
         fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
         _exit(127);

@@ -13,10 +13,11 @@ typedef struct bench_server {
 } bench_server;
 
 /* Start `bin --listen 127.0.0.1:PORT --cluster-file DIR/fdb.cluster` with
- * output to DIR/server.log and wait until the cluster file is written.
+ * output to DIR/server.log, pinned to `cpus` when not empty (cpus.h), and wait until the
+ * cluster file is written.
  * Returns 0, or -1 with a message in err. */
-int bench_server_start(const char *bin, const char *dir, double timeout_s, bench_server *s,
-                       char *err, size_t errlen);
+int bench_server_start(const char *bin, const char *dir, const char *cpus, double timeout_s,
+                       bench_server *s, char *err, size_t errlen);
 void bench_server_stop(bench_server *s);
 
 #endif

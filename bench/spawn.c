@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "spawn.h"
 
+#include "cpus.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -18,8 +20,8 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int bench_spawn(char *const argv[], const char *log_path, const char *preload, double timeout_s,
-                bench_spawn_result *r)
+int bench_spawn(char *const argv[], const char *log_path, const char *preload, const char *cpus,
+                double timeout_s, bench_spawn_result *r)
 {
     memset(r, 0, sizeof *r);
     double t0 = now_s();
@@ -49,6 +51,10 @@ int bench_spawn(char *const argv[], const char *log_path, const char *preload, d
             setenv("LD_PRELOAD", preload, 1);
         else
             unsetenv("LD_PRELOAD");
+        if (bench_cpus_pin(cpus) < 0) {
+            fprintf(stderr, "pin to CPUs %s: %s\n", cpus, strerror(errno));
+            _exit(127);
+        }
         execv(argv[0], argv);
         fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
         _exit(127);

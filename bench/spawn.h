@@ -13,11 +13,11 @@ typedef struct bench_spawn_result {
     double wall_s;
 } bench_spawn_result;
 
-/* Run argv (argv[0] = path) with stdout+stderr appended to log_path and,
- * when preload is non-empty, LD_PRELOAD=preload. Kill it after timeout_s.
- * Returns 0 if it could be started. */
-int bench_spawn(char *const argv[], const char *log_path, const char *preload, double timeout_s,
-                bench_spawn_result *r);
+/* Run argv (argv[0] = path) with stdout+stderr appended to log_path,
+ * when preload is non-empty LD_PRELOAD=preload, and when cpus is non-empty pinned to those
+ * CPUs (cpus.h). Kill it after timeout_s. Returns 0 if it could be started. */
+int bench_spawn(char *const argv[], const char *log_path, const char *preload, const char *cpus,
+                double timeout_s, bench_spawn_result *r);
 /* Human-readable description of a result ("exit 0", "signal 11", "timed out"). */
 void bench_spawn_describe(const bench_spawn_result *r, char *out, size_t len);
 

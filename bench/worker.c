@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "worker.h"
 
 #include <dlfcn.h>
@@ -25,6 +26,7 @@ typedef void (*malloc_stats_fn)(uint64_t *, uint64_t *);
 typedef struct snap {
     uint64_t wall_ns;
     double cpu_us; /* user + system of the whole process */
+    int64_t vcsw, ivcsw; /* voluntary / involuntary context switches of the whole process */
     int64_t allocs, alloc_bytes;
 } snap;
 
@@ -53,18 +55,15 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static double cpu_us(void)
+static void take(const wctx *c, snap *s)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
-           (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
-}
-
-static void take(const wctx *c, snap *s)
-{
     s->wall_ns = now_ns();
-    s->cpu_us = cpu_us();
+    s->cpu_us = (double)ru.ru_utime.tv_sec * 1e6 + (double)ru.ru_utime.tv_usec +
+                (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
+    s->vcsw = ru.ru_nvcsw;
+    s->ivcsw = ru.ru_nivcsw;
     s->allocs = s->alloc_bytes = -1;
     if (c->mstats) {
         uint64_t n, b;
@@ -413,6 +412,8 @@ int bench_worker_main(int argc, char **argv)
         kv_put_int(f, "last_error", c.counts.last_error);
         kv_put_num(f, "window_wall_ns", (double)(c.window_end.wall_ns - c.window_start.wall_ns));
         kv_put_num(f, "window_cpu_us", c.window_end.cpu_us - c.window_start.cpu_us);
+        kv_put_int(f, "window_vcsw", c.window_end.vcsw - c.window_start.vcsw);
+        kv_put_int(f, "window_ivcsw", c.window_end.ivcsw - c.window_start.ivcsw);
         if (c.mstats) {
             kv_put_int(f, "allocs_window", c.window_end.allocs - c.window_start.allocs);
             kv_put_int(f, "alloc_bytes_window", c.window_end.alloc_bytes - c.window_start.alloc_bytes);
@@ -429,6 +430,10 @@ int bench_worker_main(int argc, char **argv)
     }
     kv_put_int(f, "malloc_counted", c.mstats ? 1 : 0);
     kv_put_int(f, "peak_rss_kb", ru.ru_maxrss);
+    {
+        cpu_set_t allowed;
+        kv_put_int(f, "cpus_allowed", sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : -1);
+    }
     kv_put_int(f, "stop_network_error", e);
     kv_put_int(f, "run_network_error", c.net_error);
     if (fclose(f))

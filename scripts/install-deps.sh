@@ -12,6 +12,7 @@ packages=(
     libssl-dev                  # TLS (src/net), libcrypto (bench/, tools/cfdb-certs)
     gnuplot-nox                 # bench report plots
     python3                     # fuzz/make_corpus.sh
+    valgrind                    # scripts/instr-budget.sh (CI's instruction-count guard)
 )
 
 missing=()

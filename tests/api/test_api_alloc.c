@@ -18,6 +18,7 @@
  *   workload  one transaction                                   in destroy + elsewhere
  *   grv       create, get_read_version, wait, destroy           0 + 0
  *   get       create, get 1 existing key, wait, destroy         0 + 0-0.0004
+ *   get1000   the same with a 1,000-byte value                  0 + 0
  *   set       create, set 1 key, commit, wait, destroy          0 + 0
  *   get100    create, get 100 existing keys, wait all, destroy  0 + 0
  *   set100    create, set 100 keys, commit, wait, destroy       0 + 0-0.002
@@ -63,6 +64,7 @@ typedef struct budget {
 static const budget BUDGETS[] = {
     { "grv", 0.05, 0.05 },    { "get", 0.05, 0.05 },    { "set", 0.05, 0.05 },
     { "get100", 0.05, 0.05 }, { "set100", 0.05, 0.05 }, { "range100", 0.05, 0.05 },
+    { "get1000", 0.05, 0.05 },
 };
 
 #ifdef CFDB_ALLOC_NOT_COUNTED
@@ -94,6 +96,10 @@ static void destroy(FDBTransaction *tr)
 
 static char g_prefix[64];
 static char g_keys[NKEYS][96];
+#define NBIG 16
+static char g_big_prefix[64];
+static char g_big_keys[NBIG][96]; /* each holds a 1,000-byte value (cfdb-bench's get1000) */
+static uint8_t g_big_value[1000];
 
 static int group_setup(void **state)
 {
@@ -105,6 +111,13 @@ static int group_setup(void **state)
     for (int i = 0; i < NKEYS; i++) {
         snprintf(g_keys[i], sizeof g_keys[i], "%s%03d", g_prefix, i);
         fdb_transaction_set(tr, S(g_keys[i]), L(g_keys[i]), S("0123456789abcdef"), 16);
+    }
+    api_prefix(g_big_prefix, sizeof g_big_prefix, "alloc1000");
+    for (int i = 0; i < (int)sizeof g_big_value; i++)
+        g_big_value[i] = (uint8_t)('a' + i % 26);
+    for (int i = 0; i < NBIG; i++) {
+        snprintf(g_big_keys[i], sizeof g_big_keys[i], "%s%02d", g_big_prefix, i);
+        fdb_transaction_set(tr, S(g_big_keys[i]), L(g_big_keys[i]), g_big_value, (int)sizeof g_big_value);
     }
     fdb_error_t e = api_commit(tr);
     fdb_transaction_destroy(tr);
@@ -165,6 +178,24 @@ static void run_get(void)
     FDBFuture *f = fdb_transaction_get(tr, S(k), L(k), 0);
     wait_ok(f);
     check_value(f);
+    fdb_future_destroy(f);
+    destroy(tr);
+}
+
+static void run_get1000(void)
+{
+    static unsigned next;
+    FDBTransaction *tr = new_tr();
+    const char *k = g_big_keys[next++ % NBIG];
+    FDBFuture *f = fdb_transaction_get(tr, S(k), L(k), 0);
+    wait_ok(f);
+    fdb_bool_t present = 0;
+    const uint8_t *v = NULL;
+    int n = 0;
+    assert_int_equal(fdb_future_get_value(f, &present, &v, &n), 0);
+    assert_true(present);
+    assert_int_equal(n, (int)sizeof g_big_value);
+    assert_memory_equal(v, g_big_value, sizeof g_big_value);
     fdb_future_destroy(f);
     destroy(tr);
 }
@@ -336,6 +367,12 @@ static void test_get100(void **state)
     measure("get100", run_get100);
 }
 
+static void test_get1000(void **state)
+{
+    (void)state;
+    measure("get1000", run_get1000);
+}
+
 static void test_set100(void **state)
 {
     (void)state;
@@ -353,7 +390,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter_counts), cmocka_unit_test(test_grv),    cmocka_unit_test(test_get),
         cmocka_unit_test(test_set),            cmocka_unit_test(test_get100), cmocka_unit_test(test_set100),
-        cmocka_unit_test(test_range100),
+        cmocka_unit_test(test_range100),      cmocka_unit_test(test_get1000),
     };
     return cmocka_run_group_tests_name("api_alloc", tests, group_setup, group_teardown);
 }

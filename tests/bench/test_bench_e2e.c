@@ -40,7 +40,7 @@ static void test_tiny_campaign(void **state)
                 " --server " CFDB_SERVER " --workloads grv,get100,range100,set100,batchset50 "
                 "--workers 1,4 --counts 1=10+100,4=20+200 --keys 1000 --quiet-max-cpu 100 "
                 "--quiet-max-agg 101 --quiet-window 0.01 --quiet-wait 0 --run-timeout 60 "
-                "--out %s/c", tmp);
+                "--client-cpus 0 --server-cpus 0 --out %s/c", tmp);
     assert_int_equal(rc, 0);
     char path[256], err[256];
     snprintf(path, sizeof path, "%s/c/report/results.json", tmp);
@@ -63,10 +63,26 @@ static void test_tiny_campaign(void **state)
             assert_int_equal(json_path_number(arms->items[a], "verify_failures", &vf), 0);
             assert_true(errors == 0);
             assert_true(vf == 0);
+            /* context switches per transaction are measured for every arm */
+            double vcsw = -1, ivcsw = -1;
+            assert_int_equal(json_path_number(arms->items[a], "median.vcsw_per_txn", &vcsw), 0);
+            assert_int_equal(json_path_number(arms->items[a], "median.ivcsw_per_txn", &ivcsw), 0);
+            assert_true(vcsw >= 0 && ivcsw >= 0);
         }
         assert_non_null(json_member(cm, "ratios"));
     }
     json_free(r);
+    /* --client-cpus / --server-cpus: recorded in the manifest, and each worker saw one CPU */
+    snprintf(path, sizeof path, "%s/c/manifest.json", tmp);
+    json_value *m = json_parse_file(path, err, sizeof err);
+    assert_non_null(m);
+    assert_string_equal(json_path_string(m, "pinning.client_cpus"), "0");
+    assert_string_equal(json_path_string(m, "pinning.server_cpus"), "0");
+    json_free(m);
+    assert_int_equal(sh("grep -q '^cpus_allowed=1$' %s/c/runs/grv-w1-b1-cfdb.kv", tmp), 0);
+    /* a CPU list that cannot be had fails the campaign before it runs */
+    assert_int_not_equal(sh(CFDB_BENCH_BIN " run --cfdb-lib " CFDB_LIB " --server " CFDB_SERVER
+                            " --client-cpus 4000 --out %s/d 2>/dev/null", tmp), 0);
     sh("rm -rf '%s'", tmp);
 }
 
