@@ -7,6 +7,8 @@
  *   commits and reads run between steps and never see a half-taken store.
  * - Files: a writer thread takes the chunks from a queue and writes snapshot.tmp, then
  *   fsyncs, renames it to snapshot and fsyncs the directory; the loop polls its result.
+ *   The scan waits while 32 MB are queued (memory stays bounded on a slow disk) and stops
+ *   as soon as a write fails (a full disk costs what fits, not the whole store).
  * - End: on success the frozen logs are deleted; on failure snapshot.tmp is removed and
  *   the next attempt waits 1 s, 2 s, 4 s ... up to 60 s (reported in status).
  * The writer thread shares only the queue (mutex and condition variable) and its final
@@ -29,6 +31,7 @@
 #define SNAP_MAGIC_V2 UINT64_C(0x32504E5342444643) /* "CFDBSNP2" */
 #define SNAPSHOT_AFTER_BYTES (64u << 20)
 #define CHUNK_BYTES (1u << 20)
+#define MAX_QUEUED_BYTES (32u << 20) /* the scan waits while the writer has this much to write */
 #define STEP_NS 1000000ull           /* rows copied per loop turn: about 1 ms */
 #define POLL_NS 2000000ull           /* waiting for the writer thread */
 #define HOLD_NS 10000000ull          /* held (test hook) */
@@ -57,6 +60,7 @@ struct srv_snapshot_job {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     chunk *head, *tail;
+    size_t queued; /* bytes in chunks handed to the writer and not yet written */
     bool no_more, abort;
     bool finished; /* the writer is done; result below */
     bool write_failed; /* the writer hit an error: the scan stops early */
@@ -215,6 +219,9 @@ static void *writer_main(void *arg)
                 j->write_failed = true;
                 pthread_mutex_unlock(&j->mu);
             }
+            pthread_mutex_lock(&j->mu);
+            j->queued -= list->len;
+            pthread_mutex_unlock(&j->mu);
             free(list);
             list = next;
         }
@@ -269,6 +276,7 @@ static void push_chunk(srv_snapshot_job *j)
     else
         j->head = c;
     j->tail = c;
+    j->queued += c->len;
     pthread_cond_signal(&j->cv);
     pthread_mutex_unlock(&j->mu);
 }
@@ -379,12 +387,14 @@ static void stop_scan(srv_snapshot_job *j, bool abort)
     j->scan_done = true;
 }
 
-static bool writer_finished(srv_snapshot_job *j, bool *write_failed)
+static bool writer_finished(srv_snapshot_job *j, bool *write_failed, size_t *queued)
 {
     pthread_mutex_lock(&j->mu);
     bool f = j->finished;
     if (write_failed)
         *write_failed = j->write_failed;
+    if (queued)
+        *queued = j->queued;
     pthread_mutex_unlock(&j->mu);
     return f;
 }
@@ -453,12 +463,13 @@ static void job_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
     if (!j)
         return;
     bool write_failed = false;
-    writer_finished(j, &write_failed);
+    size_t queued = 0;
+    writer_finished(j, &write_failed, &queued);
     if (!j->scan_done && write_failed) /* no use copying the rest (a full disk) */
         stop_scan(j, false);
     if (!j->scan_done) {
-        if (s->wal->hold) {
-            cfdb_loop_timer_add_in(loop, &j->timer, HOLD_NS);
+        if (s->wal->hold || queued >= MAX_QUEUED_BYTES) {
+            cfdb_loop_timer_add_in(loop, &j->timer, s->wal->hold ? HOLD_NS : POLL_NS);
             return;
         }
         if (scan_step(j, STEP_NS)) {
@@ -468,7 +479,7 @@ static void job_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
         cfdb_loop_timer_add_in(loop, &j->timer, j->scan_done ? POLL_NS : 0);
         return;
     }
-    if (writer_finished(j, NULL))
+    if (writer_finished(j, NULL, NULL))
         finish(s);
     else
         cfdb_loop_timer_add_in(loop, &j->timer, POLL_NS);
