@@ -2,21 +2,24 @@
  *
  * - Start: the active log is frozen (wal -> wal.N), the snapshot's version v is the
  *   store's latest, and the store keeps v readable (cfdb_mvcc_set_floor).
- * - Rows: on the event loop, in steps of about a millisecond, the rows visible at v are
+ * - Rows: on the event loop, in steps of about 0.5 ms a millisecond apart, the rows visible at v are
  *   copied into 1 MB chunks; each step seeks again after the last key it copied, so
  *   commits and reads run between steps and never see a half-taken store.
  * - Files: a writer thread takes the chunks from a queue and writes snapshot.tmp, then
  *   fsyncs, renames it to snapshot and fsyncs the directory; the loop polls its result.
  *   The scan waits while 32 MB are queued (memory stays bounded on a slow disk) and stops
  *   as soon as a write fails (a full disk costs what fits, not the whole store).
- * - End: on success the frozen logs are deleted; on failure snapshot.tmp is removed and
+ * - End: on success the writer also deletes the frozen logs (the loop thread does no
+ *   file work but the rotation's renames); on failure snapshot.tmp is removed and
  *   the next attempt waits 1 s, 2 s, 4 s ... up to 60 s (reported in status).
  * The writer thread shares only the queue (mutex and condition variable) and its final
  * result (read after pthread_join). */
+#define _GNU_SOURCE /* SCHED_IDLE */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,8 @@
 #define SNAPSHOT_AFTER_BYTES (64u << 20)
 #define CHUNK_BYTES (1u << 20)
 #define MAX_QUEUED_BYTES (32u << 20) /* the scan waits while the writer has this much to write */
-#define STEP_NS 1000000ull           /* rows copied per loop turn: about 1 ms */
+#define STEP_NS 500000ull            /* rows copied per loop turn: about 0.5 ms ... */
+#define STEP_GAP_NS 1000000ull       /* ... then 1 ms for everything else */
 #define POLL_NS 2000000ull           /* waiting for the writer thread */
 #define HOLD_NS 10000000ull          /* held (test hook) */
 #define BACKOFF_FIRST_NS 1000000000ull
@@ -47,6 +51,7 @@ typedef struct chunk {
 struct srv_snapshot_job {
     srv *s;
     int64_t version;
+    uint64_t drop_below; /* frozen logs the snapshot covers: wal.N, N < drop_below */
     cfdb_timer timer;
     /* loop thread: the scan */
     uint8_t *last_key;
@@ -199,6 +204,10 @@ static int write_all(int fd, const void *buf, size_t n)
 static void *writer_main(void *arg)
 {
     srv_snapshot_job *j = arg;
+    /* the loop thread serves requests: the writer only uses what CPU is left over
+     * (failing to change the policy changes nothing else) */
+    struct sched_param sp = { 0 };
+    pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
     bool failed = false, aborted = false;
     for (;;) {
         pthread_mutex_lock(&j->mu);
@@ -254,6 +263,9 @@ static void *writer_main(void *arg)
         j->err = errno;
         j->step = "fsync of the directory";
     }
+    /* the logs it covers; one that stays (an error here) is replayed and skipped later */
+    if (!failed)
+        srv_wal_drop_frozen(j->dir, j->drop_below);
     if (failed)
         unlink(j->tmp);
     pthread_mutex_lock(&j->mu);
@@ -432,7 +444,7 @@ static int finish(srv *s)
         w->snap_step = NULL;
         w->snap_backoff_ns = 0;
         w->next_snapshot_ns = 0;
-        srv_wal_drop_frozen(s);
+        w->frozen_bytes = 0; /* the writer dropped them */
         srv_log(s, "snapshot at version %" PRId64 " written (%" PRIu64 " keys)", j->version, j->count);
     }
     chunk *c = j->cur;
@@ -476,7 +488,7 @@ static void job_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
             j->scan_err = ENOMEM;
             stop_scan(j, true);
         }
-        cfdb_loop_timer_add_in(loop, &j->timer, j->scan_done ? POLL_NS : 0);
+        cfdb_loop_timer_add_in(loop, &j->timer, j->scan_done ? POLL_NS : STEP_GAP_NS);
         return;
     }
     if (writer_finished(j, NULL, NULL))
@@ -512,6 +524,7 @@ int srv_wal_snapshot_start(srv *s)
         return -1;
     }
     j->version = cfdb_mvcc_latest_version(s->store);
+    j->drop_below = w->next_seq;
     j->hash = XXH3_createState();
     uint64_t magic = SNAP_MAGIC_V2;
     if (!j->hash || XXH3_64bits_reset(j->hash) != XXH_OK || put(j, &magic, 8) || put(j, &j->version, 8)) {

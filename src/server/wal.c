@@ -152,6 +152,13 @@ int srv_wal_append(srv *s, int64_t version, const cfdb_mutation *m, size_t n)
     uint64_t h = XXH3_64bits(b.p + REC_HEADER, plen);
     memcpy(b.p, &plen, 4);
     memcpy(b.p + 4, &h, 8);
+    if (w->dir_unsynced) {
+        if (srv_wal_fsync_dir(w->dir)) {
+            block(s, errno);
+            goto out;
+        }
+        w->dir_unsynced = false;
+    }
     if (write_all(w->fd, b.p, b.len) || fdatasync(w->fd)) {
         int err = errno;
         /* cut a partial record so the log stays parseable; if even that fails, the log
@@ -294,16 +301,15 @@ int srv_wal_rotate(srv *s)
     if (rename(active, frozen))
         return -1;
     int fd = open(active, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0 || srv_wal_fsync_dir(w->dir)) {
+    if (fd < 0) {
         int err = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(active);
-        }
         rename(frozen, active);
         errno = err;
         return -1;
     }
+    /* the directory is fsynced before the first record in the new log is acknowledged
+     * (srv_wal_append), not here: the loop is serving reads */
+    w->dir_unsynced = true;
     close(w->fd);
     w->fd = fd;
     w->frozen_bytes += w->size;
@@ -312,22 +318,20 @@ int srv_wal_rotate(srv *s)
     return 0;
 }
 
-void srv_wal_drop_frozen(srv *s)
+int srv_wal_drop_frozen(const char *dir, uint64_t below)
 {
-    srv_wal *w = s->wal;
     uint64_t *seqs;
     size_t n;
-    if (list_frozen(w->dir, &seqs, &n))
-        return;
+    if (list_frozen(dir, &seqs, &n))
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        char name[32], path[SRV_WAL_MAX_PATH];
-        snprintf(name, sizeof name, "wal.%" PRIu64, seqs[i]);
-        if (seqs[i] < w->next_seq)
-            unlink(srv_wal_path(w, name, path));
+        char path[SRV_WAL_MAX_PATH];
+        snprintf(path, sizeof path, "%s/wal.%" PRIu64, dir, seqs[i]);
+        if (seqs[i] < below)
+            unlink(path);
     }
     free(seqs);
-    srv_wal_fsync_dir(w->dir);
-    w->frozen_bytes = 0;
+    return srv_wal_fsync_dir(dir);
 }
 
 /* ---- recovery ---- */

@@ -99,6 +99,7 @@ struct srv_wal {
     int64_t snapshot_version;
     /* blocked appends */
     bool blocked, dirty;   /* dirty: a partial record could not be cut off */
+    bool dir_unsynced;     /* a rotation's renames wait for a directory fsync */
     int block_errno;
     uint64_t blocked_since_ns, next_probe_ns, probe_backoff_ns;
     /* snapshots */
@@ -117,8 +118,9 @@ const char *srv_wal_path(srv_wal *w, const char *name, char *out);
 int srv_wal_fsync_dir(const char *dir);
 /* Freezes the active log (renamed to wal.N, a new empty one created). 0 or -1. */
 int srv_wal_rotate(struct cfdb_server *s);
-/* Deletes the frozen logs (a snapshot now covers them). */
-void srv_wal_drop_frozen(struct cfdb_server *s);
+/* Deletes the frozen logs wal.N with N < below from dir and fsyncs it (a snapshot now
+ * covers them). Touches no server state: the snapshot writer thread calls it. 0 or -1. */
+int srv_wal_drop_frozen(const char *dir, uint64_t below);
 /* snapshot.c */
 int srv_snapshot_load(struct cfdb_server *s, int64_t *version);
 void srv_snapshot_cancel(struct cfdb_server *s);
