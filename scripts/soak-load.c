@@ -3,13 +3,13 @@
  *
  *   soak-load CLUSTER_FILE load N              N keys k%08d (24-byte values), 1,000 a
  *                                              transaction, 8 transactions in flight
- *   soak-load CLUSTER_FILE latency N SECONDS CONTROL_PORT SERVER_BIN TRIGGER
+ *   soak-load CLUSTER_FILE latency N SECONDS CONTROL_PORT TRIGGER
  *       reads random keys of the first N, each in a new transaction (read version + get),
- *       one after another, for SECONDS (the baseline); then runs
- *       "SERVER_BIN --control CONTROL_PORT TRIGGER" ("snapshot start", or "snapshot" for a
- *       server without background snapshots) and keeps reading until "snapshot status"
- *       no longer says running (or the trigger returned, for "snapshot"); prints the
- *       slowest read, p99 and count of both phases.
+ *       one after another, for SECONDS (the baseline); then sends TRIGGER to the server's
+ *       control port ("snapshot start", or "snapshot" for a server without background
+ *       snapshots) and keeps reading until "snapshot status" no longer says running (or
+ *       the trigger returned, for "snapshot"); prints the slowest read, p99 and count of
+ *       both phases.
  *   soak-load CLUSTER_FILE mixed SECONDS INTERVAL
  *       one read-modify-write transaction plus one 100-row range read after another for
  *       SECONDS; every INTERVAL seconds prints one line: operations, errors, p50/p99/max
@@ -29,6 +29,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static FDBDatabase *g_db;
 
@@ -176,20 +179,40 @@ static void report(const char *what, samples *s)
            pct(s, 0.99), s->max);
 }
 
-static int control(const char *bin, const char *port, const char *cmd, char *out, size_t cap)
+/* One control command over a connection kept open (no process started per command, which
+ * would disturb what is measured). 0 when the answer starts with "ok". */
+static int g_control_fd = -1;
+
+static int control(const char *port, const char *cmd, char *out, size_t cap)
 {
-    char line[1024];
-    snprintf(line, sizeof line, "%s --control %s %s", bin, port, cmd);
-    FILE *p = popen(line, "r");
-    if (!p)
+    if (g_control_fd < 0) {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        g_control_fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (g_control_fd < 0 || connect(g_control_fd, (struct sockaddr *)&a, sizeof a)) {
+            perror("soak-load: control port");
+            exit(1);
+        }
+    }
+    char line[256];
+    int n = snprintf(line, sizeof line, "%s\n", cmd);
+    if (write(g_control_fd, line, (size_t)n) != n)
         return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
-    return pclose(p);
+    size_t got = 0;
+    while (got < cap - 1) {
+        ssize_t r = read(g_control_fd, out + got, cap - 1 - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+        if (memchr(out, '\n', got))
+            break;
+    }
+    out[got] = 0;
+    return strncmp(out, "ok", 2) == 0 ? 0 : -1;
 }
 
 typedef struct trigger_arg {
-    const char *bin, *port, *cmd;
+    const char *port, *cmd;
     volatile int done;
 } trigger_arg;
 
@@ -198,12 +221,12 @@ static void *trigger_main(void *arg)
     trigger_arg *t = arg;
     char out[512];
     double t0 = now_ms();
-    int rc = control(t->bin, t->port, t->cmd, out, sizeof out);
+    int rc = control(t->port, t->cmd, out, sizeof out);
     printf("trigger \"%s\": %s (%.0f ms)\n", t->cmd, rc == 0 ? "ok" : out, now_ms() - t0);
     if (strcmp(t->cmd, "snapshot") != 0) { /* background: wait until it is done */
         for (;;) {
             usleep(20000);
-            if (control(t->bin, t->port, "snapshot status", out, sizeof out) != 0 || !strstr(out, "running"))
+            if (control(t->port, "snapshot status", out, sizeof out) != 0 || !strstr(out, "running"))
                 break;
         }
         printf("snapshot finished %.0f ms after the trigger: %s", now_ms() - t0, out);
@@ -212,7 +235,7 @@ static void *trigger_main(void *arg)
     return NULL;
 }
 
-static void latency(long n, double seconds, const char *port, const char *bin, const char *cmd)
+static void latency(long n, double seconds, const char *port, const char *cmd)
 {
     samples base = { 0 }, during = { 0 };
     unsigned long long x = 88172645463325252ull;
@@ -224,7 +247,7 @@ static void latency(long n, double seconds, const char *port, const char *bin, c
             base.errors++;
         add(&base, now_ms() - t0);
     }
-    trigger_arg t = { bin, port, cmd, 0 };
+    trigger_arg t = { port, cmd, 0 };
     pthread_t th;
     pthread_create(&th, NULL, trigger_main, &t);
     while (!__atomic_load_n(&t.done, __ATOMIC_SEQ_CST)) {
@@ -399,8 +422,8 @@ int main(int argc, char **argv)
         double t0 = now_ms();
         load(atol(argv[3]));
         printf("loaded %s keys in %.1f s\n", argv[3], (now_ms() - t0) / 1e3);
-    } else if (!strcmp(mode, "latency") && argc == 8) {
-        latency(atol(argv[3]), atof(argv[4]), argv[5], argv[6], argv[7]);
+    } else if (!strcmp(mode, "latency") && argc == 7) {
+        latency(atol(argv[3]), atof(argv[4]), argv[5], argv[6]);
     } else if (!strcmp(mode, "mixed") && argc == 5) {
         mixed(atof(argv[3]), atof(argv[4]));
     } else if (!strcmp(mode, "count") && argc == 3) {

@@ -2,11 +2,12 @@
  *
  * - Start: the active log is frozen (wal -> wal.N), the snapshot's version v is the
  *   store's latest, and the store keeps v readable (cfdb_mvcc_set_floor).
- * - Rows: on the event loop, in steps of about 0.5 ms a millisecond apart, the rows visible at v are
- *   copied into 1 MB chunks; each step seeks again after the last key it copied, so
- *   commits and reads run between steps and never see a half-taken store.
+ * - Rows: on the event loop, in steps of about 0.25 ms one millisecond apart, the rows
+ *   visible at v are copied into 1 MB chunks; each step seeks again after the last key
+ *   it copied, so commits and reads run between steps and never see a half-taken store.
  * - Files: a writer thread takes the chunks from a queue and writes snapshot.tmp, then
  *   fsyncs, renames it to snapshot and fsyncs the directory; the loop polls its result.
+ *   It runs at SCHED_IDLE: requests on the loop thread come first.
  *   The scan waits while 32 MB are queued (memory stays bounded on a slow disk) and stops
  *   as soon as a write fails (a full disk costs what fits, not the whole store).
  * - End: on success the writer also deletes the frozen logs (the loop thread does no
@@ -35,7 +36,7 @@
 #define SNAPSHOT_AFTER_BYTES (64u << 20)
 #define CHUNK_BYTES (1u << 20)
 #define MAX_QUEUED_BYTES (32u << 20) /* the scan waits while the writer has this much to write */
-#define STEP_NS 500000ull            /* rows copied per loop turn: about 0.5 ms ... */
+#define STEP_NS 250000ull            /* rows copied per loop turn: about 0.25 ms ... */
 #define STEP_GAP_NS 1000000ull       /* ... then 1 ms for everything else */
 #define POLL_NS 2000000ull           /* waiting for the writer thread */
 #define HOLD_NS 10000000ull          /* held (test hook) */
