@@ -16,7 +16,8 @@
 #   - garbage: connections that send random bytes, or a ConnectPacket then random bytes;
 #   - churn: connections opened and closed at a high rate, up to 100 held half-open, a few
 #     that trickle one byte a second;
-#   - snapshots: the log reaching 64 MB makes the server snapshot in the background.
+#   - snapshots: a background snapshot every SNAPSHOT_EVERY seconds (default 300) through the
+#     control port, besides the ones the server starts itself when its log passes 64 MB.
 # At the end it checks that the server is still alive and answering, and exits 1 if not.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -24,6 +25,7 @@ build=$(realpath "${1:-build}")
 DURATION=${DURATION:-3600}
 INTERVAL=${INTERVAL:-60}
 KEYS=${KEYS:-100000}
+SNAPSHOT_EVERY=${SNAPSHOT_EVERY:-300}
 
 [[ -f $build/CMakeCache.txt ]] || cmake -S . -B "$build" >/dev/null
 cmake --build "$build" -j"${JOBS:-2}" --target cfdb-server cfdb >/dev/null
@@ -69,6 +71,14 @@ pids+=("$reader")
         sleep 300
         kill -CONT "$reader" 2>/dev/null || break
         sleep 1
+    done
+) &
+pids+=($!)
+
+# background snapshots
+(
+    while sleep "$SNAPSHOT_EVERY"; do
+        "$server_bin" --control "$cport" snapshot start >/dev/null 2>&1 || true
     done
 ) &
 pids+=($!)
