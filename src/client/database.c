@@ -98,13 +98,11 @@ static void db_free(void *arg)
     cfdb_db *db = arg;
     cfdb_loop *loop = cfdb_client_loop(db->cl);
     cfdb_loop_timer_cancel(loop, &db->poll_retry);
-    cfdb_loop_timer_cancel(loop, &db->grv_retry);
     cfdb_loop_timer_cancel(loop, &db->gc_retry);
     db_status_monitor_stop(db);
     cfdb_client_forget(db->cl, db->poll_request);
     db_fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
-    db_fail_list(&db->grv_pending, CFDB_ERR_OPERATION_CANCELLED);
-    db_fail_list(&db->grv_batch, CFDB_ERR_OPERATION_CANCELLED);
+    db_grv_free(db);
     /* in-flight location/grv requests keep db alive through their own references */
     db_locations_free(db);
     db_release_proxies(db);
@@ -136,6 +134,7 @@ static void db_shutdown(void *arg)
     }
     db_fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
     db_status_monitor_stop(db);
+    db_grv_shutdown(db);
     cfdb_db_unref(db); /* the users' */
 }
 

@@ -23,6 +23,20 @@
 #define GRV_RETRY_DELAY_NS 10000000ull                   /* LOAD_BALANCE_START_BACKOFF */
 #define LOCATION_LIMIT 100
 
+/* A read-version batcher (db_grv.c): waiters for one set of GRV flags. */
+#define GRV_BATCHERS 32
+typedef struct grv_flight grv_flight;
+typedef struct grv_batcher {
+    cfdb_db *db;
+    bool used;
+    uint32_t flags;
+    cfdb_waiter *pending, *pending_tail; /* FIFO, not sent yet */
+    uint32_t npending;
+    uint32_t in_flight;  /* batches sent and not answered */
+    double window_ns;    /* libfdb_c's batchTime */
+    cfdb_timer window;   /* closes the current window */
+} grv_batcher;
+
 typedef struct location_request {
     cfdb_db *db;
     cfdb_waiter *waiters;
@@ -91,11 +105,21 @@ struct cfdb_db {
     unsigned next_grv, next_commit;
     cfdb_waiter *ready_waiters;
 
-    /* read versions: one request in flight, the rest wait for the next */
-    bool grv_in_flight;
-    cfdb_waiter *grv_batch;   /* waiting for the reply in flight */
-    cfdb_waiter *grv_pending; /* waiting for the next request */
-    cfdb_timer grv_retry;
+    /* read versions: one batcher per request flags (db_grv.c) */
+    grv_batcher grv_b[GRV_BATCHERS];
+    grv_flight *grv_free; /* in-flight batch records, kept for reuse */
+    cfdb_timer grv_retry; /* a batch whose proxy went away, sent again */
+    /* the GRV cache (USE_GRV_CACHE): DatabaseContext's cachedReadVersion / lastGrvTime,
+     * lastProxyRequestTime, lastRk*ThrottleTime, and backgroundGrvUpdater's state */
+    int64_t grv_cache_version;
+    uint64_t grv_cache_time_ns;      /* when the request that brought it was sent */
+    uint64_t grv_last_proxy_ns;
+    uint64_t grv_rk_default_ns, grv_rk_batch_ns; /* 0: never throttled */
+    bool grv_updater_started, grv_updater_waiting;
+    double grv_updater_delay_ns;     /* grvDelay */
+    uint64_t grv_updater_sent_ns;
+    cfdb_waiter grv_updater_waiter;
+    cfdb_timer grv_updater;
     int64_t last_version;
 
     /* GlobalConfig::updater's first refresh (lastKnown -1) once proxies are known: 0 not
@@ -165,6 +189,10 @@ void db_release_proxies(cfdb_db *db);
 
 /* db_grv.c */
 void db_grv_init(cfdb_db *db);
+/* At the database's end: queued waiters fail with operation_cancelled, records are freed. */
+void db_grv_free(cfdb_db *db);
+/* Users gone: the GRV cache's background updater stops. */
+void db_grv_shutdown(cfdb_db *db);
 /* Proxies became known: sends the read versions that waited for them. */
 void db_grv_proxies_ready(cfdb_db *db);
 
