@@ -33,6 +33,7 @@ src/wire/msg_types.c       fb_decode's post-decode and field hooks: negative unt
 src/server/wal.c           converted in its own branch (wt-store owns it this session)
 src/server/mvcc_store.c    converted in its own branch (wt-store owns it this session)
 src/server/control.c       converted in its own branch (wt-store owns it this session)
+src/server/snapshot.c      converted in its own branch (wt-store's file, new this session)
 "
 
 # A return of -1, -errno, -E..., -CFDB_... or a negative number; a comparison with -E...;
