@@ -88,6 +88,15 @@ static fb_layout *build_layout(const fb_type *t)
         } else {
             mp->value = pos;
             mp->slot = si->slot;
+            const fb_type *ft = t->fields[si->member].type;
+            mp->width = si->size;
+            mp->op = ft->kind == FB_UNION ? FB_OP_UNION
+                     : !fb_is_scalar(ft)  ? FB_OP_CHILD
+                     : ft->kind == FB_BOOL ? FB_OP_BOOL
+                     : ft->kind == FB_TAG  ? FB_OP_TAG
+                                           : FB_OP_COPY;
+            if (mp->op >= FB_OP_UNION)
+                l->nchildren++;
         }
         end += si->size;
         if (si->align > align)
@@ -103,12 +112,9 @@ static fb_layout *build_layout(const fb_type *t)
     return l;
 }
 
-const fb_layout *fb_layout_of(const fb_type *t)
+const fb_layout *fb_layout_build(const fb_type *t)
 {
     fb_type *mt = (fb_type *)t;
-    fb_layout *l = atomic_load_explicit(&mt->layout, memory_order_acquire);
-    if (l)
-        return l;
     fb_layout *fresh = build_layout(t);
     if (!fresh)
         return NULL;
