@@ -322,6 +322,8 @@ int cfdb_ryw_iter_run(cfdb_ryw_iter *it, cfdb_xkey bound, bool backward, cfdb_ke
     size_t i = it->c.idx, j = it->c.idx;
     if (!backward) {
         cfdb_xkey lim = xmin(bound, it->wend);
+        if (cfdb_xkey_cmp(e->end, lim) <= 0)
+            j = e->n - 1; /* every row of the known range is below lim */
         while (j + 1 < e->n && cfdb_xkey_cmp(cfdb_xkey_of(e->rows[j + 1].key), lim) < 0)
             j++;
         *rows = &e->rows[i];
@@ -330,6 +332,8 @@ int cfdb_ryw_iter_run(cfdb_ryw_iter *it, cfdb_xkey bound, bool backward, cfdb_ke
     }
     /* skipContiguousBack stops above the writes' segment begin + "\0" */
     cfdb_xkey lim = xmax(bound, cfdb_xkey_after(it->wbegin));
+    if (cfdb_xkey_cmp(cfdb_xkey_of(e->begin), lim) >= 0)
+        i = 0; /* every row of the known range is at or above lim */
     while (i > 0 && cfdb_xkey_cmp(cfdb_xkey_of(e->rows[i - 1].key), lim) >= 0)
         i--;
     *rows = &e->rows[i];
