@@ -142,12 +142,39 @@ static cfdb_bytes native_get_key(const bool *store, cfdb_key_selector sel)
     return B("");
 }
 
+static void check_range(const bool *view, cfdb_key_selector sb, cfdb_key_selector se, int32_t lim, bool reverse,
+                        const cfdb_ryw_read *r, int round, int q);
+
+/* While a read waits for storage, another read of the same transaction may complete and
+ * fill the snapshot cache under it (the client runs reads concurrently): with
+ * interleave_view set, run() does that now and then, and checks the other read's rows
+ * against interleave_view too. */
+static const bool *interleave_view;
+static int interleaved;
+
 static int run(cfdb_ryw_read *r, const bool *store, int *requests)
 {
     cfdb_key_value rows[NT];
     int rc;
     cfdb_native_range nr; /* its result is read by the next advance */
     while ((rc = cfdb_ryw_read_advance(r)) == CFDB_RYW_NEED_READ) {
+        if (interleave_view && rnd(4) == 0) {
+            const bool *view = interleave_view;
+            interleave_view = NULL; /* one level */
+            cfdb_key_selector sb = cfdb_first_greater_or_equal(uk((int)rnd(NK)));
+            cfdb_key_selector se = cfdb_first_greater_or_equal(uk((int)rnd(NK)));
+            bool reverse = rnd(2);
+            if (!cfdb_sel_range_trivially_empty(&sb, &se)) {
+                cfdb_ryw_read other;
+                int other_requests = 0;
+                cfdb_ryw_read_range(&other, r->cache, r->wm, r->arena, r->max_key, sb, se,
+                                    cfdb_range_limits_make(-1, -1), reverse);
+                assert_int_equal(run(&other, store, &other_requests), CFDB_RYW_DONE);
+                check_range(view, sb, se, -1, reverse, &other, -1, -1);
+                interleaved++;
+            }
+            interleave_view = view;
+        }
         cfdb_native_range_start(&nr, r->arena, r->arena, r->req_begin, r->req_end, r->req_limits, r->req_reverse);
         int s;
         while ((s = cfdb_native_range_next(&nr)) != CFDB_NR_DONE) {
@@ -233,6 +260,7 @@ static void test_randomized(void **state)
                 }
             }
             const bool *seen = ryw ? view : store;
+            interleave_view = seen;
             cfdb_ryw_read r;
             int requests = 0;
             if (rnd(3) == 0) {
@@ -281,8 +309,11 @@ static void test_randomized(void **state)
         cfdb_write_map_destroy(&wm);
         cfdb_arena_free(&a);
     }
-    print_message("%d reads, %d requests, %d answered from the cache and local writes alone\n", reads,
-                  total_requests, cached_reads);
+    interleave_view = NULL;
+    print_message("%d reads, %d requests, %d answered from the cache and local writes alone, %d reads "
+                  "completed while another waited for storage\n",
+                  reads, total_requests, cached_reads, interleaved);
+    assert_true(interleaved > reads / 20);
     assert_true(cached_reads > reads / 10); /* the snapshot cache is in use */
 }
 
