@@ -10,6 +10,10 @@
 #   defaults: build, /work/.mirror/apple+foundationdb/repo, 7.3.77
 #   FDB_GIT_DIR may also be a checked-out FoundationDB source tree (then FDB_TAG is ignored).
 #   Extra arguments for the smoke test go in SMOKE_ARGS (e.g. SMOKE_ARGS=--verbose).
+# Layers: the binding's tuple encodings and a directory tree's raw key/values are compared with
+# tests/vectors/layers/ (LAYERS_RECORD=1 rewrites them from the binding instead), and when
+# BUILD_DIR/tests/layers/layers_xcheck exists cfdb's tuple/directory layers read the tree and
+# tuples Python wrote, then write their own for Python to read (check_layers_cross).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 build=$(realpath "${1:-build}")
@@ -94,10 +98,14 @@ for _ in $(seq 100); do [[ -s $work/fdb.cluster ]] && break; sleep 0.05; done
 [[ -s $work/fdb.cluster ]] || { echo "cfdb-server did not start" >&2; exit 1; }
 
 status=0
+layers_tool=""
+[[ -x $build/tests/layers/layers_xcheck ]] && layers_tool=$build/tests/layers/layers_xcheck
 # shellcheck disable=SC2086 # SMOKE_ARGS is a list of arguments
 TMPDIR="$work" PYTHONPATH="$work/py" LD_LIBRARY_PATH="$build/src/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     python3 tests/bindings/python_smoke.py --cluster-file "$work/fdb.cluster" \
-    --upstream-tests "$work/src/bindings/python/tests" ${SMOKE_ARGS:-} || status=$?
+    --upstream-tests "$work/src/bindings/python/tests" --layers-vectors "$PWD/tests/vectors/layers" \
+    ${LAYERS_RECORD:+--layers-record} \
+    ${layers_tool:+--layers-tool "$layers_tool"} ${SMOKE_ARGS:-} || status=$?
 if ((status == 0)); then
     echo "FoundationDB $fdb_tag Python binding ran on cfdb"
 else

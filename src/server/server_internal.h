@@ -144,6 +144,12 @@ struct cfdb_server {
     size_t eps_cap, eps_count;
 
     srv_conn conns;      /* sentinel */
+    /* connection limits (server.c): buffer memory, count, descriptor exhaustion */
+    cfdb_conn_pool pool;
+    int nconns, max_conns;
+    int spare_fd;            /* given up to accept and refuse a connection at EMFILE */
+    cfdb_timer accept_timer; /* listeners paused after EMFILE/ENFILE */
+    uint64_t accept_backoff_ns, refuse_log_ns, refused;
     srv_parked parked;   /* sentinel */
 
     /* roles */

@@ -6,14 +6,16 @@
 # at the end, and the exit status is 1 if any check failed.
 #
 #   python3 tests/bindings/python_smoke.py --cluster-file FILE [--upstream-tests DIR] [--only TEXT]
-#                                          [--verbose]
+#                                          [--verbose] [--layers-vectors DIR [--layers-record]]
+#                                          [--layers-tool PATH]
 #
 # The binding (with its generated fdboptions.py/apiversion.py) must be on PYTHONPATH and the
 # library on LD_LIBRARY_PATH; scripts/check-python-binding.sh sets all of that up. With
 # --upstream-tests DIR (the binding's own bindings/python/tests), the functions FoundationDB's
 # unit_tests.py runs are run too, each as one check. Keys used: b"pysmoke/...", the tuple
 # subspace ("pysmoke",), the directory ("pysmoke",) and, from the upstream tests, b"foo", b"t1".. ,
-# b"w0".., b"key1".. — meant for a scratch cluster.
+# b"w0".., b"key1".., and for the layers cross-check b"layers/..." and the directories ("layers-py",),
+# ("layers-c",) — meant for a scratch cluster.
 
 import argparse
 import json
@@ -1279,6 +1281,220 @@ def add_upstream_checks(directory):
         CHECKS.append(("upstream " + name, run, 120))
 
 
+# ---------------------------------------------------------------------------------------------
+# Layers cross-check with cfdb's own tuple/subspace/directory layers (src/layers). The Python
+# binding's bytes are recorded in tests/vectors/layers/ (see its README) and compared with the
+# recording on every run; with --layers-tool, cfdb's side (tests/layers/layers_xcheck.c) reads
+# what Python wrote and writes what Python then reads, on the same cluster.
+LAYERS = {"vectors": None, "record": False, "tool": None, "cluster_file": None}
+
+
+def layers_spec(v):
+    """A value as the small text form the C side parses (tests/vectors/layers/README.md)."""
+    T = fdb.tuple
+    if v is None:
+        return "n"
+    if isinstance(v, bytes):
+        return "b" + v.hex()
+    if isinstance(v, str):
+        return "s" + v.encode("utf-8").hex()
+    if isinstance(v, bool):
+        return "T" if v else "F"
+    if isinstance(v, int):
+        return "i" + ("-" if v < 0 else "") + "%x" % abs(v)
+    if isinstance(v, T.SingleFloat):
+        return "f" + struct.pack(">f", v.value).hex()
+    if isinstance(v, float):
+        return "d" + struct.pack(">d", v).hex()
+    if isinstance(v, uuid.UUID):
+        return "u" + v.bytes.hex()
+    if isinstance(v, T.Versionstamp):
+        return ("v" + v.to_bytes().hex()) if v.is_complete() else "V%04x" % v.user_version
+    if isinstance(v, tuple):
+        return "(" + ",".join(layers_spec(x) for x in v) + ")"
+    raise ValueError("no spec for %r" % (v,))
+
+
+def layers_tuple_cases():
+    T = fdb.tuple
+    SF = T.SingleFloat
+    inf, nan = float("inf"), float("nan")
+    ints = [0, 1, -1, 2, -2, 255, 256, -255, -256, 65535, 65536, -65535, -65536, 2 ** 24, 2 ** 32 - 1, 2 ** 32,
+            -(2 ** 32), 2 ** 40 + 7, 2 ** 56, 2 ** 63 - 1, -(2 ** 63), 2 ** 63, -(2 ** 63) - 1, 2 ** 64 - 2,
+            -(2 ** 64) + 2, 2 ** 64 - 1, -(2 ** 64) + 1, 2 ** 64, -(2 ** 64), 2 ** 100, -(2 ** 100), 2 ** 2039,
+            -(2 ** 2039), 2 ** 2040 - 1, -(2 ** 2040) + 1, -5551212]
+    cases = [(), (None,), (None, None), (b"",), (b"foo\x00bar",), (b"\x00",), (b"\x00\xff",), (b"\xff\xff",),
+             (bytes(range(256)),), ("",), ("F\u00d4O\u0000bar",), ("\u4e2d\u6587",), ("\U0001F600",),
+             ("nul\x00name",), (True,), (False,), (True, False, None)]
+    cases += [(i,) for i in ints]
+    cases += [(SF(x),) for x in (0.0, -0.0, 1.25, -42.0, 3.4e38, 1e-45, inf, -inf, nan)]
+    cases += [(x,) for x in (0.0, -0.0, 3.5, -3.5, 1e-300, -1e300, 5e-324, inf, -inf, nan, 2.0 ** 53)]
+    cases += [(uuid.UUID("12345678-1234-5678-1234-567812345678"),), (uuid.UUID(bytes=b"\x00" * 16),),
+              (uuid.UUID(bytes=b"\xff" * 16),)]
+    cases += [(T.Versionstamp(b"\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a", 5),),
+              (T.Versionstamp(b"\x00" * 10, 0),), (T.Versionstamp(b"\xfe" * 10, 65535),)]
+    cases += [((),), ((None,),), ((b"foo\x00bar", None, ()),), ((1, (2, (3, None))),),
+              (("a", 1, None, b"b", (True, 2.5, SF(0.5))),), ((None, None, (None,)),),
+              ("pre", (b"\x00\xff", ""), -7, (uuid.UUID(int=1),)), ((T.Versionstamp(b"\x07" * 10, 1),),)]
+    vs = [(T.Versionstamp.incomplete(7),), ("k", T.Versionstamp.incomplete(0)),
+          ("k", (1, T.Versionstamp.incomplete(0x102)), None)]
+    return cases, vs
+
+
+def layers_tuple_lines():
+    """(spec, hex) lines: fdb.tuple.pack of every case; incomplete versionstamps with
+    pack_with_versionstamp (their spec starts with '@')."""
+    T = fdb.tuple
+    cases, vs = layers_tuple_cases()
+    lines = []
+    for t in cases:
+        p = T.pack(t)
+        back = T.unpack(p)
+        # NaN != NaN: compare through the bytes
+        expect_eq(T.pack(back), p, "pack(unpack(pack(%r)))" % (t,))
+        lines.append("%s %s" % (layers_spec(t), p.hex()))
+    for t in vs:
+        lines.append("@%s %s" % (layers_spec(t), T.pack_with_versionstamp(t).hex()))
+    return lines
+
+
+def layers_file(name):
+    return os.path.join(LAYERS["vectors"], name)
+
+
+def layers_compare_or_record(name, lines):
+    text = "\n".join(lines) + "\n"
+    path = layers_file(name)
+    if LAYERS["record"]:
+        with open(path, "w") as f:
+            f.write(text)
+        return "recorded %d lines in %s" % (len(lines), path)
+    with open(path) as f:
+        recorded = f.read()
+    if recorded != text:
+        old = recorded.splitlines()
+        diff = [(i, a, b) for i, (a, b) in enumerate(zip(old, lines)) if a != b][:3]
+        raise AssertionError("%s differs from the binding's bytes (%d vs %d lines; first: %r)"
+                             % (path, len(old), len(lines), diff))
+    return "%d lines equal to %s" % (len(lines), name)
+
+
+@check()
+def check_layers_tuple_vectors(db):
+    if not LAYERS["vectors"]:
+        return "SKIP no --layers-vectors"
+    return layers_compare_or_record("tuples.txt", layers_tuple_lines())
+
+
+LAYERS_DIR_PREFIX = b"layers/"
+
+
+def layers_directory_script(db):
+    """The directory operations tests/layers/test_directory.c replays; each its own transaction."""
+    S = fdb.Subspace
+    L = fdb.DirectoryLayer(node_subspace=S(rawPrefix=LAYERS_DIR_PREFIX + b"\xfe"),
+                           content_subspace=S(rawPrefix=LAYERS_DIR_PREFIX))
+    M = fdb.DirectoryLayer(node_subspace=S(rawPrefix=LAYERS_DIR_PREFIX + b"manual/\xfe"),
+                           content_subspace=S(rawPrefix=LAYERS_DIR_PREFIX + b"manual/"), allow_manual_prefixes=True)
+    L.create_or_open(db, ("app",))
+    users = L.create_or_open(db, ("app", "users"), layer=b"table")
+    L.create(db, ("app", "orders", "2024"))
+    L.create_or_open(db, ("part",), layer=b"partition")
+    L.create_or_open(db, ("part", "inner", "deep"), layer=b"x")
+    L.move(db, ("app", "orders"), ("app", "archive"))
+    L.create_or_open(db, ("tmp", "a"))
+    L.remove(db, ("tmp",))
+    L.create_or_open(db, ("names", "nul\x00name", "\u00fc\u00f1\u00ed\U0001F600"))
+    L.move(db, ("part", "inner", "deep"), ("part", "deep2"))
+    db[users.pack(("alice", 1))] = fdb.tuple.pack(("x", 2.5))
+    M.create(db, ("m1",), prefix=LAYERS_DIR_PREFIX + b"manual/m1/")
+    M.create(db, ("m1", "sub"))
+    M.create(db, ("m2",), prefix=LAYERS_DIR_PREFIX + b"manual/m2/", layer=b"lay")
+
+
+@check()
+def check_layers_directory_vectors(db):
+    if not LAYERS["vectors"]:
+        return "SKIP no --layers-vectors"
+    import random as _random
+    import fdb.directory_impl as _di
+
+    clear_prefix(db, LAYERS_DIR_PREFIX)
+    draws = []
+    orig = _di.random.randrange
+    state = _random.getstate()
+
+    def recording(a, b):
+        v = orig(a, b)
+        draws.append(v)
+        return v
+
+    _random.seed(730)
+    _di.random.randrange = recording
+    try:
+        layers_directory_script(db)
+    finally:
+        _di.random.randrange = orig
+        _random.setstate(state)
+    kvs = read_range(db, LAYERS_DIR_PREFIX, LAYERS_DIR_PREFIX[:-1] + b"0")
+    a = layers_compare_or_record("directory_draws.txt", ["%d" % d for d in draws])
+    b = layers_compare_or_record("directory_tree.kv", ["%s %s" % (k_.hex(), v.hex()) for k_, v in kvs])
+    clear_prefix(db, LAYERS_DIR_PREFIX)
+    return a + "; " + b
+
+
+@check()
+def check_layers_cross(db):
+    """Default directory layer: Python's tree and tuples read by cfdb, cfdb's read by Python."""
+    import subprocess
+
+    if not LAYERS["tool"] or not LAYERS["vectors"]:
+        return "SKIP no --layers-tool"
+    T = fdb.tuple
+    D = fdb.directory
+    for top in ("layers-py", "layers-c"):
+        D.remove_if_exists(db, (top,))
+    cases, _ = layers_tuple_cases()
+    tdir = D.create_or_open(db, ("layers-py", "tuples"))
+
+    @fdb.transactional
+    def store(tr):
+        for i, t in enumerate(cases):
+            tr[tdir.pack((i,))] = T.pack(t)
+
+    store(db)
+    D.create_or_open(db, ("layers-py", "part"), layer=b"partition")
+    D.create_or_open(db, ("layers-py", "part", "inner"), layer=b"table")
+    D.create_or_open(db, ("layers-py", "gone"))
+    D.move(db, ("layers-py", "gone"), ("layers-py", "moved"))
+    tool = [LAYERS["tool"], LAYERS["cluster_file"], layers_file("tuples.txt")]
+    r = subprocess.run(tool + ["read-python"], capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise AssertionError("cfdb read of Python's tree failed: %s%s" % (r.stdout, r.stderr))
+    r2 = subprocess.run(tool + ["write-c"], capture_output=True, text=True, timeout=120)
+    if r2.returncode != 0:
+        raise AssertionError("cfdb write failed: %s%s" % (r2.stdout, r2.stderr))
+    # what cfdb wrote, read by Python
+    cdir = D.open(db, ("layers-c", "tuples"))
+    got = read_range(db, cdir.range().start, cdir.range().stop)
+    expect_eq(len(got), len(cases), "tuples cfdb stored")
+    for key, value in got:
+        i = cdir.unpack(key)[0]
+        expect_eq(value, T.pack(cases[i]), "cfdb's bytes for case %d %r" % (i, cases[i]))
+    expect_eq(sorted(D.list(db, ("layers-c",))), ["moved", "part", "tuples"], "list of cfdb's tree")
+    expect_eq(D.list(db, ("layers-c", "part")), ["inner"], "list inside cfdb's partition")
+    inner = D.open(db, ("layers-c", "part", "inner"), layer=b"table")
+    expect_eq(inner.get_path(), ("layers-c", "part", "inner"), "path through cfdb's partition")
+    part = D.open(db, ("layers-c", "part"))
+    expect(inner.key().startswith(part.rawPrefix), "inner prefix inside the partition's prefix")
+    expect(not D.exists(db, ("layers-c", "gone")), "cfdb's move removed the old name")
+    expect_eq(db[inner.pack(("c-key",))], T.pack(("c-value", 42)), "data cfdb wrote in its directory")
+    for top in ("layers-py", "layers-c"):
+        D.remove(db, (top,))
+    return (r.stdout.strip().splitlines() or [""])[-1] + "; " + (r2.stdout.strip().splitlines() or [""])[-1]
+
+
+
 def run_check(name, fn, timeout, db, failures):
     result = {}
 
@@ -1325,8 +1541,14 @@ def main():
     ap.add_argument("--upstream-tests", help="FoundationDB's bindings/python/tests directory")
     ap.add_argument("--only", help="run only checks whose name contains this")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--layers-vectors", help="tests/vectors/layers: compare the binding's tuple and directory "
+                    "bytes with the recording there")
+    ap.add_argument("--layers-record", action="store_true", help="write those recordings instead of comparing")
+    ap.add_argument("--layers-tool", help="cfdb's side of the layers cross-check (build/tests/layers/layers_xcheck)")
     args = ap.parse_args()
     VERBOSE = args.verbose
+    LAYERS.update(vectors=args.layers_vectors, record=args.layers_record, tool=args.layers_tool,
+                  cluster_file=args.cluster_file)
 
     failures = []
 
