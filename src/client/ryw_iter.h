@@ -21,6 +21,8 @@
  * cache insert by this or another read, a write while a read waits for storage), a step
  * re-locates both sides from the key with searches. So the iterator behaves as a
  * position: every step gives the segment a fresh search from the key would give.
+ * Versions count from the cache's and write map's init: an iterator does not outlive
+ * the transaction's reset (the client cancels its reads then).
  *
  * The write map's segments are derived from cfdb's write map (write_map.h): a key
  * with pending operations is a one-key segment [k, k\0); between such keys the

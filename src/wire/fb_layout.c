@@ -1,7 +1,9 @@
 /* Table layouts: which vtable slot and inline position each member gets.
  * FoundationDB's rule (generate_vtable): members take slots in serialization order (unions
  * two: tag then offset); inline positions are assigned by size, largest first, ties in
- * member order, each at the next offset aligned to its own alignment. */
+ * member order, each at the next offset aligned to its own alignment. The layout also
+ * records, per member, how the encoder and decoder move it (fb_member_op: copy so many
+ * bytes, bool, tag, union, out-of-line child), so they do not dispatch on types per field. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
