@@ -90,9 +90,12 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         int n = 0;
         for (srv_conn *c = s->conns.next; c != &s->conns; c = c->next)
             n += c->open;
-        snprintf(out, cap, "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu",
+        snprintf(out, cap,
+                 "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu "
+                 "grv_requests=%llu grv_transactions=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
-                 (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts);
+                 (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
+                 (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {
