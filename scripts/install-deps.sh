@@ -9,6 +9,7 @@ packages=(
     clang libclang-rt-dev llvm  # sanitizer/fuzzer runtimes, llvm-symbolizer for stack traces
     libxxhash-dev               # frame checksums (src/wire)
     libcmocka-dev               # unit tests (tests/)
+    libedit-dev                 # the cfdb shell's line editing (tools/shell)
     libssl-dev                  # TLS (src/net), libcrypto (bench/, tools/cfdb-certs)
     gnuplot-nox                 # bench report plots
     python3                     # fuzz/make_corpus.sh

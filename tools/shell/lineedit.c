@@ -15,6 +15,7 @@
 #include "shell.h"
 
 static char *g_history;
+static char *g_last; /* the last line added: a repeat is not added again (linenoise's rule) */
 
 static void offer(const char *cand, const char *word, void (*emit)(const char *, void *), void *arg)
 {
@@ -109,8 +110,11 @@ char *shell_lineedit_read(const char *prompt) { return readline(prompt); }
 
 void shell_lineedit_add_history(const char *line)
 {
-    if (!strstr(line, "writemode"))
-        add_history(line);
+    if (strstr(line, "writemode") || (g_last && strcmp(g_last, line) == 0))
+        return;
+    add_history(line);
+    free(g_last);
+    g_last = strdup(line);
 }
 
 void shell_lineedit_close(void)
@@ -120,6 +124,8 @@ void shell_lineedit_close(void)
         free(g_history);
         g_history = NULL;
     }
+    free(g_last);
+    g_last = NULL;
     for (size_t i = 0; i < g_ncands; i++)
         free(g_cands[i]);
     free(g_cands);
