@@ -259,6 +259,14 @@ static void test_transactions(void **state)
     assert_string_equal(R.err, "ERROR: Key outside legal range (2004)\n");
     assert_int_equal(R.status, 1);
     assert_null(db_value("tx/e"));
+
+    /* the rolled-back transaction is gone for the next line too (a script on stdin) */
+    const char *args[] = {"-C", cf(), "--no-status", NULL};
+    assert_int_equal(shell_exec(&R, args, "writemode on\nbegin\nset tx/f 6\ngetrange \\xff\\xff\\xff\ncommit\n"
+                                          "get tx/f\n", NULL), 0);
+    assert_string_equal(R.err, "ERROR: Key outside legal range (2004)\nERROR: No active transaction\n");
+    assert_non_null(strstr(R.out, "Rolling back current transaction\n`tx/f': not found\n"));
+    assert_null(db_value("tx/f"));
 }
 
 static void test_getversion_and_status(void **state)
@@ -317,10 +325,17 @@ static void test_options(void **state)
     assert_string_equal(R.err, "ERROR: Cannot turn option off when using a transaction created with `begin'\n");
     run("option off TIMEOUT 1");
     assert_string_equal(R.err, "ERROR: Cannot specify option argument when turning option off\n");
-    /* an option takes effect: a 1 ms timeout makes a watch time out (1031) */
-    run("option on TIMEOUT 1; watch opt/never");
-    assert_string_equal(R.err, "ERROR: Operation aborted because the transaction timed out (1031)\n");
+    /* options take effect: an integer one (8 bytes little-endian) ... */
+    run("writemode on; option on SIZE_LIMIT 40; set opt/k 0123456789012345678901234567890123456789");
+    assert_string_equal(R.err, "ERROR: Transaction exceeds byte limit (2101)\n");
     assert_int_equal(R.status, 1);
+    assert_null(db_value("opt/k"));
+    /* ... and one without a value, in a transaction */
+    assert_int_equal(api_set_committed("opt/r", 5, "old", 3), 0);
+    run("writemode on; begin; option on READ_YOUR_WRITES_DISABLE; set opt/r new; get opt/r; rollback");
+    assert_non_null(strstr(R.out, ">>> get opt/r\n`opt/r' is `old'\n"));
+    run("writemode on; begin; set opt/r new; get opt/r; rollback");
+    assert_non_null(strstr(R.out, ">>> get opt/r\n`opt/r' is `new'\n"));
     /* in a transaction: applies to it only */
     run("begin; option on TIMEOUT 1000; commit; option");
     assert_non_null(strstr(R.out, ">>> option on TIMEOUT 1000\nOption enabled for current transaction\n"));
