@@ -80,7 +80,7 @@ for wl in $workloads; do
     ratio=$(awk -v p="$per" -v b="$budget" 'BEGIN {printf "%.3f", p / b}')
     flag=""
     if (( per > budget )); then flag="  OVER BUDGET"; failed=1;
-    elif awk -v r="$ratio" 'BEGIN {exit !(r < 0.85)}'; then flag="  (well under: lower the budget with --update)"; fi
+    elif awk -v r="$ratio" 'BEGIN {exit !(r < 0.80)}'; then flag="  (well under: lower the budget with --update)"; fi
     printf '%-12s %12d %12d %8s%s\n' "$wl" "$per" "$budget" "$ratio" "$flag"
     printf '%s %d\n' "$wl" $(( per + per / 20 * 3 )) >> "$new"
 done

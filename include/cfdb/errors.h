@@ -387,6 +387,16 @@ int cfdb_error_is_defined(int code);
  * predicate_test values give 0. */
 int cfdb_error_predicate(int predicate_test, int code);
 
+/* The one place a system error number becomes a FoundationDB code (code above
+ * the system-call layer never returns -1 or -errno). Accepts errno or -errno.
+ * 0 gives 0; out of memory gives platform_error (1500, what a failed
+ * allocation is in libfdb_c's C API); a missing file file_not_found (1511);
+ * permission denied file_not_readable (1513); address in use bind_failed
+ * (1512); timeouts timed_out (1004); refused/reset/unreachable connections
+ * connection_failed (1026); other I/O errors io_error (1510); the rest
+ * platform_error. */
+int cfdb_error_from_errno(int err);
+
 #ifdef __cplusplus
 }
 #endif

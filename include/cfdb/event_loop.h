@@ -4,12 +4,19 @@
  * hidden. The client's network thread and the dev server each run one.
  *
  * Threading: everything here must be called on the loop thread (the one in
- * cfdb_loop_run / cfdb_loop_run_once), except cfdb_loop_post, cfdb_loop_stop
- * and cfdb_monotonic_ns, which any thread may call at any time. */
+ * cfdb_loop_run / cfdb_loop_run_once), except cfdb_loop_post,
+ * cfdb_loop_post_task, cfdb_loop_stop and cfdb_monotonic_ns, which any thread
+ * may call at any time.
+ *
+ * Errors: the fd functions return 0 or a FoundationDB code (the errno mapped by
+ * cfdb_error_from_errno); run/run_once report a failed wait as a negative errno
+ * (their callers turn it into platform_error); posting and arming timers cannot
+ * fail. */
 #ifndef CFDB_EVENT_LOOP_H
 #define CFDB_EVENT_LOOP_H
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,17 +42,20 @@ enum {
 };
 
 /* `events` is the subset of CFDB_EV_* that is ready. Readiness may be
- * spurious (non-blocking I/O then returns -EAGAIN); callbacks may
+ * spurious (non-blocking I/O then would block); callbacks may
  * register, modify or unregister any fd, including their own. */
 typedef void (*cfdb_fd_fn)(cfdb_loop *loop, int fd, unsigned events, void *arg);
 
 /* Level-triggered interest in `events` (0 is allowed: registered but idle).
- * Returns 0, -EEXIST if fd is already registered, or another -errno. */
+ * Returns 0 or a FoundationDB code (already registered, a bad fd or events:
+ * platform_error; epoll's errno mapped otherwise). */
 int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg);
-/* Changes the interest set; returns 0 or -errno (-ENOENT if not registered). */
+/* Changes the interest set; returns 0 or a FoundationDB code (not registered:
+ * file_not_found). */
 int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events);
 /* Call before close(fd). Pending events for fd are discarded, even if the
- * number is reused by a new registration in the same iteration. */
+ * number is reused by a new registration in the same iteration. Returns 0 or a
+ * FoundationDB code (not registered: file_not_found). */
 int cfdb_loop_remove_fd(cfdb_loop *loop, int fd);
 
 /* ---- timers ------------------------------------------------------------ */
@@ -59,40 +69,67 @@ uint64_t cfdb_loop_now_ns(const cfdb_loop *loop);
 typedef struct cfdb_timer cfdb_timer;
 typedef void (*cfdb_timer_fn)(cfdb_loop *loop, cfdb_timer *timer, void *arg);
 
-/* One-shot timer, embedded in and owned by the caller: arming never
- * allocates except to grow the loop's heap array (amortised, doubling).
- * Fields are private; use the functions below. */
+/* One-shot timer, embedded in and owned by the caller. The loop keeps armed
+ * timers in an intrusive pairing heap made of these nodes, so arming never
+ * allocates and cannot fail. Fields are private; use the functions below. */
 struct cfdb_timer {
     uint64_t deadline_ns;
     uint64_t seq;          /* tie-break: equal deadlines fire in arming order */
-    size_t heap_index;     /* CFDB_TIMER_IDLE when not armed */
+    cfdb_timer *child;     /* first child in the heap */
+    cfdb_timer *sibling;   /* next sibling */
+    cfdb_timer *prev;      /* previous sibling, or the parent for a first child */
+    bool armed;
     cfdb_timer_fn fn;
     void *arg;
 };
 
-#define CFDB_TIMER_IDLE SIZE_MAX
-
 void cfdb_timer_init(cfdb_timer *timer, cfdb_timer_fn fn, void *arg);
 static inline bool cfdb_timer_is_armed(const cfdb_timer *timer)
 {
-    return timer->heap_index != CFDB_TIMER_IDLE;
+    return timer->armed;
 }
 /* Arms (or re-arms, moving it) for an absolute cfdb_monotonic_ns() time.
  * The callback runs once, after which the timer is idle and may be re-armed
- * or freed. Returns 0 or -ENOMEM. O(log n). */
+ * or freed. Cannot fail: always returns 0 (the int is kept for source
+ * compatibility). O(1); cancelling and firing are O(log n) amortised. */
 int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns);
-/* Same, `delay_ns` from now. */
+/* Same, `delay_ns` from now. Always returns 0. */
 int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns);
-/* Returns true if the timer was armed (it will now not fire). O(log n). */
+/* Returns true if the timer was armed (it will now not fire). */
 bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer);
 
 /* ---- cross-thread tasks ------------------------------------------------ */
 
 typedef void (*cfdb_task_fn)(void *arg);
 
-/* Any thread: queue fn(arg) to run on the loop thread, in posting order per
- * posting thread. Wakes the loop only if it is (about to be) blocked, so a
- * post to a busy loop makes no system call. Returns 0 or -ENOMEM. */
+/* A task node embedded in the caller's object: posting it links the node into
+ * the loop's queue, so posting never allocates and cannot fail. A node is in
+ * the queue at most once: posting a node that is still queued does nothing
+ * (the one queued run covers both). Once the loop has taken the node off the
+ * queue, just before calling fn, it may be posted again or freed (fn may free
+ * the object holding it). Fields are private: set them with cfdb_task_init. */
+typedef struct cfdb_task cfdb_task;
+struct cfdb_task {
+    cfdb_task *next;
+    cfdb_task_fn fn;
+    void *arg;
+    _Atomic(bool) queued;
+    bool pooled;           /* a node of the loop's own pool (cfdb_loop_post) */
+};
+
+void cfdb_task_init(cfdb_task *task, cfdb_task_fn fn, void *arg);
+
+/* Any thread: queue the task to run fn(arg) on the loop thread. Tasks run in
+ * posting order per posting thread (cfdb_loop_post's tasks included). Wakes
+ * the loop only if it is (about to be) blocked, so a post to a busy loop makes
+ * no system call. Cannot fail. */
+void cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task);
+
+/* Any thread: queue fn(arg) on a node from the loop's pool, which grows when
+ * empty and keeps its nodes (no allocation once warmed up). Returns 0, or
+ * CFDB_ERR_PLATFORM_ERROR (1500) only when the pool must grow and memory is
+ * out; code that must not fail embeds a cfdb_task and uses
+ * cfdb_loop_post_task. */
 int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg);
 
 /* ---- running ----------------------------------------------------------- */

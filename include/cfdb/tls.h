@@ -35,19 +35,23 @@ void cfdb_tls_ctx_free(cfdb_tls_ctx *ctx);
 cfdb_tls_session *cfdb_tls_session_new(cfdb_tls_ctx *ctx);
 void cfdb_tls_session_free(cfdb_tls_session *s);
 
-/* Bytes read from the socket. Returns 0, or -2107 if the session cannot take them. */
+/* Every call returning int returns 0 or a FoundationDB error code: 2107 tls_error, or 1026
+ * connection_failed when the peer closed the TLS session. */
+
+/* Bytes read from the socket. 0, or 2107 if the session cannot take them. */
 int cfdb_tls_feed(cfdb_tls_session *s, const void *cipher, size_t len);
 
-/* Advances the handshake: 1 done, 0 needs more input (write out the output first), or
- * -2107 (handshake failed: protocol error, or the peer's certificate broke the rules). */
+/* Advances the handshake: 0 (done once cfdb_tls_established says so; otherwise it needs more
+ * input: write out the output first), or 2107 (handshake failed: protocol error, or the
+ * peer's certificate broke the rules). */
 int cfdb_tls_handshake(cfdb_tls_session *s);
 bool cfdb_tls_established(const cfdb_tls_session *s);
 
-/* Decrypted bytes: > 0 bytes copied, 0 = none available until more input, -1 = the peer
- * closed the TLS session, -2107 = error. */
-long cfdb_tls_read(cfdb_tls_session *s, void *plain, size_t cap);
+/* Decrypts up to cap bytes into plain: 0 with *got bytes copied (0: none until more input),
+ * 1026 when the peer closed the TLS session, 2107 on an error. */
+int cfdb_tls_read(cfdb_tls_session *s, void *plain, size_t cap, size_t *got);
 
-/* Encrypts all of plain (after the handshake). 0 or -2107. */
+/* Encrypts all of plain (after the handshake). 0 or 2107. */
 int cfdb_tls_write(cfdb_tls_session *s, const void *plain, size_t len);
 
 /* Ciphertext waiting for the socket: copies up to cap bytes out and returns how many. */

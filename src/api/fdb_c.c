@@ -2,7 +2,9 @@
  * Handles are the engine's objects: FDBFuture is a cfdb_future, FDBTransaction a cfdb_txn,
  * FDBDatabase a cfdb_db. Functions this client does not implement yet return
  * unsupported_operation (or operation_failed where libfdb_c's signature has no error
- * channel); the README lists them. */
+ * channel); the README lists them. As in libfdb_c, every function that returns a future or
+ * a result returns one, never NULL: its error is inside (when memory for it cannot be had,
+ * a shared future complete with unknown_error, transaction.h). */
 #define FDB_API_VERSION 730
 #include <foundationdb/fdb_c.h>
 
@@ -460,16 +462,21 @@ fdb_error_t fdb_future_get_database(FDBFuture *f, FDBDatabase **out)
 
 /* ---------- blob granule results (not supported) ---------- */
 
+/* The one result every unsupported call answers: its getters report unsupported_operation,
+ * destroying it does nothing (libfdb_c returns a result holding the error, never NULL). */
+static char g_unsupported_result;
+#define UNSUPPORTED_RESULT ((FDBResult *)(void *)&g_unsupported_result)
+
 FDBResult *fdb_readbg_parse_snapshot_file(const uint8_t *file_data, int file_len, FDBBGTenantPrefix const *tp,
                                           FDBBGEncryptionCtx const *ec)
 {
-    return NULL;
+    return UNSUPPORTED_RESULT;
 }
 
 FDBResult *fdb_readbg_parse_delta_file(const uint8_t *file_data, int file_len, FDBBGTenantPrefix const *tp,
                                        FDBBGEncryptionCtx const *ec)
 {
-    return NULL;
+    return UNSUPPORTED_RESULT;
 }
 
 void fdb_result_destroy(FDBResult *r)
@@ -586,7 +593,8 @@ double fdb_database_get_main_thread_busyness(FDBDatabase *db)
 
 FDBFuture *fdb_database_get_server_protocol(FDBDatabase *db, uint64_t expected_version)
 {
-    return (FDBFuture *)cfdb_db_get_server_protocol(DB(db), expected_version);
+    return (FDBFuture *)cfdb_future_or_no_memory(cfdb_db_get_server_protocol(DB(db), expected_version),
+                                                 CFDB_FUTURE_INT64);
 }
 
 #define BLOB_STUB(name, target_type, ...)               \
@@ -622,7 +630,7 @@ BLOB_STUB(fdb_tenant_flush_blob_range, FDBTenant, uint8_t const *b, int bl, uint
 
 FDBFuture *fdb_database_get_client_status(FDBDatabase *db)
 {
-    return (FDBFuture *)cfdb_db_get_client_status(DB(db));
+    return (FDBFuture *)cfdb_future_or_no_memory(cfdb_db_get_client_status(DB(db)), CFDB_FUTURE_KEY);
 }
 
 fdb_error_t fdb_tenant_create_transaction(FDBTenant *tenant, FDBTransaction **out_transaction)
@@ -848,7 +856,7 @@ FDBResult *fdb_transaction_read_blob_granules(FDBTransaction *tr, uint8_t const 
                                               int64_t begin_version, int64_t read_version,
                                               FDBReadBlobGranuleContext granule_context)
 {
-    return NULL;
+    return UNSUPPORTED_RESULT;
 }
 
 FDBFuture *fdb_transaction_summarize_blob_granules(FDBTransaction *tr, uint8_t const *b, int bl, uint8_t const *e,

@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfdb/event_loop.h"
@@ -88,8 +89,9 @@ const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db);
  * one is in flight share the next one. w->fn(w, error, version). */
 void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w);
 
-/* The cached shard holding key (reverse: the key just before it), or NULL. Valid until
- * the next cache change: copy what you keep. */
+/* The cached shard holding key (reverse: the key just before it), or NULL; nservers >= 1.
+ * A view of the location cache: valid until the next cache change or the next call of this
+ * function (copy what you keep). */
 const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse);
 /* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0).
  * read_version (0 if unknown) goes in minTenantVersion, as NativeAPI sends it. */
@@ -103,6 +105,9 @@ void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end
 bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit);
 /* Forgets the cached shard holding key (after wrong_shard_server). */
 void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
+/* How many shards the location cache holds (any thread; as of the last change). The cache
+ * keeps at most max(LOCATION_CACHE_SIZE, 1), default 600000. */
+size_t cfdb_db_location_cache_count(cfdb_db *db);
 /* 0, or the error a read at this version fails with before any request (network thread). */
 int cfdb_db_validate_version(const cfdb_db *db, int64_t version);
 

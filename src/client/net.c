@@ -1,3 +1,12 @@
+/* The client's network context: peers (one per address, in a hash table), their
+ * connections, and the reply slots that route answers to requests.
+ *
+ * Peer lifetime: a peer is referenced by whoever keeps its pointer beyond the current loop
+ * step (location cache entries, the proxy lists: cfdb_peer_ref) and by the requests
+ * waiting on it (its reply-slot list). A peer with neither for PEER_FORGET_DELAY_NS
+ * (FlowTransport's CONNECTION_MONITOR_UNREFERENCED_CLOSE_DELAY, 2 s) is forgotten by the
+ * heartbeat: its connection, if any, is closed and its counters go with it. A pointer from
+ * cfdb_client_peer without a reference is good for the current loop step only. */
 #include "net.h"
 
 #include "json_writer.h"
@@ -15,6 +24,8 @@
 
 #define PING_INTERVAL_NS (1000000000ull)
 #define IDLE_TIMEOUT_NS (4000000000ull)
+#define PEER_FORGET_DELAY_NS (2000000000ull)
+#define PEER_BUCKETS_INITIAL 64
 
 /* A request waiting for its reply; slots are reused, with a generation in the token so a
  * late reply to an old use is recognised and dropped. */
@@ -38,7 +49,10 @@ struct cfdb_peer {
     unsigned failures;       /* connections in a row that failed before opening */
     uint64_t retry_at_ns;    /* no new connection before this (reconnection backoff) */
     uint32_t waiting_head;   /* index + 1 */
-    cfdb_peer *next;
+    cfdb_peer *hnext;        /* the hash bucket's chain */
+    uint32_t hash;
+    int refs;                /* cfdb_peer_ref holders (requests count through waiting_head) */
+    uint64_t unused_since_ns; /* first seen unreferenced by the heartbeat (0: in use) */
     /* for fdb_database_get_client_status: totals over closed connections, and history */
     cfdb_conn_stats closed_totals;
     uint64_t connect_failed_total;
@@ -53,7 +67,8 @@ struct cfdb_peer {
 
 struct cfdb_client {
     cfdb_loop *loop;
-    cfdb_peer *peers;
+    cfdb_peer **buckets;  /* hash table of peers by (ip, port, tls); nbuckets a power of 2 */
+    size_t nbuckets, npeers;
     reply_slot *slots;
     uint32_t nslots, cap_slots, free_head;
     uint64_t token_base;
@@ -65,8 +80,34 @@ struct cfdb_client {
 
 #define HEARTBEAT_NS 1000000000ull
 
+static void peer_free(cfdb_peer *p);
+
+/* Forgets the peers nobody has used for PEER_FORGET_DELAY_NS. */
+static void sweep_peers(cfdb_client *cl)
+{
+    uint64_t now = cfdb_monotonic_ns();
+    for (size_t b = 0; b < cl->nbuckets; b++) {
+        cfdb_peer **pp = &cl->buckets[b];
+        while (*pp) {
+            cfdb_peer *p = *pp;
+            if (p->refs > 0 || p->waiting_head) {
+                p->unused_since_ns = 0;
+            } else if (!p->unused_since_ns) {
+                p->unused_since_ns = now;
+            } else if (now - p->unused_since_ns >= PEER_FORGET_DELAY_NS) {
+                *pp = p->hnext;
+                cl->npeers--;
+                peer_free(p);
+                continue;
+            }
+            pp = &p->hnext;
+        }
+    }
+}
+
 static void heartbeat_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 {
+    sweep_peers(arg);
     cfdb_loop_timer_add_in(loop, t, HEARTBEAT_NS);
 }
 
@@ -94,10 +135,14 @@ cfdb_client *cfdb_client_create(void)
     if (!cl)
         return NULL;
     cl->loop = cfdb_loop_create();
-    if (!cl->loop) {
+    cl->buckets = calloc(PEER_BUCKETS_INITIAL, sizeof *cl->buckets);
+    if (!cl->loop || !cl->buckets) {
+        cfdb_loop_destroy(cl->loop);
+        free(cl->buckets);
         free(cl);
         return NULL;
     }
+    cl->nbuckets = PEER_BUCKETS_INITIAL;
     if (getrandom(cl->rng, sizeof cl->rng, 0) != sizeof cl->rng) {
         cl->rng[0] = (uint64_t)(uintptr_t)cl ^ cfdb_monotonic_ns();
         cl->rng[1] = 0x9E3779B97F4A7C15ull;
@@ -115,17 +160,16 @@ static void fail_waiting(cfdb_peer *p, int error);
 void cfdb_client_destroy(cfdb_client *cl)
 {
     cfdb_loop_timer_cancel(cl->loop, &cl->heartbeat);
-    cfdb_peer *p = cl->peers;
-    while (p) {
-        cfdb_peer *next = p->next;
-        fail_waiting(p, CFDB_ERR_OPERATION_CANCELLED);
-        if (p->conn) {
-            cfdb_conn_set_user(p->conn, NULL);
-            cfdb_conn_abort(p->conn, 0);
+    for (size_t b = 0; b < cl->nbuckets; b++) {
+        cfdb_peer *p = cl->buckets[b];
+        while (p) {
+            cfdb_peer *next = p->hnext;
+            fail_waiting(p, CFDB_ERR_OPERATION_CANCELLED);
+            peer_free(p);
+            p = next;
         }
-        free(p);
-        p = next;
     }
+    free(cl->buckets);
     /* run the connections' finalizers */
     for (int i = 0; i < 4; i++)
         cfdb_loop_run_once(cl->loop, 0);
@@ -365,13 +409,13 @@ static cfdb_conn *peer_conn(cfdb_peer *p)
     return p->conn;
 }
 
-/* The numeric IP text of an address (no brackets); -1 if it has none. */
-static int addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
+/* The numeric IP text of an address (no brackets); false if it has none. */
+static bool addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
 {
     if (addr->ip.tag == 1) {
         uint32_t v = addr->ip.v4;
         snprintf(ip, cap, "%u.%u.%u.%u", v >> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
-        return 0;
+        return true;
     }
     if (addr->ip.tag == 2 && addr->ip.v6.count == 16) {
         cfdb_network_address_format(addr, ip, cap);
@@ -379,19 +423,62 @@ static int addr_ip(const cfdb_network_address *addr, char *ip, size_t cap)
         if (close_b)
             *close_b = 0;
         memmove(ip, ip + 1, strlen(ip));
-        return 0;
+        return true;
     }
-    return -1;
+    return false;
+}
+
+/* Closes the peer's connection (its callbacks no longer see the peer) and frees it. */
+static void peer_free(cfdb_peer *p)
+{
+    if (p->conn) {
+        cfdb_conn_set_user(p->conn, NULL);
+        cfdb_conn_abort(p->conn, 0);
+    }
+    free(p);
+}
+
+/* FNV-1a over the address text, port and TLS mark. */
+static uint32_t peer_hash(const char *ip, uint16_t port, bool tls)
+{
+    uint32_t h = 2166136261u;
+    for (const char *c = ip; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    h = (h ^ (port & 255)) * 16777619u;
+    h = (h ^ (port >> 8)) * 16777619u;
+    return (h ^ (tls ? 1u : 0u)) * 16777619u;
+}
+
+/* Doubles the table when chains average more than two peers; a failed allocation keeps the
+ * old table (longer chains, still correct). */
+static void maybe_grow(cfdb_client *cl)
+{
+    if (cl->npeers <= 2 * cl->nbuckets)
+        return;
+    size_t n = cl->nbuckets * 2;
+    cfdb_peer **nb = calloc(n, sizeof *nb);
+    if (!nb)
+        return;
+    for (size_t b = 0; b < cl->nbuckets; b++)
+        for (cfdb_peer *p = cl->buckets[b], *next; p; p = next) {
+            next = p->hnext;
+            p->hnext = nb[p->hash & (n - 1)];
+            nb[p->hash & (n - 1)] = p;
+        }
+    free(cl->buckets);
+    cl->buckets = nb;
+    cl->nbuckets = n;
 }
 
 cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
 {
     char ip[64];
-    if (addr_ip(addr, ip, sizeof ip))
+    if (!addr_ip(addr, ip, sizeof ip))
         return NULL;
     bool tls = (addr->flags & CFDB_ADDR_FLAG_TLS) != 0;
-    for (cfdb_peer *p = cl->peers; p; p = p->next)
-        if (p->port == addr->port && p->tls == tls && strcmp(p->ip, ip) == 0)
+    uint32_t h = peer_hash(ip, addr->port, tls);
+    for (cfdb_peer *p = cl->buckets[h & (cl->nbuckets - 1)]; p; p = p->hnext)
+        if (p->hash == h && p->port == addr->port && p->tls == tls && strcmp(p->ip, ip) == 0)
             return p;
     cfdb_peer *p = calloc(1, sizeof *p);
     if (!p)
@@ -400,9 +487,28 @@ cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr)
     snprintf(p->ip, sizeof p->ip, "%s", ip);
     p->port = addr->port;
     p->tls = tls;
-    p->next = cl->peers;
-    cl->peers = p;
+    p->hash = h;
+    size_t b = h & (cl->nbuckets - 1);
+    p->hnext = cl->buckets[b];
+    cl->buckets[b] = p;
+    cl->npeers++;
+    maybe_grow(cl);
     return p;
+}
+
+void cfdb_peer_ref(cfdb_peer *p)
+{
+    p->refs++;
+}
+
+void cfdb_peer_unref(cfdb_peer *p)
+{
+    p->refs--; /* forgotten by the heartbeat once unused for PEER_FORGET_DELAY_NS */
+}
+
+size_t cfdb_client_peer_count(const cfdb_client *cl)
+{
+    return cl->npeers;
 }
 
 uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, void *item,
@@ -431,12 +537,6 @@ uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, co
         cl->slots[peer->waiting_head - 1].peer_prev = i + 1;
     peer->waiting_head = i + 1;
     return slot_id(cl, i);
-}
-
-int cfdb_client_send(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, const void *item)
-{
-    cfdb_conn *c = peer_conn(peer);
-    return c ? cfdb_conn_send(c, dest, m, item, 0) : -CFDB_ERR_CONNECTION_FAILED;
 }
 
 void cfdb_client_forget(cfdb_client *cl, uint64_t request_id)

@@ -5,6 +5,7 @@
 #define CFDB_CLIENT_NET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfdb/connection.h"
@@ -33,9 +34,16 @@ bool cfdb_client_has_tls(cfdb_client *cl);
 typedef cfdb_tls_ctx *(*cfdb_tls_factory)(void);
 void cfdb_client_set_tls_factory(cfdb_client *cl, cfdb_tls_factory fn);
 
-/* The peer for an address (created on first use; connected lazily). NULL if the address
- * is not usable (e.g. hostname not resolved). */
+/* The peer for an address (created on first use; connected lazily), found by hash. NULL if
+ * the address is not usable (e.g. hostname not resolved) or memory is out. Without a
+ * reference the pointer is good for the current loop step only: a peer with no reference
+ * and no request waiting on it is forgotten (its connection closed) after 2 s. */
 cfdb_peer *cfdb_client_peer(cfdb_client *cl, const cfdb_network_address *addr);
+/* Keeps a peer beyond the current step (location cache entries, proxy lists). */
+void cfdb_peer_ref(cfdb_peer *p);
+void cfdb_peer_unref(cfdb_peer *p);
+/* How many peers the client knows (tests). */
+size_t cfdb_client_peer_count(const cfdb_client *cl);
 
 /* fdb_database_get_client_status: a peer's "Connections" entry (libfdb_c's fields), and
  * whether its last connection attempt failed. */
@@ -51,9 +59,6 @@ void cfdb_peer_address(const cfdb_peer *p, char *buf, size_t cap);
  * when the request could not be sent (fn is then not called). */
 uint64_t cfdb_client_request(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, void *item,
                              cfdb_uid *reply_token, cfdb_reply_fn fn, void *ctx);
-
-/* Sends a one-way message (no reply expected). */
-int cfdb_client_send(cfdb_client *cl, cfdb_peer *peer, cfdb_uid dest, const fb_message *m, const void *item);
 
 /* Stops waiting for a request: its reply, if it comes, is dropped; fn is not called. */
 void cfdb_client_forget(cfdb_client *cl, uint64_t request_id);

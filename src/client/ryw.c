@@ -1,3 +1,6 @@
+/* A transaction's read-your-writes state (ryw.h): writes to the write map or, with
+ * read-your-writes off, to NativeAPI's program-order buffers (native_tx.c); size accounting;
+ * point reads over local writes; the commit request. */
 #include "ryw.h"
 
 #include <string.h>
@@ -9,6 +12,13 @@
  * MutationRef / KeyRangeRef is their bytes; the constants approximate the structs). */
 #define MUTATION_OVERHEAD 24
 #define RANGE_OVERHEAD 16
+/* what libfdb_c's actors make of a failed allocation (txn_internal.h TXN_ERR_NO_MEMORY) */
+#define NO_MEMORY CFDB_ERR_UNKNOWN_ERROR
+
+static int status(int rc)
+{
+    return rc < 0 ? NO_MEMORY : rc;
+}
 
 static const cfdb_bytes top_key = { (const uint8_t *)"\xff\xff", 2 };
 
@@ -39,9 +49,16 @@ void cfdb_ryw_reset(cfdb_ryw *r)
     r->has_versionstamp_ops = false;
     r->size = 0;
     r->read_version = 0;
+    r->disabled = false;
     cfdb_write_map_init(&r->wm, &r->arena);
     cfdb_snap_init(&r->cache, &r->arena);
     cfdb_read_conflicts_init(&r->reads, &r->arena);
+}
+
+void cfdb_ryw_disable(cfdb_ryw *r)
+{
+    r->disabled = true;
+    cfdb_native_tx_init(&r->native, &r->arena);
 }
 
 static bool take_conflict_flag(cfdb_ryw *r)
@@ -51,55 +68,70 @@ static bool take_conflict_flag(cfdb_ryw *r)
     return add;
 }
 
-void cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value)
+int cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value)
 {
-    cfdb_write_map_set(&r->wm, key, value, take_conflict_flag(r));
+    bool add = take_conflict_flag(r);
     r->size += MUTATION_OVERHEAD + key.len + value.len + RANGE_OVERHEAD + 2 * key.len + 1;
+    if (r->disabled)
+        return cfdb_native_tx_set(&r->native, key, value, add);
+    return status(cfdb_write_map_set(&r->wm, key, value, add));
 }
 
-void cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key)
+int cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key)
 {
     bool add = take_conflict_flag(r);
     if (single_key) {
-        cfdb_write_map_clear_key(&r->wm, begin, add);
+        /* RYW's clear(key) hands the key to NativeAPI before counting it */
+        if (r->disabled)
+            return cfdb_native_tx_clear_key(&r->native, begin, add);
         r->size += MUTATION_OVERHEAD + 2 * begin.len + 1 + RANGE_OVERHEAD + 2 * begin.len + 1;
-    } else {
-        cfdb_write_map_clear(&r->wm, begin, end, add);
-        r->size += MUTATION_OVERHEAD + begin.len + end.len + RANGE_OVERHEAD + begin.len + end.len;
+        return status(cfdb_write_map_clear_key(&r->wm, begin, add));
     }
+    r->size += MUTATION_OVERHEAD + begin.len + end.len + RANGE_OVERHEAD + begin.len + end.len;
+    if (r->disabled)
+        return cfdb_native_tx_clear(&r->native, begin, end, add);
+    return status(cfdb_write_map_clear(&r->wm, begin, end, add));
 }
 
 int cfdb_ryw_atomic(cfdb_ryw *r, int type, cfdb_bytes key, cfdb_bytes operand)
 {
-    int rc = cfdb_write_map_atomic(&r->wm, type, key, operand, take_conflict_flag(r), r->read_version, top_key);
+    bool add = take_conflict_flag(r);
+    int rc = r->disabled ? cfdb_native_tx_atomic(&r->native, type, key, operand, add)
+                         : status(cfdb_write_map_atomic(&r->wm, type, key, operand, add, r->read_version, top_key));
     if (rc == 0) {
         r->size += MUTATION_OVERHEAD + key.len + operand.len + RANGE_OVERHEAD + 2 * key.len + 1;
         if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE)
             r->has_versionstamp_ops = true;
     }
-    return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+    return rc;
 }
 
 /* Keys the transaction itself wrote or cleared are left out, as libfdb_c does: their
  * values did not come from the database. */
-void cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
+int cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
 {
     if (cfdb_bytes_cmp(begin, end) >= 0)
-        return;
-    cfdb_read_conflicts_add(&r->reads, &r->wm, begin, end);
+        return 0;
     r->size += RANGE_OVERHEAD + begin.len + end.len;
+    if (r->disabled)
+        return cfdb_native_tx_add_read_conflict(&r->native, begin, end);
+    return status(cfdb_read_conflicts_add(&r->reads, &r->wm, begin, end));
 }
 
-void cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
+int cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
 {
-    cfdb_read_conflicts_add_key(&r->reads, &r->wm, key);
     r->size += RANGE_OVERHEAD + 2 * key.len + 1;
+    if (r->disabled)
+        return cfdb_native_tx_add_read_key(&r->native, key);
+    return status(cfdb_read_conflicts_add_key(&r->reads, &r->wm, key));
 }
 
-void cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
+int cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
 {
-    cfdb_write_map_add_write_conflict(&r->wm, begin, end);
     r->size += RANGE_OVERHEAD + begin.len + end.len;
+    if (r->disabled)
+        return cfdb_native_tx_add_write_conflict(&r->native, begin, end);
+    return status(cfdb_write_map_add_write_conflict(&r->wm, begin, end));
 }
 
 size_t cfdb_ryw_size(const cfdb_ryw *r)
@@ -109,6 +141,8 @@ size_t cfdb_ryw_size(const cfdb_ryw *r)
 
 bool cfdb_ryw_is_read_only(const cfdb_ryw *r)
 {
+    if (r->disabled)
+        return cfdb_native_tx_is_read_only(&r->native);
     return cfdb_write_map_is_empty(&r->wm);
 }
 
@@ -129,7 +163,7 @@ int cfdb_ryw_point_prepare(cfdb_ryw *r, cfdb_bytes key, cfdb_ryw_point *p, cfdb_
     case CFDB_WM_VALUE:
         p->known = true;
         p->present = true;
-        return cfdb_arena_dup_bytes(arena, v, &p->value) ? CFDB_ERR_INTERNAL_ERROR : 0;
+        return cfdb_arena_dup_bytes(arena, v, &p->value) ? NO_MEMORY : 0;
     case CFDB_WM_ABSENT:
         p->known = true;
         return 0;
@@ -153,7 +187,7 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
     } else if (p->dependent && r) {
         int rc = cfdb_write_map_apply(&r->wm, key, storage, &v, &has);
         if (rc)
-            return rc < 0 ? CFDB_ERR_INTERNAL_ERROR : rc;
+            return status(rc);
     } else if (storage) {
         v = *storage;
         has = true;
@@ -163,7 +197,7 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
         *out = cfdb_bytes_make("", 0);
         return 0;
     }
-    return cfdb_arena_dup_bytes(arena, v, out) ? CFDB_ERR_INTERNAL_ERROR : 0;
+    return cfdb_arena_dup_bytes(arena, v, out) ? NO_MEMORY : 0;
 }
 
 /* ---- limits and selectors ---- */
@@ -222,21 +256,23 @@ bool cfdb_selector_simple_key(cfdb_key_selector sel, cfdb_arena *arena, cfdb_byt
 int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_risky, uint64_t rnd1, uint64_t rnd2,
                           cfdb_arena *arena, cfdb_commit_transaction *out)
 {
+    uint8_t random16[16];
+    memcpy(random16, &rnd1, 8);
+    memcpy(random16 + 8, &rnd2, 8);
+    if (r->disabled)
+        return cfdb_native_tx_build_commit(&r->native, read_version, causal_write_risky, random16, arena, out);
     memset(out, 0, sizeof *out);
     cfdb_mutation *muts;
     size_t nmuts;
     cfdb_key_range *writes;
     size_t nwrites;
     if (cfdb_write_map_commit_data(&r->wm, arena, &muts, &nmuts, &writes, &nwrites))
-        return CFDB_ERR_INTERNAL_ERROR;
-    uint8_t random16[16];
-    memcpy(random16, &rnd1, 8);
-    memcpy(random16 + 8, &rnd2, 8);
+        return NO_MEMORY;
     cfdb_key_range *rd, *wr;
     size_t nrd, nwr;
     if (cfdb_commit_conflict_ranges(&r->reads, writes, nwrites, causal_write_risky, random16, arena, &rd, &nrd, &wr,
                                     &nwr))
-        return CFDB_ERR_INTERNAL_ERROR;
+        return NO_MEMORY;
     out->read_conflict_ranges.items = rd;
     out->read_conflict_ranges.count = (uint32_t)nrd;
     out->write_conflict_ranges.items = wr;

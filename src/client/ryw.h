@@ -1,6 +1,10 @@
 /* A transaction's read-your-writes state as the transaction code uses it: the write map,
- * the read conflict ranges, size accounting, and assembling the commit request. Not
- * thread-safe: the transaction's mutex guards it. */
+ * the read conflict ranges, size accounting, and assembling the commit request. With
+ * READ_YOUR_WRITES_DISABLE (cfdb_ryw_disable) writes and conflict ranges go to NativeAPI's
+ * program-order buffers instead (native_tx.h), as ReadYourWritesTransaction delegates them to
+ * its NativeAPI Transaction; the size is counted the same way either way. Writes return 0 or
+ * a FoundationDB error (unknown_error when memory is short). Not thread-safe: the
+ * transaction's mutex guards it. */
 #ifndef CFDB_CLIENT_RYW_H
 #define CFDB_CLIENT_RYW_H
 
@@ -11,6 +15,7 @@
 #include "cfdb/arena.h"
 #include "cfdb/messages.h"
 #include "conflict_ranges.h"
+#include "native_tx.h"
 #include "range_set.h"
 #include "snap_cache.h"
 #include "write_map.h"
@@ -28,20 +33,24 @@ typedef struct cfdb_ryw {
     bool has_versionstamp_ops;
     size_t size;           /* approximate bytes of mutations and conflict ranges */
     int64_t read_version;  /* cached read version, for versionstamped-key ranges */
+    bool disabled;         /* READ_YOUR_WRITES_DISABLE: writes and conflicts go to native */
+    cfdb_native_tx native; /* in arena */
 } cfdb_ryw;
 
 void cfdb_ryw_init(cfdb_ryw *r);
 void cfdb_ryw_reset(cfdb_ryw *r);
 void cfdb_ryw_free(cfdb_ryw *r);
+/* READ_YOUR_WRITES_DISABLE, before anything was written (until the next reset). */
+void cfdb_ryw_disable(cfdb_ryw *r);
 
-void cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value);
+int cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value);
 /* clear(key) when single_key (end ignored), else clear_range(begin, end). */
-void cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key);
+int cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key);
 /* Returns 0 or the error to defer (invalid versionstamp parameters...). */
 int cfdb_ryw_atomic(cfdb_ryw *r, int type, cfdb_bytes key, cfdb_bytes operand);
-void cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end);
-void cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key);
-void cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end);
+int cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end);
+int cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key);
+int cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end);
 
 size_t cfdb_ryw_size(const cfdb_ryw *r);
 bool cfdb_ryw_is_read_only(const cfdb_ryw *r);

@@ -13,7 +13,9 @@
 
 #include "cfdb/errors.h"
 #include "database.h"
+#include "special_keys.h"
 #include "txn_internal.h"
+#include "txn_metadata.h"
 
 enum module {
     M_NONE,
@@ -101,14 +103,14 @@ static bool has_prefix(cfdb_bytes k, const char *prefix)
 }
 
 /* One boundary of a conflict range as a row of the module, kept if its key lies in
- * [begin, end). */
+ * [begin, end). Returns 0 or TXN_ERR_NO_MEMORY. */
 static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, const char *prefix, cfdb_bytes key,
                          bool starts, cfdb_bytes begin, cfdb_bytes end)
 {
     size_t pl = strlen(prefix);
     uint8_t *k = cfdb_arena_alloc(&f->arena, pl + key.len + 1);
     if (!k)
-        return -1;
+        return TXN_ERR_NO_MEMORY;
     memcpy(k, prefix, pl);
     if (key.len)
         memcpy(k + pl, key.ptr, key.len);
@@ -119,13 +121,49 @@ static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, c
         int nc = *cap ? *cap * 2 : 16;
         cfdb_fdb_kv *nr = cfdb_arena_alloc(&f->arena, (size_t)nc * sizeof *nr);
         if (!nr)
-            return -1;
+            return TXN_ERR_NO_MEMORY;
         if (*n)
             memcpy(nr, *rows, (size_t)*n * sizeof *nr);
         *rows = nr;
         *cap = nc;
     }
     (*rows)[(*n)++] = (cfdb_fdb_kv){ k, (int)row.len, (const uint8_t *)(starts ? "1" : "0"), 1 };
+    return 0;
+}
+
+static int by_begin(const void *a, const void *b)
+{
+    return cfdb_bytes_cmp(((const cfdb_key_range *)a)->begin, ((const cfdb_key_range *)b)->begin);
+}
+
+/* With read-your-writes off, the ranges NativeAPI's buffers hold (native_tx.h), as the
+ * coalesced map RYW builds from them: sorted, overlapping and touching ones merged (in a).
+ * mu held. */
+static int native_ranges(cfdb_txn *tx, bool writes, cfdb_arena *a, cfdb_key_range **out, size_t *count)
+{
+    const cfdb_native_tx *t = &tx->ryw.native;
+    size_t n = writes ? t->writes.n : t->reads.n + t->extra.n;
+    cfdb_key_range *v = cfdb_arena_alloc(a, (n ? n : 1) * sizeof *v);
+    if (!v)
+        return TXN_ERR_NO_MEMORY;
+    size_t k = 0;
+    const cfdb_native_ranges *lists[2] = { writes ? &t->writes : &t->reads, writes ? NULL : &t->extra };
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; lists[l] && i < lists[l]->n; i++)
+            if (cfdb_bytes_cmp(lists[l]->items[i].begin, lists[l]->items[i].end) < 0)
+                v[k++] = lists[l]->items[i];
+    qsort(v, k, sizeof *v, by_begin);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (m && cfdb_bytes_cmp(v[i].begin, v[m - 1].end) <= 0) {
+            if (cfdb_bytes_cmp(v[i].end, v[m - 1].end) > 0)
+                v[m - 1].end = v[i].end;
+        } else {
+            v[m++] = v[i];
+        }
+    }
+    *out = v;
+    *count = m;
     return 0;
 }
 
@@ -137,17 +175,28 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
     const char *prefix = writes ? WRITE_CONFLICTS : READ_CONFLICTS;
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
     if (!f)
-        return NULL;
+        return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
     cfdb_fdb_kv *rows = NULL;
     int n = 0, cap = 0, rc = 0;
     pthread_mutex_lock(&tx->mu);
     rc = txn_error_locked(tx);
-    const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
-    for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
-        cfdb_bytes ends[2] = { node->key, node->val.bytes };
-        for (int e = 0; e < 2 && !rc; e++)
-            if (push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0, begin, end))
-                rc = CFDB_ERR_PLATFORM_ERROR;
+    if (tx->ryw.disabled) {
+        cfdb_key_range *v = NULL;
+        size_t m = 0;
+        if (!rc)
+            rc = native_ranges(tx, writes, &f->arena, &v, &m);
+        for (size_t i = 0; i < m && !rc; i++) {
+            rc = push_boundary(f, &rows, &n, &cap, prefix, v[i].begin, true, begin, end);
+            if (!rc)
+                rc = push_boundary(f, &rows, &n, &cap, prefix, v[i].end, false, begin, end);
+        }
+    } else {
+        const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
+        for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
+            cfdb_bytes ends[2] = { node->key, node->val.bytes };
+            for (int e = 0; e < 2 && !rc; e++)
+                rc = push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0, begin, end);
+        }
     }
     pthread_mutex_unlock(&tx->mu);
     if (!rc) {
@@ -173,24 +222,22 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
 /* A get of one boundary key: the listing of [key, key\0). */
 static cfdb_future *conflict_boundary(cfdb_txn *tx, bool writes, cfdb_bytes key)
 {
-    uint8_t *after = malloc(key.len + 1);
-    if (!after)
-        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_PLATFORM_ERROR);
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
+    if (!f)
+        return txn_future_no_memory(CFDB_FUTURE_VALUE);
+    uint8_t *after = cfdb_arena_alloc(&f->arena, key.len + 1);
+    if (!after) {
+        cfdb_future_complete(f, TXN_ERR_NO_MEMORY);
+        return f;
+    }
     memcpy(after, key.ptr, key.len);
     after[key.len] = 0;
     cfdb_future *r = conflict_ranges(tx, writes, key, cfdb_bytes_make(after, key.len + 1), 1, false);
-    free(after);
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
-    if (!r || !f) {
-        if (r)
-            cfdb_future_unref(r);
-        return f ? (cfdb_future_complete(f, CFDB_ERR_PLATFORM_ERROR), f) : NULL;
-    }
     int rc = r->error;
     if (!rc && r->r.kvs.count == 1) {
         f->r.value.present = true;
         if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(r->r.kvs.items[0].value, 1), &f->r.value.value))
-            rc = CFDB_ERR_PLATFORM_ERROR;
+            rc = TXN_ERR_NO_MEMORY;
     }
     cfdb_future_unref(r);
     cfdb_future_complete(f, rc);
@@ -199,10 +246,7 @@ static cfdb_future *conflict_boundary(cfdb_txn *tx, bool writes, cfdb_bytes key)
 
 static cfdb_future *absent(void)
 {
-    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
-    if (f)
-        cfdb_future_complete(f, 0); /* r.value.present is false */
-    return f;
+    return cfdb_future_error(CFDB_FUTURE_VALUE, 0); /* r.value.present is false */
 }
 
 cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
@@ -223,16 +267,14 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         if (has_prefix(key, READ_CONFLICTS) || has_prefix(key, WRITE_CONFLICTS))
             return conflict_boundary(tx, has_prefix(key, WRITE_CONFLICTS), key);
         return absent(); /* no module's key there */
-    case M_STATUS: {
-        op *so = op_new(tx, OP_STATUS, CFDB_FUTURE_VALUE);
-        return so ? op_launch(so) : NULL;
-    }
+    case M_STATUS:
+        return cfdb_txn_status_json(tx);
     case M_CONNECTION_STRING:
-        return cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING), CFDB_FUTURE_VALUE);
     case M_CLUSTER_FILE_PATH:
-        return cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_FILE_PATH);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_FILE_PATH), CFDB_FUTURE_VALUE);
     case M_CLUSTER_ID:
-        return cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
     case M_ERROR_MESSAGE:
         return absent();
     default:

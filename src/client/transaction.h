@@ -1,4 +1,5 @@
-/* Transactions: read-your-writes reads, buffered writes, commits, retries.
+/* Transactions: read-your-writes reads, buffered writes, commits, retries. Every function
+ * returning a future returns one (errors inside it), never NULL.
  *
  * Threading: the application calls these from any thread. Writes (set, clear, atomic op,
  * conflict ranges) are recorded at once under the transaction's mutex; reads and commits
@@ -79,7 +80,10 @@ cfdb_future *cfdb_txn_get_mapped_range(cfdb_txn *tx, cfdb_bytes begin_key, bool 
                                        int limit, int target_bytes, int mode, int iteration, bool snapshot,
                                        bool reverse);
 
-/* A future that is already complete with an error. */
+/* A future that is already complete with an error (never NULL: when no future can be
+ * allocated, a shared one complete with unknown_error, see txn_future_no_memory). */
 cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error);
+/* f, or (f NULL: its allocation failed) such a shared future of that kind. */
+cfdb_future *cfdb_future_or_no_memory(cfdb_future *f, cfdb_future_kind kind);
 
 #endif

@@ -12,8 +12,8 @@
  *     the port (includePort is set from API version 630 on, NativeAPI TransactionOptions::reset).
  * libfdb_c asks for the server list entries all at once; here they go one after the other (the
  * same requests in the same order). Each read adds its cost to the transaction's, as
- * getRangeFinished and getValue do. The state lives in the future's arena; o->nr points at its
- * first member. */
+ * getRangeFinished and getValue do. The operation is a read (txn_read.h) with the state below;
+ * replies that do not decode are retried at most TXN_MAX_BAD_REPLIES times in a row. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +21,8 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
-#include "txn_addresses.h"
 #include "txn_internal.h"
+#include "txn_read.h"
 
 #define TOO_MANY 1000000 /* CLIENT_KNOBS->TOO_MANY */
 #define PV_HAS_TAG_LOCALITY UINT64_C(0x0FDB00A560010000)          /* ProtocolVersion withTagLocality */
@@ -36,7 +36,8 @@ static const fb_message ssi_message = { "StorageServerInterface", 15302073, FB_M
 enum { STAGE_SERVER_TAGS, STAGE_KEY_SERVERS, STAGE_SERVER_LIST };
 
 typedef struct addr_state {
-    cfdb_native_range nr; /* first: o->nr points here */
+    read_op r; /* first: the op */
+    cfdb_native_range nr; /* r.nr points here */
     int stage;
     const cfdb_key_value *tags; /* \xff/serverTag/ rows (and the one before) */
     size_t ntags;
@@ -44,12 +45,14 @@ typedef struct addr_state {
     uint32_t nsrc, next;
     const char **addrs;
     cfdb_bytes list_key; /* \xff/serverList/<src[next]> */
-    cfdb_bytes key;      /* the key asked about (the range reads use o->key meanwhile) */
+    cfdb_bytes key;      /* the key asked about (the range reads use r.key meanwhile) */
 } addr_state;
+
+_Static_assert(sizeof(addr_state) <= CFDB_FUTURE_EXTRA_MAX, "get_addresses_for_key fits in its future's block");
 
 static addr_state *state_of(op *o)
 {
-    return (addr_state *)(void *)o->nr;
+    return TXN_OP_AS(addr_state, o);
 }
 
 static void list_step(op *o);
@@ -120,7 +123,11 @@ static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     cfdb_get_value_reply rep;
     memset(&rep, 0, sizeof rep);
     cfdb_reply_error err = 0;
-    int rc = fb_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
+    int rc = txn_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
+    if (rc && op_bad_reply(o, rc))
+        return;
+    if (!rc)
+        op_good_reply(o);
     int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
     if (rc || storage_error_relocates(e)) {
         relocate(o, st->list_key, false);
@@ -142,7 +149,7 @@ static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     cfdb_storage_server_interface ssi;
     memset(&ssi, 0, sizeof ssi);
     const uint8_t *v = rep.value.value.ptr;
-    if (fb_decode(&ssi_message, v + 8, (uint32_t)(rep.value.value.len - 8), &ssi, NULL, &o->f->arena)) {
+    if (txn_decode(&ssi_message, v + 8, (uint32_t)(rep.value.value.len - 8), &ssi, NULL, &o->f->arena)) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }
@@ -150,7 +157,7 @@ static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     size_t n = cfdb_network_address_format(&ssi.getValue.endpoint.addresses.address, buf, sizeof buf);
     char *copy = cfdb_arena_dup(&o->f->arena, buf, n + 1);
     if (!copy) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     copy[n] = 0;
@@ -170,7 +177,7 @@ static void list_step(op *o)
     static const char prefix[] = "\xff/serverList/";
     uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + 16);
     if (!k) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     memcpy(k, prefix, sizeof prefix - 1);
@@ -243,7 +250,8 @@ static int uid_cmp(const void *a, const void *b)
     return x->second < y->second ? -1 : x->second > y->second;
 }
 
-/* The source servers of a \xff/keyServers/ value into st->src. Returns 0 or -1 (malformed). */
+/* The source servers of a \xff/keyServers/ value into st->src. Returns 0, internal_error
+ * (malformed: libfdb_c asserts) or TXN_ERR_NO_MEMORY. */
 static int decode_key_servers(op *o, cfdb_bytes v)
 {
     addr_state *st = state_of(o);
@@ -251,16 +259,16 @@ static int decode_key_servers(op *o, cfdb_bytes v)
     if (v.len == 0)
         return 0; /* past the last shard (\xff\xff): no servers */
     if (v.len < 12)
-        return -1;
+        return CFDB_ERR_INTERNAL_ERROR;
     uint64_t pv = rd64(v.ptr) & PV_VERSION_MASK;
     uint32_t n = rd32(v.ptr + 8);
     if (pv >= PV_HAS_SHARD_ENCODE_LOCATION || pv < PV_HAS_KEY_SERVER_VALUE_V2) {
         /* src (vector<UID>), dest, [srcID, destID]: the source servers lead */
         if (n > (v.len - 12) / 16)
-            return -1;
+            return CFDB_ERR_INTERNAL_ERROR;
         st->src = cfdb_arena_alloc(&o->f->arena, (n ? n : 1) * sizeof *st->src);
         if (!st->src)
-            return -1;
+            return TXN_ERR_NO_MEMORY;
         for (uint32_t i = 0; i < n; i++)
             st->src[i] = uid_at(v.ptr + 12 + 16 * (size_t)i);
         st->nsrc = n;
@@ -269,11 +277,11 @@ static int decode_key_servers(op *o, cfdb_bytes v)
     /* withKeyServerValueV2: src and dest as Tags, mapped back to servers through the
      * \xff/serverTag/ rows read before, sorted */
     if (n > (v.len - 12) / 3)
-        return -1;
+        return CFDB_ERR_INTERNAL_ERROR;
     const uint8_t *tags = v.ptr + 12;
     st->src = cfdb_arena_alloc(&o->f->arena, (st->ntags ? st->ntags : 1) * sizeof *st->src);
     if (!st->src)
-        return -1;
+        return TXN_ERR_NO_MEMORY;
     static const char prefix[] = "\xff/serverTag/";
     for (size_t r = 0; r < st->ntags; r++) {
         const cfdb_key_value *kv = &st->tags[r];
@@ -297,17 +305,18 @@ static int decode_key_servers(op *o, cfdb_bytes v)
 
 /* ---------- 2, 3. NativeAPI getRange ---------- */
 
-static void range_done(op *o);
+static void range_done(read_op *r);
 
 static void start_range(op *o, cfdb_bytes key, cfdb_bytes end_key, int32_t rows)
 {
     cfdb_key_selector b = { key, true, 0 };     /* lastLessOrEqual */
     cfdb_key_selector e = { end_key, true, 1 }; /* firstGreaterThan */
-    txn_native_read(o, b, e, cfdb_range_limits_make(rows, -1), false, range_done);
+    txn_native_read(&state_of(o)->r, b, e, cfdb_range_limits_make(rows, -1), false, range_done);
 }
 
-static void range_done(op *o)
+static void range_done(read_op *r)
 {
+    op *o = &r->base;
     addr_state *st = state_of(o);
     const cfdb_native_result *res = &st->nr.result;
     uint64_t bytes = 32ull * res->n; /* getRangeResultFamilyBytes: RangeResultRef::expectedSize */
@@ -321,7 +330,7 @@ static void range_done(op *o)
         static const char prefix[] = "\xff/keyServers/";
         uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + st->key.len + 1);
         if (!k) {
-            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            op_finish(o, TXN_ERR_NO_MEMORY);
             return;
         }
         memcpy(k, prefix, sizeof prefix - 1);
@@ -332,13 +341,14 @@ static void range_done(op *o)
         return;
     }
     /* every shard has a team: libfdb_c asserts a row */
-    if (res->n == 0 || decode_key_servers(o, res->rows[0].value)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    int rc = res->n == 0 ? CFDB_ERR_INTERNAL_ERROR : decode_key_servers(o, res->rows[0].value);
+    if (rc) {
+        op_finish(o, rc);
         return;
     }
     st->addrs = cfdb_arena_alloc(&o->f->arena, (st->nsrc ? st->nsrc : 1) * sizeof *st->addrs);
     if (!st->addrs) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     st->stage = STAGE_SERVER_LIST;
@@ -366,16 +376,28 @@ static void have_version(cfdb_waiter *w, int error, int64_t version)
     start_range(o, CFDB_BYTES_LIT("\xff/serverTag/"), CFDB_BYTES_LIT("\xff/serverTag0"), TOO_MANY);
 }
 
-void cfdb_addresses_op_start(op *o)
+static void addresses_start(op *o)
 {
-    addr_state *st = cfdb_arena_alloc(&o->f->arena, sizeof *st);
-    if (!st) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return;
-    }
-    memset(st, 0, sizeof *st);
-    st->key = o->key;
-    o->nr = &st->nr;
+    addr_state *st = state_of(o);
+    st->r.nr = &st->nr;
     o->w.fn = have_version;
     txn_need_read_version(o->tx, &o->w);
+}
+
+/* RYW adds getAddressesForKey to `reading`; it adds nothing to the cost kept per operation
+ * (its reads add theirs as they end: add_cost) */
+static const txn_op_kind addresses_kind = {
+    .name = "get_addresses_for_key",
+    .flags = TXN_OP_READ,
+    .start = addresses_start,
+};
+
+cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key)
+{
+    op *o = op_new(tx, &addresses_kind, CFDB_FUTURE_STRINGS, sizeof(addr_state));
+    if (!o)
+        return txn_future_no_memory(CFDB_FUTURE_STRINGS);
+    if (cfdb_arena_dup_bytes(&o->f->arena, key, &state_of(o)->key))
+        return op_settle(o, TXN_ERR_NO_MEMORY);
+    return op_launch(o);
 }

@@ -1,6 +1,12 @@
-/* Committing: the commit request built from the read-your-writes state, the reply, the
- * versionstamp, commit_unknown_result's probe (NativeAPI commitDummyTransaction), read-only
- * commits, and the commit and versionstamp entry points. */
+/* Committing, as an operation kind: the commit request built from the read-your-writes
+ * state (or, with read-your-writes off, NativeAPI's program-order buffers: ryw.c), the reply,
+ * the versionstamp, commit_unknown_result's probe (NativeAPI commitDummyTransaction),
+ * read-only commits, and the commit and versionstamp entry points.
+ *
+ * A commit waits for the attempt's reads in flight (txn_commit_must_wait) and fails with the
+ * first read's error; it ends the versionstamp future and starts or ends the watches. A
+ * commit that could not be sent, or whose fate is unknown, is retried a bounded number of
+ * times (COMMIT_SEND_ATTEMPTS, DUMMY_COMMIT_ATTEMPTS). */
 #include "transaction.h"
 
 #include <stdio.h>
@@ -9,9 +15,22 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
+#include "special_keys.h"
+#include "txn_commit.h"
 #include "txn_internal.h"
+#include "txn_watch.h"
 
-/* ---------- commit ---------- */
+typedef struct commit_op {
+    op base;
+    cfdb_commit_transaction_request commit; /* arrays in the future's arena */
+    bool read_only;
+    cfdb_key_range dummy_range; /* commit_unknown_result probe (NativeAPI commitDummyTransaction) */
+    int attempts;               /* sends that failed, or probes */
+} commit_op;
+
+_Static_assert(sizeof(commit_op) <= CFDB_FUTURE_EXTRA_MAX, "a commit fits in its future's block");
+
+#define C(o) TXN_OP_AS(commit_op, o)
 
 
 /* The versionstamp future ends with the commit: the stamp on success (NativeAPI sends it
@@ -24,12 +43,24 @@ void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
         return;
     tx->versionstamp_future = NULL;
     if (!error && !read_only) {
-        cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
-        cfdb_future_complete(vf, 0);
+        int rc = cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
+        cfdb_future_complete(vf, rc ? TXN_ERR_NO_MEMORY : 0);
     } else {
         cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION : CFDB_ERR_TRANSACTION_INVALID_VERSION);
     }
     cfdb_future_unref(vf);
+    txn_unref(tx); /* the waiting future's (the caller holds another) */
+}
+
+void txn_cancel_versionstamp(cfdb_txn *tx)
+{
+    cfdb_future *vf = tx->versionstamp_future;
+    if (!vf)
+        return;
+    tx->versionstamp_future = NULL;
+    cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
+    cfdb_future_unref(vf);
+    txn_unref(tx); /* the waiting future's (the caller holds another) */
 }
 
 /* ---- commit_unknown_result: make sure the lost commit can no longer land ----
@@ -58,11 +89,11 @@ static void on_dummy_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         cfdb_arena a;
         uint64_t mem[64];
         cfdb_arena_init_with(&a, mem, sizeof mem);
-        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        int rc = txn_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
         cfdb_arena_free(&a);
         error = rc ? CFDB_ERR_COMMIT_UNKNOWN_RESULT : err ? err : id.version < 0 ? CFDB_ERR_NOT_COMMITTED : 0;
     }
-    if (!error || ++o->dummy_attempts >= DUMMY_COMMIT_ATTEMPTS) {
+    if (!error || ++C(o)->attempts >= DUMMY_COMMIT_ATTEMPTS) {
         commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
         return;
     }
@@ -79,9 +110,9 @@ static void dummy_have_version(cfdb_waiter *w, int error, int64_t version)
     }
     cfdb_commit_transaction_request req;
     memset(&req, 0, sizeof req);
-    req.transaction.read_conflict_ranges.items = &o->dummy_range;
+    req.transaction.read_conflict_ranges.items = &C(o)->dummy_range;
     req.transaction.read_conflict_ranges.count = 1;
-    req.transaction.write_conflict_ranges.items = &o->dummy_range;
+    req.transaction.write_conflict_ranges.items = &C(o)->dummy_range;
     req.transaction.write_conflict_ranges.count = 1;
     req.transaction.read_snapshot = version;
     req.flags = CFDB_COMMIT_FLAG_IS_LOCK_AWARE;
@@ -102,7 +133,7 @@ static void dummy_start(op *o)
 /* Where the lost commit's read and write conflict ranges meet; false if they do not. */
 static bool pick_dummy_key(op *o)
 {
-    const cfdb_commit_transaction *t = &o->commit.transaction;
+    const cfdb_commit_transaction *t = &C(o)->commit.transaction;
     for (uint32_t i = 0; i < t->write_conflict_ranges.count; i++) {
         cfdb_key_range w = t->write_conflict_ranges.items[i];
         for (uint32_t j = 0; j < t->read_conflict_ranges.count; j++) {
@@ -115,8 +146,8 @@ static bool pick_dummy_key(op *o)
                 return false;
             memcpy(after, k.ptr, k.len);
             after[k.len] = 0;
-            o->dummy_range.begin = cfdb_bytes_make(after, k.len);
-            o->dummy_range.end = cfdb_bytes_make(after, k.len + 1);
+            C(o)->dummy_range.begin = cfdb_bytes_make(after, k.len);
+            C(o)->dummy_range.end = cfdb_bytes_make(after, k.len + 1);
             return true;
         }
     }
@@ -141,7 +172,7 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
         cfdb_commit_id id;
         memset(&id, 0, sizeof id);
         cfdb_reply_error err = 0;
-        int rc = fb_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
+        int rc = txn_decode(&cfdb_msg_commit_id_reply, msg, len, &id, &err, &a);
         error = 0;
         if (rc || err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_REQUEST_MAYBE_DELIVERED)
             lost = true;
@@ -150,8 +181,8 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
         else if (id.version == -1) {
             error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
             if (id.conflictingKRIndices.present)
-                cfdb_conflicts_record(tx, o->commit.transaction.read_conflict_ranges.items,
-                                      o->commit.transaction.read_conflict_ranges.count,
+                cfdb_conflicts_record(tx, C(o)->commit.transaction.read_conflict_ranges.items,
+                                      C(o)->commit.transaction.read_conflict_ranges.count,
                                       id.conflictingKRIndices.value.items, id.conflictingKRIndices.value.count);
         } else {
             tx->committed_version = id.version;
@@ -210,12 +241,12 @@ static void commit_transmit(op *o)
     cfdb_txn *tx = o->tx;
     const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
     o->request = proxy ? cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
-                                             &cfdb_msg_commit_transaction_request, &o->commit,
-                                             &o->commit.reply.token, on_commit_reply, o)
+                                             &cfdb_msg_commit_transaction_request, &C(o)->commit,
+                                             &C(o)->commit.reply.token, on_commit_reply, o)
                        : 0;
     if (o->request)
         return;
-    if (++o->dummy_attempts < COMMIT_SEND_ATTEMPTS)
+    if (++C(o)->attempts < COMMIT_SEND_ATTEMPTS)
         op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, commit_resend_fire);
     else
         commit_done(o, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
@@ -227,18 +258,18 @@ static void commit_send(op *o, int64_t read_version)
     pthread_mutex_lock(&tx->mu);
     /* the request's arrays live in the future's (recycled) arena: no malloc per commit */
     int rc = cfdb_ryw_build_commit(&tx->ryw, read_version, tx->opt.causal_write_risky, cfdb_client_random(tx->cl),
-                                   cfdb_client_random(tx->cl), &o->f->arena, &o->commit.transaction);
+                                   cfdb_client_random(tx->cl), &o->f->arena, &C(o)->commit.transaction);
     bool report = tx->opt.report_conflicting_keys, lock_aware = tx->opt.lock_aware;
     if (!rc && atomic_load(&tx->gen) == o->gen)
-        txn_cost_commit(tx, &o->commit.transaction);
+        txn_cost_commit(tx, &C(o)->commit.transaction);
     pthread_mutex_unlock(&tx->mu);
     if (rc) {
         commit_done(o, rc);
         return;
     }
-    o->commit.transaction.report_conflicting_keys = report;
-    o->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
-    o->commit.tenantInfo.tenantId = -1;
+    C(o)->commit.transaction.report_conflicting_keys = report;
+    C(o)->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
+    C(o)->commit.tenantInfo.tenantId = -1;
     commit_transmit(o);
 }
 
@@ -251,7 +282,7 @@ static void commit_have_version(cfdb_waiter *w, int error, int64_t version)
         op_finish(o, CFDB_ERR_TRANSACTION_CANCELLED);
         return;
     }
-    if (o->read_only) {
+    if (C(o)->read_only) {
         read_only_commit_done(o->tx, error);
         txn_settle_versionstamp(o->tx, error, true);
         txn_start_watches(o->tx, error);
@@ -276,7 +307,7 @@ static void read_only_commit_done(cfdb_txn *tx, int error)
     pthread_mutex_unlock(&tx->mu);
 }
 
-void txn_commit_begin(op *o)
+static void commit_begin(op *o)
 {
     cfdb_txn *tx = o->tx;
     if (op_abandoned(o))
@@ -288,7 +319,7 @@ void txn_commit_begin(op *o)
         commit_done(o, read_error);
         return;
     }
-    if (o->read_only && !tx->watches) {
+    if (C(o)->read_only && !tx->watches) {
         read_only_commit_done(tx, 0);
         txn_settle_versionstamp(tx, 0, true);
         op_finish(o, 0); /* read-only: libfdb_c reports committed version -1 */
@@ -299,6 +330,15 @@ void txn_commit_begin(op *o)
      * consistency */
     txn_need_read_version_flags(tx, &o->w, CFDB_GRV_FLAG_CAUSAL_READ_RISKY);
 }
+
+/* Network thread, and again once the attempt's reads in flight are done. */
+static void commit_start(op *o)
+{
+    if (!txn_commit_must_wait(o))
+        commit_begin(o);
+}
+
+static const txn_op_kind commit_kind = { .name = "commit", .start = commit_start, .resume = commit_begin };
 
 
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
@@ -316,11 +356,13 @@ cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
     bool read_only = cfdb_ryw_is_read_only(&tx->ryw);
     tx->committing = true;
     cfdb_conflicts_clear(tx); /* a new attempt: earlier reports no longer apply */
-    op *o = op_new(tx, OP_COMMIT, CFDB_FUTURE_VOID);
+    op *o = op_new(tx, &commit_kind, CFDB_FUTURE_VOID, sizeof(commit_op));
     if (o)
-        o->read_only = read_only; /* nothing to send, but watches start at its read version */
+        C(o)->read_only = read_only; /* nothing to send, but watches start at its read version */
+    else
+        tx->committing = false;
     pthread_mutex_unlock(&tx->mu);
-    return o ? op_launch(o) : NULL;
+    return o ? op_launch(o) : txn_future_no_memory(CFDB_FUTURE_VOID);
 }
 
 int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out)
@@ -329,35 +371,31 @@ int cfdb_txn_get_committed_version(cfdb_txn *tx, int64_t *out)
     return 0;
 }
 
-static void versionstamp_task(void *arg)
+/* ---------- get_versionstamp: answered when the commit ends (txn_settle_versionstamp) ---------- */
+
+static void versionstamp_start(op *o)
 {
-    op *o = arg;
     cfdb_txn *tx = o->tx;
     if (tx->has_versionstamp) {
-        cfdb_arena_dup_bytes(&o->f->arena, cfdb_bytes_make(tx->versionstamp, 10), &o->f->r.key);
+        int rc = cfdb_arena_dup_bytes(&o->f->arena, cfdb_bytes_make(tx->versionstamp, 10), &o->f->r.key);
         op_link(o);
-        op_finish(o, 0);
+        op_finish(o, rc ? TXN_ERR_NO_MEMORY : 0);
         return;
     }
     if (tx->versionstamp_future) { /* only the latest request is answered */
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
+        txn_unref(tx); /* its reference: this op's takes over */
     }
-    /* the op's reference to its future becomes the transaction's; the op is done */
-    cfdb_arena_free(&o->commit_arena);
+    /* the op's references to its future and transaction stay while the future waits (a reset
+     * then finds the transaction still in use and ends it); the op is done */
     tx->versionstamp_future = o->f;
-    txn_unref(tx);
 }
+
+static const txn_op_kind versionstamp_kind = { .name = "get_versionstamp", .start = versionstamp_start, .raw_start = true };
 
 cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx)
 {
-    op *o = op_new(tx, OP_GRV, CFDB_FUTURE_KEY);
-    if (!o)
-        return NULL;
-    cfdb_future *f = o->f;
-    if (cfdb_loop_post(cfdb_client_loop(tx->cl), versionstamp_task, o) != 0) {
-        op_link(o);
-        op_finish(o, CFDB_ERR_NETWORK_NOT_SETUP);
-    }
-    return f;
+    op *o = op_new(tx, &versionstamp_kind, CFDB_FUTURE_KEY, sizeof *o);
+    return o ? op_launch(o) : txn_future_no_memory(CFDB_FUTURE_KEY);
 }

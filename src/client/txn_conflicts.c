@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
+#include "special_keys.h"
 #include "txn_internal.h"
 
 #define PREFIX "\xff\xff/transaction/conflicting_keys/"
@@ -87,14 +88,14 @@ cfdb_future *cfdb_conflicts_get(cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
     if (!f)
-        return NULL;
+        return txn_future_no_memory(CFDB_FUTURE_VALUE);
     pthread_mutex_lock(&tx->mu);
     int rc = tx->deferred_error;
     for (uint32_t i = 0; !rc && i < tx->conflicts.count; i++) {
         if (cfdb_bytes_eq(tx->conflicts.keys[i], key)) {
             f->r.value.present = true;
             rc = cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(&tx->conflicts.values[i], 1), &f->r.value.value)
-                     ? CFDB_ERR_INTERNAL_ERROR
+                     ? TXN_ERR_NO_MEMORY
                      : 0;
             break;
         }
@@ -108,7 +109,7 @@ cfdb_future *cfdb_conflicts_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes
 {
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
     if (!f)
-        return NULL;
+        return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
     pthread_mutex_lock(&tx->mu);
     int rc = tx->deferred_error;
     uint32_t n = tx->conflicts.count, first = 0, last = 0;
@@ -125,13 +126,13 @@ cfdb_future *cfdb_conflicts_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes
     }
     cfdb_fdb_kv *kv = rc ? NULL : cfdb_arena_alloc(&f->arena, (count ? count : 1) * sizeof *kv);
     if (!rc && !kv)
-        rc = CFDB_ERR_INTERNAL_ERROR;
+        rc = TXN_ERR_NO_MEMORY;
     for (uint32_t i = 0; !rc && i < count; i++) {
         uint32_t at = reverse ? last - 1 - i : first + i;
         cfdb_bytes k, v;
         if (cfdb_arena_dup_bytes(&f->arena, tx->conflicts.keys[at], &k) ||
             cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(&tx->conflicts.values[at], 1), &v)) {
-            rc = CFDB_ERR_INTERNAL_ERROR;
+            rc = TXN_ERR_NO_MEMORY;
             break;
         }
         kv[i] = (cfdb_fdb_kv){ k.ptr, (int)k.len, v.ptr, (int)v.len };

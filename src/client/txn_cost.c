@@ -39,7 +39,7 @@ void txn_cost_op_finished(op *o, int error)
 {
     if (error || !o->read_storage)
         return;
-    if (o->kind != OP_GET && o->kind != OP_GET_RANGE && o->kind != OP_MAPPED_RANGE)
+    if (!(o->kind->flags & TXN_OP_COSTED)) /* get, get_range, get_mapped_range */
         return;
     cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu); /* a reset (gen bump, cost to 0) happens under mu */
@@ -63,25 +63,22 @@ void txn_cost_commit(cfdb_txn *tx, const cfdb_commit_transaction *t)
     atomic_fetch_add(&tx->total_cost, cost);
 }
 
-static cfdb_future *ready_now(cfdb_future *f)
-{
-    if (f)
-        cfdb_future_complete(f, 0);
-    return f;
-}
-
 cfdb_future *cfdb_txn_get_total_cost(cfdb_txn *tx)
 {
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
-    if (f)
-        f->r.i64 = atomic_load(&tx->total_cost);
-    return ready_now(f);
+    if (!f)
+        return txn_future_no_memory(CFDB_FUTURE_INT64);
+    f->r.i64 = atomic_load(&tx->total_cost);
+    cfdb_future_complete(f, 0);
+    return f;
 }
 
 cfdb_future *cfdb_txn_get_tag_throttled_duration(cfdb_txn *tx)
 {
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_DOUBLE);
-    if (f)
-        f->r.d = atomic_load(&tx->tag_throttled_s);
-    return ready_now(f);
+    if (!f)
+        return txn_future_no_memory(CFDB_FUTURE_DOUBLE);
+    f->r.d = atomic_load(&tx->tag_throttled_s);
+    cfdb_future_complete(f, 0);
+    return f;
 }

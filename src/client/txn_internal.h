@@ -1,6 +1,20 @@
-/* Shared by the transaction files: the transaction and operation structs and the
- * operation machinery (transaction.c), used by txn_metadata.c. Network-thread rules as
- * in transaction.h. */
+/* The transaction engine's shared core: the transaction struct, the operation header every
+ * kind of operation starts with, the table of functions through which the generic machinery
+ * drives a kind, and the machinery itself (txn_op.c: lifecycle, deadlines, the read version,
+ * retry timers; transaction.c: the transaction's lifecycle).
+ *
+ * Operation kinds live in their own files (txn_read.c, txn_commit.c, txn_watch.c,
+ * txn_metadata.c, txn_addresses.c, txn_mapped.c, txn_on_error.c). Each defines a struct whose
+ * first member is `op` and a `txn_op_kind` table, and includes this header; nothing here
+ * knows any kind. Invariants:
+ *  - an op lives in its future's block (op_new(size) <= CFDB_FUTURE_EXTRA_MAX), so an
+ *    operation costs no allocation of its own;
+ *  - after op_launch, only the network thread touches an op; it ends exactly once, through
+ *    op_finish, which completes the future (unless already complete) and drops the op's
+ *    references to its future and transaction;
+ *  - errors are FoundationDB's positive codes (cfdb/errors.h); an allocation that fails
+ *    fails the operation with TXN_ERR_NO_MEMORY.
+ * Threading rules as in transaction.h. */
 #ifndef CFDB_CLIENT_TXN_INTERNAL_H
 #define CFDB_CLIENT_TXN_INTERNAL_H
 
@@ -31,22 +45,16 @@
 #define REPLY_BYTE_LIMIT 80000
 #define WATCH_RETRY_DELAY_NS 10000000ull
 
-enum op_kind {
-    OP_GET,
-    OP_GET_KEY,
-    OP_GET_RANGE,
-    OP_GRV,
-    OP_COMMIT,
-    OP_WATCH,
-    OP_ON_ERROR,
-    /* txn_metadata.c */
-    OP_STATUS,
-    OP_ADDRESSES,
-    OP_ESTIMATE_SIZE,
-    OP_SPLIT_POINTS,
-    /* txn_mapped.c */
-    OP_MAPPED_RANGE,
-};
+/* A reply that does not decode is retried (it may come from a server being replaced) at most
+ * this many times in a row per operation; then the operation fails with it. libfdb_c cannot
+ * meet such a reply (its transport drops the connection); without a bound a peer answering
+ * garbage would keep the operation retrying forever. */
+#define TXN_MAX_BAD_REPLIES 20
+
+/* The error an operation fails with when memory for its results cannot be had. libfdb_c's
+ * small-block allocator aborts the process; a large Arena block's std::bad_alloc reaches the
+ * actor as a non-Error exception, which Flow turns into unknown_error. */
+#define TXN_ERR_NO_MEMORY CFDB_ERR_UNKNOWN_ERROR
 
 typedef struct op op;
 
@@ -102,7 +110,7 @@ struct cfdb_txn {
     uint8_t versionstamp[10];
     cfdb_future *versionstamp_future;
     op *ops;      /* in flight */
-    op *watches;  /* waiting for the commit */
+    op *watches;  /* waiting for the commit (txn_watch.c) */
     cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */
     /* a commit waits for the attempt's reads in flight (RYW commit waits on `reading`) */
     int reads_in_flight;
@@ -110,13 +118,41 @@ struct cfdb_txn {
     op *commit_waiting;
 };
 
+/* ---------- operation kinds ---------- */
+
+enum {
+    /* RYW's `reading`: a commit of the same attempt waits until it is done, and fails with
+     * its error */
+    TXN_OP_READ = 1u << 0,
+    /* its storage replies count in the transaction's cost once it succeeds (txn_cost.c) */
+    TXN_OP_COSTED = 1u << 1,
+    /* not ended by the transaction's timeout, nor failed by a reset's sweep of the ops in
+     * flight: on_error and watches, which have rules of their own */
+    TXN_OP_OWN_LIFETIME = 1u << 2,
+};
+
+typedef struct txn_op_kind {
+    const char *name;
+    uint32_t flags;
+    /* Network thread, once the op is queued. Unless the kind sets `raw_start`, the op is
+     * linked into the transaction's ops first and, unless TXN_OP_OWN_LIFETIME, checked for
+     * abandonment and put under the transaction's deadline. */
+    void (*start)(op *o);
+    bool raw_start;
+    /* Optional: a commit's continuation once the reads it waited for are done
+     * (txn_commit_must_wait); without it, start runs again. */
+    void (*resume)(op *o);
+    /* Optional: runs in op_finish before the future completes (release what the kind holds). */
+    void (*finish)(op *o, int error);
+} txn_op_kind;
+
+/* The header every operation starts with (a kind's struct has it as its first member). */
 struct op {
-    cfdb_waiter w;
-    enum op_kind kind;
+    cfdb_waiter w;      /* first: waiter lists hold ops */
+    const txn_op_kind *kind;
     bool finished;
     bool read_storage;  /* some reply came from a storage server: the read has a cost */
     bool counted_read;  /* in tx->reads_in_flight */
-    bool counted_watch; /* holds one of the database's MAX_WATCHES slots */
     cfdb_client *cl;    /* = tx->cl, for paths that may run after tx is gone */
     uint64_t read_bytes; /* what the storage replies weigh, as NativeAPI counts it */
     cfdb_txn *tx;
@@ -127,55 +163,24 @@ struct op {
     uint64_t request;
     int replica;        /* which of the shard's servers (mod their count) */
     int replicas_tried; /* failed in a row, before relocating */
-
-    cfdb_bytes key;         /* get, watch; a NativeAPI getKey's selector key */
-    cfdb_ryw_point point;   /* get: local writes over the storage value */
-    bool snapshot;
-    bool use_ryw;           /* reads see the transaction's writes */
-    bool through;           /* read-your-writes off: NativeAPI reads, no snapshot cache */
-    /* NativeAPI getKey (get_key with RYW off, getRange's fallback) */
-    bool native_key;
-    bool or_equal;
-    int offset;
-    cfdb_key_selector sel0;     /* get_key's selector as asked */
-    /* get_range */
-    cfdb_key_selector begin_sel, end_sel; /* orEqual removed */
-    bool reverse;
-    cfdb_range_limits rlimits;
-    cfdb_ryw_read *rr;          /* get_key / get_range through read-your-writes */
-    cfdb_native_range *nr;      /* the NativeAPI getRange in flight */
-    void (*native_done_hook)(op *o); /* txn_native_read's caller, when the range is read */
-                                /* (both in the future's arena, made when the read starts) */
-    bool fallback_have_begin;
-    cfdb_bytes fallback_begin;
-    /* commit */
-    cfdb_commit_transaction_request commit;
-    cfdb_arena commit_arena;
-    /* watch */
-    cfdb_opt_bytes watch_value;
-    int64_t watch_version;
-    int64_t watch_fired_version; /* the storage server's answer, while waitForCommittedVersion runs */
-    bool watch_have_value;
-    /* on_error */
-    int error;
-    /* commit */
-    bool read_only;
-    cfdb_key_range dummy_range; /* commit_unknown_result probe (NativeAPI commitDummyTransaction) */
-    int dummy_attempts;
-    /* metadata operations (txn_metadata.c) */
-    cfdb_bytes end_key;
-    int64_t chunk_size;
-    int64_t sum;
-    cfdb_bytes_vec points;
-    uint32_t points_cap;
-    /* mapped range reads (txn_mapped.c): state in the future's arena */
-    struct cfdb_mapped_state *mapped;
+    int bad_replies;    /* undecodable replies in a row (TXN_MAX_BAD_REPLIES) */
 };
+
+/* The kind's struct of an op (its first member is the op). */
+#define TXN_OP_AS(type, o) ((type *)(void *)(o))
 
 /* The storage errors after which NativeAPI looks the key's location up again and retries. */
 static inline bool storage_error_relocates(int e)
 {
     return e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED;
+}
+
+/* fb_decode with its failure as a positive FoundationDB code (serialization_failed, 1044). */
+static inline int txn_decode(const fb_message *m, const uint8_t *msg, uint32_t len, void *item,
+                             cfdb_reply_error *err, cfdb_arena *arena)
+{
+    int rc = fb_decode(m, msg, len, item, err, arena);
+    return rc < 0 ? -rc : rc;
 }
 
 /* Small helpers shared by the transaction files. */
@@ -188,68 +193,56 @@ static inline bool is_metadata_version_key(cfdb_bytes key)
     return cfdb_bytes_eq(key, CFDB_BYTES_LIT(METADATA_VERSION_KEY));
 }
 
-/* Operation kinds started on the network thread by op_start (transaction.c): */
-void txn_get_have_version(cfdb_waiter *w, int error, int64_t version);  /* get (txn_read.c) */
-void txn_read_have_version(cfdb_waiter *w, int error, int64_t version); /* get_key, get_range */
-void txn_commit_begin(op *o);                                          /* txn_commit.c */
-/* A NativeAPI getRange for an operation reading system keys outside read-your-writes (rows
- * in the future's arena, no snapshot cache), with getRange's relocation and fallback;
- * done(o) runs with o->nr->result. o->nr must point at the operation's storage for it, and
- * o->key is used for relocation meanwhile (txn_read.c). */
-/* The cached shard holding key (backward: the one ending at it), or NULL after asking for
- * its location at the transaction's read version: `located` runs with the answer
- * (txn_read.c). */
-const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward, void (*located)(cfdb_waiter *w, int error, int64_t value));
-void txn_native_read(op *o, cfdb_key_selector begin, cfdb_key_selector end, cfdb_range_limits limits, bool reverse,
-                     void (*done)(op *o));
-/* The versionstamp future and the watches end with the commit (txn_commit.c, txn_watch.c). */
-void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only);
-void txn_start_watches(cfdb_txn *tx, int error);
-/* Transaction references (transaction.c). */
-void txn_ref(cfdb_txn *tx);
-void txn_unref(cfdb_txn *tx);
+/* ---------- the operation machinery (txn_op.c) ---------- */
 
-/* Operation machinery (transaction.c). */
-op *op_new(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind);
+/* A new op of `size` bytes (the kind's struct, >= sizeof(op), zeroed) in a new future of
+ * fkind; NULL when memory is short (the caller answers txn_future_no_memory). */
+op *op_new(cfdb_txn *tx, const txn_op_kind *kind, cfdb_future_kind fkind, size_t size);
+/* Queues the op's start on the network thread; returns the application's future. */
 cfdb_future *op_launch(op *o);
+/* Ends an op that was never launched, on the application's thread: its future completes
+ * with error (the kind's result fields set by the caller); returns the future. */
+cfdb_future *op_settle(op *o, int error);
 void op_link(op *o);
 void op_finish(op *o, int error);
+/* True when the op should stop (cancelled, reset, timed out); finishes it then. */
 bool op_abandoned(op *o);
 void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn);
+/* A reply did not decode (error rc): true (after finishing the op with rc) once that happened
+ * TXN_MAX_BAD_REPLIES times in a row; false: the caller retries. A good reply resets it. */
+bool op_bad_reply(op *o, int rc);
+static inline void op_good_reply(op *o)
+{
+    o->bad_replies = 0;
+}
+/* A commit waits for the attempt's reads in flight: true when o must wait (its kind's
+ * resume runs once they are done). */
+bool txn_commit_must_wait(op *o);
+/* Ends the application's side of the ops in flight (reset, cancel, timeout). */
+void txn_complete_ops(cfdb_txn *tx, int error, bool only_current_gen);
+void txn_arm_deadline(cfdb_txn *tx);
+void txn_disarm_deadline(cfdb_txn *tx);
+/* Calls w when the transaction has a read version. */
 void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w);
 void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_flags);
+
+/* ---------- the transaction (transaction.c) ---------- */
+
+void txn_ref(cfdb_txn *tx);
+void txn_unref(cfdb_txn *tx);
+/* Clears the transaction's state for a new attempt (mu held); keep_backoff: on_error's reset. */
+void txn_reset_locked(cfdb_txn *tx, bool keep_backoff);
 /* getMaxReadKey: "\xff\xff" with READ_SYSTEM_KEYS or ACCESS_SYSTEM_KEYS, else "\xff". */
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
-/* get and watch: 0, or 2004 for a key outside the readable space (the metadata version
- * key is readable without system-key access) (txn_read.c) */
-int txn_check_read_key(cfdb_txn *tx, cfdb_bytes key);
-
 /* The error a new operation fails with: the deferred one, or 1031 once the deadline passed
  * (mu held). */
 int txn_error_locked(cfdb_txn *tx);
+/* A future already complete with TXN_ERR_NO_MEMORY, for when no future can be allocated. */
+cfdb_future *txn_future_no_memory(cfdb_future_kind kind);
 
-/* Conflicting keys reported by a failed commit (txn_conflicts.c). */
-bool cfdb_conflicts_is_special(cfdb_bytes key);
-void cfdb_conflicts_clear(cfdb_txn *tx); /* mu held */
-void cfdb_conflicts_record(cfdb_txn *tx, const cfdb_key_range *reads, uint32_t nreads, const int32_t *indices,
-                           uint32_t n); /* takes mu */
-cfdb_future *cfdb_conflicts_get(cfdb_txn *tx, cfdb_bytes key);
-cfdb_future *cfdb_conflicts_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse);
+/* ---------- cost (txn_cost.c): libfdb_c 7.3's estimates (tag throttling's units) ---------- */
 
-/* Metadata operations (txn_metadata.c): started on the network thread. */
-void cfdb_metadata_op_start(op *o);
-/* The special key space (special_keys.c): whether a key / a range read belongs to it, and
- * reads there (module errors as libfdb_c's). */
-bool cfdb_special_key(cfdb_bytes key);
-bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end);
-cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key);
-cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse);
-
-/* Mapped range reads (txn_mapped.c): started on the network thread. */
-void cfdb_mapped_op_start(op *o);
-
-/* txn_cost.c: the transaction cost estimates of libfdb_c 7.3 (tag throttling's units) */
 void txn_cost_read(op *o, uint64_t bytes);          /* a storage reply of this weight arrived */
 void txn_cost_read_rows(op *o, const cfdb_key_value *rows, uint32_t n);
 void txn_cost_op_finished(op *o, int error);        /* a successful read adds its cost once */

@@ -1,9 +1,9 @@
 #define _GNU_SOURCE
-/* Operations that read cluster metadata rather than data: \xff\xff/status/json (through the
- * coordinators' leader and the cluster controller's status endpoint), the addresses of a
- * key's storage servers (started here, read in txn_addresses.c), estimated range sizes
- * (WaitMetrics) and split points (SplitRange).
- * All run on the network thread with the operation machinery of transaction.c. */
+/* Operation kinds that read cluster metadata rather than data: \xff\xff/status/json
+ * (through the coordinators' leader and the cluster controller's status endpoint), estimated
+ * range sizes (WaitMetrics) and split points (SplitRange), one shard at a time.
+ * All run on the network thread with the operation machinery of txn_op.c; replies that do not
+ * decode are retried at most TXN_MAX_BAD_REPLIES times in a row. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +11,24 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
-#include "txn_addresses.h"
 #include "txn_internal.h"
+#include "txn_metadata.h"
 
 #define METRICS_RETRY_NS 10000000ull
+
+typedef struct metadata_op {
+    op base;
+    cfdb_bytes key;     /* the start of what is left of the range */
+    cfdb_bytes end_key;
+    int64_t chunk_size; /* split points */
+    int64_t sum;        /* estimated size so far */
+    cfdb_bytes_vec points;
+    uint32_t points_cap;
+} metadata_op;
+
+#define M(o) TXN_OP_AS(metadata_op, o)
+
+static const txn_op_kind status_kind, estimate_kind, split_kind;
 
 static void metadata_step(op *o);
 
@@ -79,7 +93,7 @@ static void status_deliver(op *o, cfdb_bytes cluster_json, bool reachable)
     size_t total = (size_t)n + 11 + body + 1;
     uint8_t *out = cfdb_arena_alloc(&o->f->arena, total + 1);
     if (!out) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     size_t at = 0;
@@ -104,13 +118,13 @@ static void on_status_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
     cfdb_status_reply rep;
     memset(&rep, 0, sizeof rep);
     cfdb_reply_error err = 0;
-    if (error || fb_decode(&cfdb_msg_status_reply, msg, len, &rep, &err, &o->f->arena) || err) {
+    if (error || txn_decode(&cfdb_msg_status_reply, msg, len, &rep, &err, &o->f->arena) || err) {
         status_deliver(o, cfdb_bytes_make("", 0), true);
         return;
     }
     cfdb_bytes copy;
     if (cfdb_arena_dup_bytes(&o->f->arena, rep.statusStr, &copy)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     status_deliver(o, copy, true);
@@ -126,7 +140,7 @@ static void status_request(op *o, cfdb_bytes info)
     }
     cfdb_cluster_controller_client_interface cc;
     memset(&cc, 0, sizeof cc);
-    if (fb_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, (uint32_t)(info.len - 8), &cc, NULL,
+    if (txn_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, (uint32_t)(info.len - 8), &cc, NULL,
                   &o->f->arena)) {
         status_deliver(o, cfdb_bytes_make("", 0), true);
         return;
@@ -159,7 +173,7 @@ static void status_have_leader(cfdb_waiter *w, int error, int64_t v)
     /* copied: the monitor may replace it while the request is out */
     cfdb_bytes copy;
     if (cfdb_arena_dup_bytes(&o->f->arena, info, &copy)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     status_request(o, copy);
@@ -205,41 +219,42 @@ static void located(cfdb_waiter *w, int error, int64_t v)
         metadata_step(o);
 }
 
+/* Returns 0 or TXN_ERR_NO_MEMORY. */
 static int add_point(op *o, cfdb_bytes k)
 {
-    if (o->points.count == o->points_cap) {
-        uint32_t cap = o->points_cap ? o->points_cap * 2 : 16;
+    if (M(o)->points.count == M(o)->points_cap) {
+        uint32_t cap = M(o)->points_cap ? M(o)->points_cap * 2 : 16;
         cfdb_bytes *n = cfdb_arena_alloc(&o->f->arena, cap * sizeof *n);
         if (!n)
-            return -1;
-        if (o->points.count)
-            memcpy(n, o->points.items, o->points.count * sizeof *n);
-        o->points.items = n;
-        o->points_cap = cap;
+            return TXN_ERR_NO_MEMORY;
+        if (M(o)->points.count)
+            memcpy(n, M(o)->points.items, M(o)->points.count * sizeof *n);
+        M(o)->points.items = n;
+        M(o)->points_cap = cap;
     }
-    if (cfdb_arena_dup_bytes(&o->f->arena, k, &o->points.items[o->points.count]))
-        return -1;
-    o->points.count++;
+    if (cfdb_arena_dup_bytes(&o->f->arena, k, &M(o)->points.items[M(o)->points.count]))
+        return TXN_ERR_NO_MEMORY;
+    M(o)->points.count++;
     return 0;
 }
 
 static void split_deliver(op *o)
 {
-    cfdb_fdb_key *keys = cfdb_arena_alloc(&o->f->arena, (o->points.count ? o->points.count : 1) * sizeof *keys);
+    cfdb_fdb_key *keys = cfdb_arena_alloc(&o->f->arena, (M(o)->points.count ? M(o)->points.count : 1) * sizeof *keys);
     if (!keys) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
-    for (uint32_t i = 0; i < o->points.count; i++) {
-        keys[i].key = o->points.items[i].ptr;
-        keys[i].key_length = (int)o->points.items[i].len;
+    for (uint32_t i = 0; i < M(o)->points.count; i++) {
+        keys[i].key = M(o)->points.items[i].ptr;
+        keys[i].key_length = (int)M(o)->points.items[i].len;
     }
     o->f->r.keys.items = keys;
-    o->f->r.keys.count = (int)o->points.count;
+    o->f->r.keys.count = (int)M(o)->points.count;
     op_finish(o, 0);
 }
 
-/* The shard holding o->key, or NULL after starting a location lookup. Estimated sizes and
+/* The shard holding the key, or NULL after starting a location lookup. Estimated sizes and
  * split points first get the locations of the whole rest of the range as libfdb_c does
  * (getKeyRangeLocations: nothing is asked when the cache covers it, else one
  * GetKeyServerLocationsRequest with the range's end): getStorageMetricsLargeKeyRange with
@@ -251,26 +266,26 @@ static void split_deliver(op *o)
 static const cfdb_shard *shard_or_locate(op *o)
 {
     cfdb_db *db = o->tx->db;
-    if (o->kind == OP_ESTIMATE_SIZE || o->kind == OP_SPLIT_POINTS) {
-        int32_t limit = o->kind == OP_ESTIMATE_SIZE ? RANGE_SIZE_LOCATION_LIMIT : SPLIT_POINTS_LOCATION_LIMIT;
-        if (!cfdb_db_range_cached(db, o->key, o->end_key, limit)) {
+    if (o->kind == &estimate_kind || o->kind == &split_kind) {
+        int32_t limit = o->kind == &estimate_kind ? RANGE_SIZE_LOCATION_LIMIT : SPLIT_POINTS_LOCATION_LIMIT;
+        if (!cfdb_db_range_cached(db, M(o)->key, M(o)->end_key, limit)) {
             o->w.fn = located;
-            cfdb_db_fetch_range_locations(db, o->key, o->end_key, limit,
-                                          o->kind == OP_ESTIMATE_SIZE ? 0 : o->tx->read_version, &o->w);
+            cfdb_db_fetch_range_locations(db, M(o)->key, M(o)->end_key, limit,
+                                          o->kind == &estimate_kind ? 0 : o->tx->read_version, &o->w);
             return NULL;
         }
     }
-    const cfdb_shard *s = cfdb_db_cached_shard(db, o->key, false);
+    const cfdb_shard *s = cfdb_db_cached_shard(db, M(o)->key, false);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(db, o->key, false, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(db, M(o)->key, false, o->tx->read_version, &o->w);
     }
     return s;
 }
 
 static void metadata_step(op *o)
 {
-    if (o->kind == OP_STATUS) {
+    if (o->kind == &status_kind) {
         status_start(o);
         return;
     }
@@ -278,9 +293,9 @@ static void metadata_step(op *o)
     if (!s)
         return;
     /* the part of [key, end) inside this shard */
-    cfdb_key_range keys = { o->key, cfdb_bytes_cmp(s->end, o->end_key) < 0 ? s->end : o->end_key };
+    cfdb_key_range keys = { M(o)->key, cfdb_bytes_cmp(s->end, M(o)->end_key) < 0 ? s->end : M(o)->end_key };
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
-    if (o->kind == OP_ESTIMATE_SIZE) {
+    if (o->kind == &estimate_kind) {
         cfdb_wait_metrics_request req;
         memset(&req, 0, sizeof req);
         req.keys = keys;
@@ -294,24 +309,24 @@ static void metadata_step(op *o)
         cfdb_split_range_request req;
         memset(&req, 0, sizeof req);
         req.keys = keys;
-        req.chunkSize = o->chunk_size;
+        req.chunkSize = M(o)->chunk_size;
         req.tenantInfo.tenantId = -1;
         o->request = cfdb_client_request(o->tx->cl, server->peer,
                                          cfdb_adjusted_token(server->token, CFDB_SS_GET_RANGE_SPLIT_POINTS),
                                          &cfdb_msg_split_range_request, &req, &req.reply.token, on_split_reply, o);
     }
     if (!o->request)
-        retry_later(o, o->key, false);
+        retry_later(o, M(o)->key, false);
 }
 
-/* Moves o->key to the end of the shard just answered; true when the range is done. */
-static bool next_shard(op *o)
+/* Moves the key to the end of the shard just answered: 1 when the range is done, 0 when
+ * not, or TXN_ERR_NO_MEMORY. */
+static int next_shard(op *o)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->key, false);
-    if (!s || cfdb_bytes_cmp(s->end, o->end_key) >= 0)
-        return true;
-    cfdb_arena_dup_bytes(&o->f->arena, s->end, &o->key);
-    return false;
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, M(o)->key, false);
+    if (!s || cfdb_bytes_cmp(s->end, M(o)->end_key) >= 0)
+        return 1;
+    return cfdb_arena_dup_bytes(&o->f->arena, s->end, &M(o)->key) ? TXN_ERR_NO_MEMORY : 0;
 }
 
 static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
@@ -326,22 +341,28 @@ static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     cfdb_arena a;
     uint64_t mem[32];
     cfdb_arena_init_with(&a, mem, sizeof mem);
-    int rc = error ? error : fb_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
+    int rc = error ? 0 : txn_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
     cfdb_arena_free(&a);
-    int e = rc ? rc : err;
-    if (e == CFDB_ERR_FUTURE_VERSION || storage_error_relocates(e) ||
-        error || rc) {
-        retry_later(o, o->key, false);
+    if (rc && op_bad_reply(o, rc))
+        return;
+    if (!error && !rc)
+        op_good_reply(o);
+    int e = error ? error : rc ? rc : err;
+    if (e == CFDB_ERR_FUTURE_VERSION || storage_error_relocates(e) || error || rc) {
+        retry_later(o, M(o)->key, false);
         return;
     }
     if (e) {
         op_finish(o, e);
         return;
     }
-    o->sum += m.bytes;
-    if (next_shard(o)) {
-        o->f->r.i64 = o->sum;
+    M(o)->sum += m.bytes;
+    int next = next_shard(o);
+    if (next == 1) {
+        o->f->r.i64 = M(o)->sum;
         op_finish(o, 0);
+    } else if (next) {
+        op_finish(o, next);
     } else {
         metadata_step(o);
     }
@@ -356,10 +377,14 @@ static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     cfdb_split_range_reply rep;
     memset(&rep, 0, sizeof rep);
     cfdb_reply_error err = 0;
-    int rc = error ? error : fb_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
-    int e = rc ? rc : err;
+    int rc = error ? 0 : txn_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
+    if (rc && op_bad_reply(o, rc))
+        return;
+    if (!error && !rc)
+        op_good_reply(o);
+    int e = error ? error : rc ? rc : err;
     if (storage_error_relocates(e) || error || rc) {
-        retry_later(o, o->key, false);
+        retry_later(o, M(o)->key, false);
         return;
     }
     if (e) {
@@ -369,92 +394,84 @@ static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     /* [begin] + split points and shard boundaries in order + [end] (getRangeSplitPoints) */
     for (uint32_t i = 0; i < rep.splitPoints.count; i++)
         if (add_point(o, rep.splitPoints.items[i])) {
-            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+            op_finish(o, TXN_ERR_NO_MEMORY);
             return;
         }
-    if (next_shard(o)) {
-        if (add_point(o, o->end_key)) {
-            op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    int next = next_shard(o);
+    if (next > 1) {
+        op_finish(o, next);
+        return;
+    }
+    if (next == 1) {
+        if (add_point(o, M(o)->end_key)) {
+            op_finish(o, TXN_ERR_NO_MEMORY);
             return;
         }
         split_deliver(o);
         return;
     }
-    if (add_point(o, o->key)) { /* the shard boundary */
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    if (add_point(o, M(o)->key)) { /* the shard boundary */
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     metadata_step(o);
 }
 
-void cfdb_metadata_op_start(op *o)
+static void split_start(op *o)
 {
-    if (o->kind == OP_SPLIT_POINTS && add_point(o, o->key)) {
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
+    if (add_point(o, M(o)->key)) {
+        op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
-    switch (o->kind) {
-    case OP_ADDRESSES:
-        cfdb_addresses_op_start(o); /* txn_addresses.c */
-        break;
-    case OP_STATUS:
-    case OP_ESTIMATE_SIZE:
-    case OP_SPLIT_POINTS:
-        metadata_step(o);
-        break;
-    default:
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-    }
+    metadata_step(o);
 }
+
+static const txn_op_kind status_kind = { .name = "status_json", .start = metadata_step };
+static const txn_op_kind estimate_kind = { .name = "get_estimated_range_size", .start = metadata_step };
+static const txn_op_kind split_kind = { .name = "get_range_split_points", .start = split_start };
+
+_Static_assert(sizeof(metadata_op) <= CFDB_FUTURE_EXTRA_MAX, "a metadata op fits in its future's block");
 
 /* ---------- the API's entry points ---------- */
 
-static cfdb_future *range_metadata_op(cfdb_txn *tx, enum op_kind kind, cfdb_future_kind fkind, cfdb_bytes begin,
-                                      cfdb_bytes end, int64_t chunk)
+static cfdb_future *range_metadata_op(cfdb_txn *tx, const txn_op_kind *kind, cfdb_future_kind fkind,
+                                      cfdb_bytes begin, cfdb_bytes end, int64_t chunk)
 {
     if (cfdb_bytes_cmp(begin, end) > 0)
         return cfdb_future_error(fkind, CFDB_ERR_INVERTED_RANGE);
     if (!txn_key_readable(tx, begin) || (!txn_key_readable(tx, end) && !cfdb_bytes_eq(end, CFDB_BYTES_LIT("\xff"))))
         return cfdb_future_error(fkind, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
-    op *o = op_new(tx, kind, fkind);
+    op *o = op_new(tx, kind, fkind, sizeof(metadata_op));
     if (!o)
-        return NULL;
-    if (cfdb_arena_dup_bytes(&o->f->arena, begin, &o->key) || cfdb_arena_dup_bytes(&o->f->arena, end, &o->end_key)) {
-        cfdb_future *f = o->f;
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return f;
-    }
-    o->chunk_size = chunk;
-    if (kind == OP_ESTIMATE_SIZE && cfdb_bytes_cmp(begin, end) == 0) {
-        cfdb_future *f = o->f;
-        o->f->r.i64 = 0;
-        op_finish(o, 0);
-        return f;
-    }
+        return txn_future_no_memory(fkind);
+    if (cfdb_arena_dup_bytes(&o->f->arena, begin, &M(o)->key) ||
+        cfdb_arena_dup_bytes(&o->f->arena, end, &M(o)->end_key))
+        return op_settle(o, TXN_ERR_NO_MEMORY);
+    M(o)->chunk_size = chunk;
+    if (kind == &estimate_kind && cfdb_bytes_cmp(begin, end) == 0)
+        return op_settle(o, 0); /* (the future's int64 is 0) */
     return op_launch(o);
 }
 
 cfdb_future *cfdb_txn_get_estimated_range_size(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
 {
-    return range_metadata_op(tx, OP_ESTIMATE_SIZE, CFDB_FUTURE_INT64, begin, end, 0);
+    return range_metadata_op(tx, &estimate_kind, CFDB_FUTURE_INT64, begin, end, 0);
 }
 
 cfdb_future *cfdb_txn_get_range_split_points(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int64_t chunk_size)
 {
     if (chunk_size <= 0)
         return cfdb_future_error(CFDB_FUTURE_KEYS, CFDB_ERR_INVALID_OPTION_VALUE);
-    return range_metadata_op(tx, OP_SPLIT_POINTS, CFDB_FUTURE_KEYS, begin, end, chunk_size);
+    return range_metadata_op(tx, &split_kind, CFDB_FUTURE_KEYS, begin, end, chunk_size);
 }
 
-cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key)
+cfdb_future *cfdb_txn_status_json(cfdb_txn *tx)
 {
-    op *o = op_new(tx, OP_ADDRESSES, CFDB_FUTURE_STRINGS);
-    if (!o)
-        return NULL;
-    if (cfdb_arena_dup_bytes(&o->f->arena, key, &o->key)) {
-        cfdb_future *f = o->f;
-        op_finish(o, CFDB_ERR_INTERNAL_ERROR);
-        return f;
-    }
-    return op_launch(o);
+    pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
+    op *o = op_new(tx, &status_kind, CFDB_FUTURE_VALUE, sizeof(metadata_op));
+    return o ? op_launch(o) : txn_future_no_memory(CFDB_FUTURE_VALUE);
 }

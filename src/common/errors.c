@@ -2,6 +2,7 @@
 /* Error code table and the fdb_error_predicate() classification. */
 #include "cfdb/errors.h"
 
+#include <errno.h>
 #include <stddef.h>
 
 typedef struct cfdb_error_entry {
@@ -782,5 +783,41 @@ int cfdb_error_predicate(int predicate_test, int code)
         return retryable_not_committed(code);
     default:
         return 0;
+    }
+}
+
+int cfdb_error_from_errno(int err)
+{
+    if (err < 0)
+        err = -err;
+    switch (err) {
+    case 0:
+        return 0;
+    case ENOMEM:
+        return CFDB_ERR_PLATFORM_ERROR;
+    case ENOENT:
+        return CFDB_ERR_FILE_NOT_FOUND;
+    case EACCES:
+    case EPERM:
+        return CFDB_ERR_FILE_NOT_READABLE;
+    case EADDRINUSE:
+    case EADDRNOTAVAIL:
+        return CFDB_ERR_BIND_FAILED;
+    case ETIMEDOUT:
+        return CFDB_ERR_TIMED_OUT;
+    case ECONNREFUSED:
+    case ECONNRESET:
+    case ECONNABORTED:
+    case ENETUNREACH:
+    case EHOSTUNREACH:
+    case EPIPE:
+        return CFDB_ERR_CONNECTION_FAILED;
+    case EIO:
+    case ENOSPC:
+    case EROFS:
+    case EBADF:
+        return CFDB_ERR_IO_ERROR;
+    default:
+        return CFDB_ERR_PLATFORM_ERROR;
     }
 }

@@ -1,7 +1,15 @@
-/* Event loop: epoll for fds, a binary heap for timers, an eventfd plus a
- * mutex-protected double buffer for tasks posted from other threads.
- * See include/cfdb/event_loop.h for the contract. */
+/* Event loop: epoll for fds, an intrusive pairing heap for timers, an eventfd
+ * plus a mutex-protected intrusive FIFO of task nodes posted from any thread.
+ * See include/cfdb/event_loop.h for the contract.
+ *
+ * Invariants: a timer is in the heap iff timer->armed; the heap's root is the
+ * earliest (deadline, seq). A task node is in the queue iff task->queued; the
+ * queue (head/tail) and the pool's free list are only touched under
+ * queue_lock. Nothing on the post or arm paths allocates, except
+ * cfdb_loop_post growing its node pool. */
 #include "cfdb/event_loop.h"
+
+#include "cfdb/errors.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -24,15 +32,12 @@ typedef struct fd_slot {
     uint32_t generation;       /* bumped on remove so stale epoll events are dropped */
 } fd_slot;
 
-typedef struct task {
-    cfdb_task_fn fn;
-    void *arg;
-} task;
+#define POOL_CHUNK 256 /* cfdb_loop_post's nodes are allocated this many at a time */
 
-typedef struct task_vec {
-    task *items;
-    size_t len, cap;
-} task_vec;
+typedef struct pool_chunk {
+    struct pool_chunk *next;
+    cfdb_task nodes[POOL_CHUNK];
+} pool_chunk;
 
 /* Counters written by the loop thread only: relaxed load+store, no lock prefix. */
 #define BUMP(counter, n) \
@@ -46,16 +51,16 @@ struct cfdb_loop {
     fd_slot *slots;            /* indexed by fd */
     size_t slot_count;
 
-    cfdb_timer **heap;         /* min-heap on (deadline_ns, seq) */
-    size_t heap_len, heap_cap;
+    cfdb_timer *heap;          /* pairing heap root on (deadline_ns, seq) */
     uint64_t next_timer_seq;
     uint64_t now_ns;
 
-    /* Producers append to `pending` under the lock; the loop swaps it with
-     * `running` and runs that without the lock, so nobody waits on a task. */
+    /* Producers append nodes under the lock; the loop detaches the whole list
+     * and runs it without the lock, so nobody waits on a task. */
     pthread_mutex_t queue_lock;
-    task_vec pending;
-    task_vec running;
+    cfdb_task *queue_head, *queue_tail;
+    cfdb_task *pool_free;      /* cfdb_loop_post's idle nodes */
+    pool_chunk *pool_chunks;
 
     /* True only while the loop is about to block or blocked in epoll. A
      * producer that flips it to false owns the (single) eventfd write; a busy
@@ -132,12 +137,17 @@ void cfdb_loop_destroy(cfdb_loop *loop)
     if (loop->epoll_fd >= 0)
         close(loop->epoll_fd);
     /* Armed timers belong to their owners; just mark them idle. */
-    for (size_t i = 0; i < loop->heap_len; i++)
-        loop->heap[i]->heap_index = CFDB_TIMER_IDLE;
-    free(loop->heap);
+    while (loop->heap)
+        cfdb_loop_timer_cancel(loop, loop->heap);
+    /* Queued caller-owned nodes are dropped (see the header): mark them idle. */
+    for (cfdb_task *t = loop->queue_head; t; t = t->next)
+        atomic_store_explicit(&t->queued, false, memory_order_relaxed);
     free(loop->slots);
-    free(loop->pending.items);
-    free(loop->running.items);
+    while (loop->pool_chunks) {
+        pool_chunk *c = loop->pool_chunks;
+        loop->pool_chunks = c->next;
+        free(c);
+    }
     pthread_mutex_destroy(&loop->queue_lock);
     free(loop);
 }
@@ -173,7 +183,7 @@ static int grow_slots(cfdb_loop *loop, int fd)
     return 0;
 }
 
-int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
+static int add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
 {
     if (fd < 0 || !fn || (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE)))
         return -EINVAL;
@@ -195,7 +205,7 @@ int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, vo
     return 0;
 }
 
-int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
+static int modify_fd(cfdb_loop *loop, int fd, unsigned events)
 {
     if (events & ~(unsigned)(CFDB_EV_READ | CFDB_EV_WRITE))
         return -EINVAL;
@@ -214,7 +224,7 @@ int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
     return 0;
 }
 
-int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
+static int remove_fd(cfdb_loop *loop, int fd)
 {
     fd_slot *slot = registered_slot(loop, fd);
     if (!slot)
@@ -226,6 +236,22 @@ int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
     slot->events = 0;
     slot->generation++;
     return rc == -EBADF || rc == -ENOENT ? 0 : rc;
+}
+
+/* The public fd functions: the system's errno mapped to a FoundationDB code. */
+int cfdb_loop_add_fd(cfdb_loop *loop, int fd, unsigned events, cfdb_fd_fn fn, void *arg)
+{
+    return cfdb_error_from_errno(add_fd(loop, fd, events, fn, arg));
+}
+
+int cfdb_loop_modify_fd(cfdb_loop *loop, int fd, unsigned events)
+{
+    return cfdb_error_from_errno(modify_fd(loop, fd, events));
+}
+
+int cfdb_loop_remove_fd(cfdb_loop *loop, int fd)
+{
+    return cfdb_error_from_errno(remove_fd(loop, fd));
 }
 
 static int dispatch_fd_events(cfdb_loop *loop)
@@ -253,11 +279,11 @@ static int dispatch_fd_events(cfdb_loop *loop)
     return ran;
 }
 
-/* ---- timers: a binary min-heap of caller-owned timers ------------------ */
+/* ---- timers: an intrusive pairing heap of caller-owned timers ---------- */
 
 void cfdb_timer_init(cfdb_timer *timer, cfdb_timer_fn fn, void *arg)
 {
-    *timer = (cfdb_timer){ .heap_index = CFDB_TIMER_IDLE, .fn = fn, .arg = arg };
+    *timer = (cfdb_timer){ .fn = fn, .arg = arg };
 }
 
 static bool timer_before(const cfdb_timer *a, const cfdb_timer *b)
@@ -265,73 +291,81 @@ static bool timer_before(const cfdb_timer *a, const cfdb_timer *b)
     return a->deadline_ns != b->deadline_ns ? a->deadline_ns < b->deadline_ns : a->seq < b->seq;
 }
 
-static void heap_place(cfdb_loop *loop, size_t i, cfdb_timer *t)
+/* Links two detached heaps (roots with no prev/sibling); returns the new root. */
+static cfdb_timer *heap_meld(cfdb_timer *a, cfdb_timer *b)
 {
-    loop->heap[i] = t;
-    t->heap_index = i;
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    if (timer_before(b, a)) {
+        cfdb_timer *t = a;
+        a = b;
+        b = t;
+    }
+    b->prev = a;
+    b->sibling = a->child;
+    if (a->child)
+        a->child->prev = b;
+    a->child = b;
+    a->sibling = a->prev = NULL;
+    return a;
 }
 
-static void heap_sift_up(cfdb_loop *loop, size_t i)
+/* The standard two-pass merge of a sibling list (left to right in pairs, then
+ * right to left); iterative so deep lists cannot overflow the stack. */
+static cfdb_timer *heap_merge_pairs(cfdb_timer *first)
 {
-    cfdb_timer *t = loop->heap[i];
-    while (i > 0) {
-        size_t parent = (i - 1) / 2;
-        if (!timer_before(t, loop->heap[parent]))
-            break;
-        heap_place(loop, i, loop->heap[parent]);
-        i = parent;
+    if (!first)
+        return NULL;
+    cfdb_timer *pairs = NULL; /* merged pairs, in reverse order, chained by sibling */
+    while (first) {
+        cfdb_timer *a = first, *b = first->sibling;
+        first = b ? b->sibling : NULL;
+        a->sibling = a->prev = NULL;
+        if (b)
+            b->sibling = b->prev = NULL;
+        cfdb_timer *m = heap_meld(a, b);
+        m->sibling = pairs;
+        pairs = m;
     }
-    heap_place(loop, i, t);
-}
-
-static void heap_sift_down(cfdb_loop *loop, size_t i)
-{
-    cfdb_timer *t = loop->heap[i];
-    for (;;) {
-        size_t child = 2 * i + 1;
-        if (child >= loop->heap_len)
-            break;
-        if (child + 1 < loop->heap_len && timer_before(loop->heap[child + 1], loop->heap[child]))
-            child++;
-        if (!timer_before(loop->heap[child], t))
-            break;
-        heap_place(loop, i, loop->heap[child]);
-        i = child;
+    cfdb_timer *root = NULL;
+    while (pairs) {
+        cfdb_timer *next = pairs->sibling;
+        pairs->sibling = NULL;
+        root = heap_meld(root, pairs);
+        pairs = next;
     }
-    heap_place(loop, i, t);
+    return root;
 }
 
 static void heap_remove(cfdb_loop *loop, cfdb_timer *t)
 {
-    size_t i = t->heap_index;
-    cfdb_timer *last = loop->heap[--loop->heap_len];
-    t->heap_index = CFDB_TIMER_IDLE;
-    if (last == t)
-        return;
-    heap_place(loop, i, last);
-    /* The moved timer may belong above or below its new spot. */
-    if (i > 0 && timer_before(last, loop->heap[(i - 1) / 2]))
-        heap_sift_up(loop, i);
-    else
-        heap_sift_down(loop, i);
+    if (t == loop->heap) {
+        loop->heap = heap_merge_pairs(t->child);
+    } else {
+        /* cut t's subtree out of its parent's child list, then meld it back without t */
+        if (t->prev->child == t)
+            t->prev->child = t->sibling;
+        else
+            t->prev->sibling = t->sibling;
+        if (t->sibling)
+            t->sibling->prev = t->prev;
+        loop->heap = heap_meld(loop->heap, heap_merge_pairs(t->child));
+    }
+    t->child = t->sibling = t->prev = NULL;
+    t->armed = false;
 }
 
 int cfdb_loop_timer_add_at(cfdb_loop *loop, cfdb_timer *timer, uint64_t deadline_ns)
 {
-    if (cfdb_timer_is_armed(timer))
+    if (timer->armed)
         heap_remove(loop, timer);
-    if (loop->heap_len == loop->heap_cap) {
-        size_t cap = loop->heap_cap ? loop->heap_cap * 2 : 64;
-        cfdb_timer **heap = realloc(loop->heap, cap * sizeof *heap);
-        if (!heap)
-            return -ENOMEM;
-        loop->heap = heap;
-        loop->heap_cap = cap;
-    }
     timer->deadline_ns = deadline_ns;
     timer->seq = loop->next_timer_seq++;
-    loop->heap[loop->heap_len] = timer;
-    heap_sift_up(loop, loop->heap_len++);
+    timer->child = timer->sibling = timer->prev = NULL;
+    timer->armed = true;
+    loop->heap = heap_meld(loop->heap, timer);
     return 0;
 }
 
@@ -344,7 +378,7 @@ int cfdb_loop_timer_add_in(cfdb_loop *loop, cfdb_timer *timer, uint64_t delay_ns
 
 bool cfdb_loop_timer_cancel(cfdb_loop *loop, cfdb_timer *timer)
 {
-    if (!cfdb_timer_is_armed(timer))
+    if (!timer->armed)
         return false;
     heap_remove(loop, timer);
     return true;
@@ -356,8 +390,8 @@ static int fire_due_timers(cfdb_loop *loop)
      * that re-arms itself for "now" cannot starve fds and tasks. */
     uint64_t seq_limit = loop->next_timer_seq;
     int ran = 0;
-    while (loop->heap_len) {
-        cfdb_timer *t = loop->heap[0];
+    while (loop->heap) {
+        cfdb_timer *t = loop->heap;
         if (t->deadline_ns > loop->now_ns || t->seq >= seq_limit)
             break;
         heap_remove(loop, t);
@@ -378,38 +412,82 @@ static void write_wakeup(cfdb_loop *loop)
     atomic_fetch_add_explicit(&loop->stat_wakeup_writes, 1, memory_order_relaxed);
 }
 
-int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg)
+void cfdb_task_init(cfdb_task *task, cfdb_task_fn fn, void *arg)
 {
-    if (!fn)
-        return -EINVAL;
-    pthread_mutex_lock(&loop->queue_lock);
-    task_vec *q = &loop->pending;
-    if (q->len == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 256;
-        task *items = realloc(q->items, cap * sizeof *items);
-        if (!items) {
-            pthread_mutex_unlock(&loop->queue_lock);
-            return -ENOMEM;
-        }
-        q->items = items;
-        q->cap = cap;
-    }
-    q->items[q->len++] = (task){ fn, arg };
-    pthread_mutex_unlock(&loop->queue_lock);
+    task->next = NULL;
+    task->fn = fn;
+    task->arg = arg;
+    atomic_init(&task->queued, false);
+    task->pooled = false;
+}
 
-    /* No lost wakeup: the loop sets `polling` before it checks the queue
-     * under this same lock, so either it saw our task or we see `polling`.
-     * Only the thread that flips it pays for the write. */
+/* Wakes the loop if it is (about to be) blocked. No lost wakeup: the loop
+ * sets `polling` before it checks the queue under queue_lock, so either it saw
+ * the new task or we see `polling`. Only the thread that flips it writes. */
+static void wake_if_polling(cfdb_loop *loop)
+{
     if (atomic_load_explicit(&loop->polling, memory_order_relaxed) &&
         atomic_exchange_explicit(&loop->polling, false, memory_order_acq_rel))
         write_wakeup(loop);
+}
+
+/* Appends under queue_lock. */
+static void enqueue_locked(cfdb_loop *loop, cfdb_task *task)
+{
+    task->next = NULL;
+    atomic_store_explicit(&task->queued, true, memory_order_relaxed);
+    if (loop->queue_tail)
+        loop->queue_tail->next = task;
+    else
+        loop->queue_head = task;
+    loop->queue_tail = task;
+}
+
+void cfdb_loop_post_task(cfdb_loop *loop, cfdb_task *task)
+{
+    pthread_mutex_lock(&loop->queue_lock);
+    bool already = atomic_load_explicit(&task->queued, memory_order_relaxed);
+    if (!already)
+        enqueue_locked(loop, task);
+    pthread_mutex_unlock(&loop->queue_lock);
+    if (!already)
+        wake_if_polling(loop);
+}
+
+int cfdb_loop_post(cfdb_loop *loop, cfdb_task_fn fn, void *arg)
+{
+    if (!fn)
+        return CFDB_ERR_PLATFORM_ERROR;
+    pthread_mutex_lock(&loop->queue_lock);
+    if (!loop->pool_free) {
+        pool_chunk *c = malloc(sizeof *c);
+        if (!c) {
+            pthread_mutex_unlock(&loop->queue_lock);
+            return CFDB_ERR_PLATFORM_ERROR;
+        }
+        c->next = loop->pool_chunks;
+        loop->pool_chunks = c;
+        for (size_t i = 0; i < POOL_CHUNK; i++) {
+            cfdb_task_init(&c->nodes[i], NULL, NULL);
+            c->nodes[i].pooled = true;
+            c->nodes[i].next = i + 1 < POOL_CHUNK ? &c->nodes[i + 1] : NULL;
+        }
+        loop->pool_free = &c->nodes[0];
+    }
+    cfdb_task *t = loop->pool_free;
+    loop->pool_free = t->next;
+    t->fn = fn;
+    t->arg = arg;
+    enqueue_locked(loop, t);
+    pthread_mutex_unlock(&loop->queue_lock);
+    wake_if_polling(loop);
     return 0;
 }
 
 static bool tasks_pending(cfdb_loop *loop)
 {
     pthread_mutex_lock(&loop->queue_lock);
-    bool any = loop->pending.len != 0;
+    bool any = loop->queue_head != NULL;
     pthread_mutex_unlock(&loop->queue_lock);
     return any;
 }
@@ -417,16 +495,37 @@ static bool tasks_pending(cfdb_loop *loop)
 static size_t run_posted_tasks(cfdb_loop *loop)
 {
     pthread_mutex_lock(&loop->queue_lock);
-    task_vec batch = loop->pending;
-    loop->pending = loop->running;   /* empty, keeps its capacity */
+    cfdb_task *batch = loop->queue_head;
+    loop->queue_head = loop->queue_tail = NULL;
     pthread_mutex_unlock(&loop->queue_lock);
 
-    /* Tasks posted while these run land in the other buffer: next iteration. */
-    for (size_t i = 0; i < batch.len; i++)
-        batch.items[i].fn(batch.items[i].arg);
-    size_t ran = batch.len;
-    batch.len = 0;
-    loop->running = batch;
+    /* Tasks posted while these run go to the fresh queue: next iteration. A
+     * node may be re-posted or freed by its own fn, so each is unlinked first. */
+    size_t ran = 0;
+    cfdb_task *spent = NULL, *spent_tail = NULL; /* pool nodes to give back */
+    while (batch) {
+        cfdb_task *t = batch;
+        batch = t->next;
+        cfdb_task_fn fn = t->fn;
+        void *arg = t->arg;
+        if (t->pooled) {
+            t->next = NULL;
+            if (spent_tail)
+                spent_tail->next = t;
+            else
+                spent = t;
+            spent_tail = t;
+        }
+        atomic_store_explicit(&t->queued, false, memory_order_release);
+        fn(arg);
+        ran++;
+    }
+    if (spent) {
+        pthread_mutex_lock(&loop->queue_lock);
+        spent_tail->next = loop->pool_free;
+        loop->pool_free = spent;
+        pthread_mutex_unlock(&loop->queue_lock);
+    }
     return ran;
 }
 
@@ -498,8 +597,8 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
     uint64_t wait_ns = max_wait_ns;
     if (atomic_load_explicit(&loop->stop_requested, memory_order_acquire))
         wait_ns = 0;
-    if (wait_ns && loop->heap_len) {
-        uint64_t now = cfdb_monotonic_ns(), due = loop->heap[0]->deadline_ns;
+    if (wait_ns && loop->heap) {
+        uint64_t now = cfdb_monotonic_ns(), due = loop->heap->deadline_ns;
         wait_ns = due <= now ? 0 : (due - now < wait_ns ? due - now : wait_ns);
     }
     if (wait_ns) {

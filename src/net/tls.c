@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfdb/errors.h"
 #include "cfdb/tls_verify.h"
 
 struct cfdb_tls_ctx {
@@ -68,23 +69,23 @@ static int load_chain(SSL_CTX *ssl, const cfdb_tls_config *cfg, char *err, size_
     BIO *b = source_bio(cfg->cert_path, cfg->cert_bytes, cfg->cert_len);
     if (!b) {
         openssl_reason(err, cap, "cannot open the TLS certificate");
-        return -1;
+        return CFDB_TLS_ERROR;
     }
     X509 *leaf = PEM_read_bio_X509_AUX(b, NULL, NULL, NULL);
-    int rc = leaf && SSL_CTX_use_certificate(ssl, leaf) == 1 ? 0 : -1;
+    int rc = leaf && SSL_CTX_use_certificate(ssl, leaf) == 1 ? 0 : CFDB_TLS_ERROR;
     X509_free(leaf);
     /* the rest of the file is the chain up to (not necessarily including) the CA */
     X509 *extra;
     while (rc == 0 && (extra = PEM_read_bio_X509(b, NULL, NULL, NULL)) != NULL) {
         if (SSL_CTX_add0_chain_cert(ssl, extra) != 1) {
             X509_free(extra);
-            rc = -1;
+            rc = CFDB_TLS_ERROR;
         }
     }
     BIO_free(b);
     if (rc) {
         openssl_reason(err, cap, "bad TLS certificate");
-        return -1;
+        return CFDB_TLS_ERROR;
     }
     ERR_clear_error(); /* the end-of-file "no start line" of the chain loop */
     return 0;
@@ -95,11 +96,11 @@ static int load_key(SSL_CTX *ssl, const cfdb_tls_config *cfg, const char *passwo
     BIO *b = source_bio(cfg->key_path, cfg->key_bytes, cfg->key_len);
     if (!b) {
         openssl_reason(err, cap, "cannot open the TLS key");
-        return -1;
+        return CFDB_TLS_ERROR;
     }
     EVP_PKEY *key = PEM_read_bio_PrivateKey(b, NULL, password_cb, (void *)password);
     BIO_free(b);
-    int rc = key && SSL_CTX_use_PrivateKey(ssl, key) == 1 && SSL_CTX_check_private_key(ssl) == 1 ? 0 : -1;
+    int rc = key && SSL_CTX_use_PrivateKey(ssl, key) == 1 && SSL_CTX_check_private_key(ssl) == 1 ? 0 : CFDB_TLS_ERROR;
     EVP_PKEY_free(key);
     if (rc)
         openssl_reason(err, cap, "bad TLS key (or it does not match the certificate, or a wrong password)");
@@ -111,7 +112,7 @@ static int load_ca(SSL_CTX *ssl, const cfdb_tls_config *cfg, char *err, size_t c
     BIO *b = source_bio(cfg->ca_path, cfg->ca_bytes, cfg->ca_len);
     if (!b) {
         openssl_reason(err, cap, "cannot open the TLS CA file");
-        return -1;
+        return CFDB_TLS_ERROR;
     }
     X509_STORE *store = SSL_CTX_get_cert_store(ssl);
     int added = 0;
@@ -125,7 +126,7 @@ static int load_ca(SSL_CTX *ssl, const cfdb_tls_config *cfg, char *err, size_t c
     ERR_clear_error();
     if (!added) {
         snprintf(err, cap, "the TLS CA file holds no certificate");
-        return -1;
+        return CFDB_TLS_ERROR;
     }
     return 0;
 }
@@ -250,7 +251,7 @@ int cfdb_tls_feed(cfdb_tls_session *s, const void *cipher, size_t len)
         int n = BIO_write(s->in, cipher, chunk);
         if (n <= 0) {
             snprintf(s->error, sizeof s->error, "cannot buffer TLS input");
-            return -CFDB_TLS_ERROR;
+            return CFDB_TLS_ERROR;
         }
         cipher = (const char *)cipher + n;
         len -= (size_t)n;
@@ -258,7 +259,7 @@ int cfdb_tls_feed(cfdb_tls_session *s, const void *cipher, size_t len)
     return 0;
 }
 
-/* 0 for "needs more input", -2107 for a real failure. */
+/* 0 for "needs more input", 2107 for a real failure. */
 static int classify(cfdb_tls_session *s, int rc, const char *what)
 {
     int e = SSL_get_error(s->ssl, rc);
@@ -267,17 +268,17 @@ static int classify(cfdb_tls_session *s, int rc, const char *what)
     if (!*s->error)
         openssl_reason(s->error, sizeof s->error, what);
     ERR_clear_error();
-    return -CFDB_TLS_ERROR;
+    return CFDB_TLS_ERROR;
 }
 
 int cfdb_tls_handshake(cfdb_tls_session *s)
 {
     if (s->established)
-        return 1;
+        return 0;
     int rc = SSL_do_handshake(s->ssl);
     if (rc == 1) {
         s->established = true;
-        return 1;
+        return 0;
     }
     return classify(s, rc, "TLS handshake failed");
 }
@@ -287,16 +288,16 @@ bool cfdb_tls_established(const cfdb_tls_session *s)
     return s->established;
 }
 
-long cfdb_tls_read(cfdb_tls_session *s, void *plain, size_t cap)
+int cfdb_tls_read(cfdb_tls_session *s, void *plain, size_t cap, size_t *got)
 {
-    size_t got = 0;
-    int rc = SSL_read_ex(s->ssl, plain, cap, &got);
+    *got = 0;
+    int rc = SSL_read_ex(s->ssl, plain, cap, got);
     if (rc == 1)
-        return (long)got;
+        return 0;
+    *got = 0;
     if (SSL_get_error(s->ssl, rc) == SSL_ERROR_ZERO_RETURN)
-        return -1;
-    int c = classify(s, rc, "TLS read failed");
-    return c == 0 ? 0 : c;
+        return CFDB_ERR_CONNECTION_FAILED;
+    return classify(s, rc, "TLS read failed");
 }
 
 int cfdb_tls_write(cfdb_tls_session *s, const void *plain, size_t len)
@@ -307,7 +308,7 @@ int cfdb_tls_write(cfdb_tls_session *s, const void *plain, size_t len)
         if (rc != 1) {
             /* memory BIOs never push back, so any failure is final */
             classify(s, rc, "TLS write failed");
-            return -CFDB_TLS_ERROR;
+            return CFDB_TLS_ERROR;
         }
         plain = (const char *)plain + done;
         len -= done;

@@ -90,9 +90,12 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         int n = 0;
         for (srv_conn *c = s->conns.next; c != &s->conns; c = c->next)
             n += c->open;
-        snprintf(out, cap, "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu",
+        snprintf(out, cap,
+                 "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu "
+                 "grv_requests=%llu grv_transactions=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
-                 (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts);
+                 (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
+                 (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {
@@ -194,14 +197,14 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
     srv *s = cl->s;
     (void)loop;
     (void)events;
-    ssize_t n = cfdb_tcp_read(fd, cl->in + cl->in_len, sizeof(cl->in) - 1 - cl->in_len);
-    if (n == -EAGAIN)
-        return;
-    if (n <= 0) {
+    size_t n;
+    if (cfdb_tcp_read(fd, cl->in + cl->in_len, sizeof(cl->in) - 1 - cl->in_len, &n)) {
         client_free(s, cl);
         return;
     }
-    cl->in_len += (size_t)n;
+    if (n == 0)
+        return;
+    cl->in_len += n;
     cl->in[cl->in_len] = 0;
     char *nl;
     while ((nl = memchr(cl->in, '\n', cl->in_len)) != NULL) {
@@ -214,11 +217,10 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
         /* answers are short; a blocking-ish loop is fine on loopback */
         size_t done = 0;
         for (int tries = 0; done < ol && tries < 1000; tries++) {
-            ssize_t w = cfdb_tcp_write(fd, out + done, ol - done);
-            if (w > 0)
-                done += (size_t)w;
-            else if (w != -EAGAIN)
+            size_t w;
+            if (cfdb_tcp_write(fd, out + done, ol - done, &w))
                 break;
+            done += w;
         }
         size_t used = (size_t)(nl - cl->in) + 1;
         memmove(cl->in, cl->in + used, cl->in_len - used);
@@ -233,8 +235,8 @@ static void control_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
     srv *s = arg;
     (void)events;
     for (;;) {
-        int cfd = cfdb_tcp_accept(fd);
-        if (cfd < 0)
+        int cfd;
+        if (cfdb_tcp_accept(fd, &cfd) || cfd < 0)
             return;
         srv_control_client *cl = calloc(1, sizeof(*cl));
         if (!cl) {
@@ -256,9 +258,9 @@ static void control_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
 int control_start(srv *s, uint16_t port)
 {
     uint16_t bound = 0;
-    int fd = cfdb_tcp_listen("127.0.0.1", port, 16, &bound);
-    if (fd < 0) {
-        fprintf(stderr, "cfdb-server: cannot listen for control on 127.0.0.1:%u: %s\n", port, strerror(-fd));
+    int fd;
+    if (cfdb_tcp_listen("127.0.0.1", port, 16, &bound, &fd)) {
+        fprintf(stderr, "cfdb-server: cannot listen for control on 127.0.0.1:%u: %s\n", port, strerror(errno));
         return -1;
     }
     if (cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, control_accept, s)) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
 #include "server_internal.h"
 
 static size_t ep_hash(cfdb_uid t)
@@ -16,7 +17,7 @@ int srv_endpoints_init(srv *s)
     s->eps_cap = 256;
     s->eps = calloc(s->eps_cap, sizeof(srv_endpoint));
     s->eps_count = 0;
-    return s->eps ? 0 : -1;
+    return s->eps ? 0 : CFDB_ERR_PLATFORM_ERROR; /* no memory */
 }
 
 void srv_endpoints_free(srv *s)
@@ -39,7 +40,7 @@ static int ep_grow(srv *s)
     size_t ncap = s->eps_cap * 2;
     srv_endpoint *n = calloc(ncap, sizeof(srv_endpoint));
     if (!n)
-        return -1;
+        return CFDB_ERR_PLATFORM_ERROR; /* no memory */
     for (size_t i = 0; i < s->eps_cap; i++)
         if (s->eps[i].used == 1)
             *ep_slot(n, ncap, s->eps[i].token) = s->eps[i];
@@ -51,8 +52,9 @@ static int ep_grow(srv *s)
 
 int srv_register(srv *s, cfdb_uid token, srv_role role, uint16_t index, int32_t owner, int32_t listener)
 {
-    if ((s->eps_count + 1) * 2 > s->eps_cap && ep_grow(s))
-        return -1;
+    int rc;
+    if ((s->eps_count + 1) * 2 > s->eps_cap && (rc = ep_grow(s)))
+        return rc;
     srv_endpoint *e = ep_slot(s->eps, s->eps_cap, token);
     if (!e->used)
         s->eps_count++;
@@ -67,9 +69,11 @@ int srv_register(srv *s, cfdb_uid token, srv_role role, uint16_t index, int32_t 
 
 int srv_register_interface(srv *s, cfdb_uid base, int nstreams, srv_role role, int32_t owner, int32_t listener)
 {
-    for (int i = 0; i < nstreams; i++)
-        if (srv_register(s, cfdb_adjusted_token(base, (uint32_t)i), role, (uint16_t)i, owner, listener))
-            return -1;
+    for (int i = 0; i < nstreams; i++) {
+        int rc = srv_register(s, cfdb_adjusted_token(base, (uint32_t)i), role, (uint16_t)i, owner, listener);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 

@@ -34,6 +34,7 @@ void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     s->grvs[s->ngrvs].reply = req.reply.token;
     s->ngrvs++;
     s->n_grvs += req.transactionCount;
+    s->n_grv_requests++;
     cfdb_arena_free(&a);
     srv_batch_schedule(s);
 }

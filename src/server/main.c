@@ -1,6 +1,7 @@
 /* cfdb-server command line. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,16 @@ static const char usage[] =
     "  --tls-password PW        password of an encrypted key\n"
     "  --tls-verify-peers RULES FoundationDB's verify-peers rules for clients (default Check.Valid=1)\n"
     "                           (cfdb-certs DIR makes a throwaway CA and certificates to try it)\n"
+    "  --max-connections N      connections at once (default: descriptor limit - 32); more are\n"
+    "                           accepted and closed at once\n"
+    "  --memory-budget BYTES    input and output buffers across connections (default 512 MiB)\n"
+    "  --conn-out-budget BYTES  replies waiting for one client before its requests are not read\n"
+    "                           (default 8 MiB)\n"
+    "  --knob_connection_monitor_idle_timeout S, --knob_connection_monitor_incoming_idle_multiplier X,\n"
+    "  --knob_connection_monitor_timeout S\n"
+    "                           FlowTransport's knobs (180, 1.2, 2): a client silent for\n"
+    "                           idle_timeout x multiplier is pinged and closed without an answer\n"
+    "                           within timeout; a new connection has timeout to say ConnectPacket\n"
     "  --help                   this text\n"
     "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
     "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
@@ -71,40 +82,41 @@ static int control_client(const char *port_s, int argc, char **argv)
     if (o + 2 >= sizeof line)
         return 2;
     line[o++] = '\n';
-    int fd = cfdb_tcp_connect("127.0.0.1", (uint16_t)atoi(port_s));
-    if (fd < 0) {
-        fprintf(stderr, "cfdb-server: cannot connect to control port %s: %s\n", port_s, strerror(-fd));
+    int fd;
+    if (cfdb_tcp_connect("127.0.0.1", (uint16_t)atoi(port_s), &fd)) {
+        fprintf(stderr, "cfdb-server: cannot connect to control port %s: %s\n", port_s, strerror(errno));
         return 1;
     }
     /* the socket is non-blocking: poll the connect, the write and the answer */
-    for (int i = 0; i < 5000 && cfdb_tcp_connect_result(fd) == -EINPROGRESS; i++)
+    bool connected = false;
+    int rc = 0;
+    for (int i = 0; i < 5000 && !(rc = cfdb_tcp_connect_result(fd, &connected)) && !connected; i++)
         usleep(1000);
-    if (cfdb_tcp_connect_result(fd) != 0) {
+    if (rc || !connected) {
         fprintf(stderr, "cfdb-server: cannot connect to control port %s\n", port_s);
         close(fd);
         return 1;
     }
     size_t done = 0;
     for (int i = 0; done < o && i < 5000; i++) {
-        ssize_t w = cfdb_tcp_write(fd, line + done, o - done);
-        if (w > 0)
-            done += (size_t)w;
-        else
+        size_t w;
+        if (cfdb_tcp_write(fd, line + done, o - done, &w))
+            break;
+        done += w;
+        if (w == 0)
             usleep(1000);
     }
     char ans[8192];
     size_t got = 0;
     for (int i = 0; i < 10000 && got < sizeof ans - 1; i++) {
-        ssize_t r = cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got);
-        if (r > 0) {
-            got += (size_t)r;
-            if (memchr(ans, '\n', got))
-                break;
-        } else if (r == 0) {
+        size_t r;
+        if (cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got, &r))
+            break; /* closed */
+        got += r;
+        if (memchr(ans, '\n', got))
             break;
-        } else {
+        if (r == 0)
             usleep(1000);
-        }
     }
     close(fd);
     ans[got] = 0;
@@ -216,6 +228,44 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--tls-verify-peers")) {
             NEED_ARG;
             cfg.tls_verify_peers = v;
+        } else if (!strcmp(a, "--max-connections")) {
+            NEED_ARG;
+            cfg.max_connections = atoi(v);
+            if (cfg.max_connections < 1) {
+                fprintf(stderr, "cfdb-server: --max-connections must be at least 1\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--memory-budget") || !strcmp(a, "--conn-out-budget")) {
+            NEED_ARG;
+            char *end;
+            unsigned long long n = strtoull(v, &end, 10);
+            if (*end || n < 65536) {
+                fprintf(stderr, "cfdb-server: %s needs a number of bytes (at least 65536)\n", a);
+                return 2;
+            }
+            if (a[2] == 'm')
+                cfg.memory_budget = n;
+            else
+                cfg.conn_out_budget = n;
+        } else if (!strncmp(a, "--knob_connection_monitor_", 26) || !strncmp(a, "--knob-connection-monitor-", 26)) {
+            NEED_ARG;
+            char *end;
+            double x = strtod(v, &end);
+            const char *k = a + 26;
+            if (*end || !(x > 0)) {
+                fprintf(stderr, "cfdb-server: %s needs a positive number\n", a);
+                return 2;
+            }
+            if (!strcmp(k, "idle_timeout") || !strcmp(k, "idle-timeout"))
+                cfg.connection_monitor_idle_timeout = x;
+            else if (!strcmp(k, "incoming_idle_multiplier") || !strcmp(k, "incoming-idle-multiplier"))
+                cfg.connection_monitor_incoming_idle_multiplier = x;
+            else if (!strcmp(k, "timeout"))
+                cfg.connection_monitor_timeout = x;
+            else {
+                fprintf(stderr, "cfdb-server: unknown knob %s\n", a);
+                return 2;
+            }
         } else {
             fprintf(stderr, "cfdb-server: unknown option %s (try --help)\n", a);
             return 2;

@@ -1,7 +1,18 @@
-/* The server process: listeners, connections, the version clock, parked requests. */
+/* The server process: listeners, connections, the version clock, parked requests.
+ *
+ * What a peer can make it hold is bounded (issue 11): each connection's replies waiting for
+ * the peer (conn_out_budget, then its requests are not read), the buffers of all connections
+ * together (memory_budget, a cfdb_conn_pool), the number of connections (max_connections:
+ * more are accepted and closed at once, so a client sees a refusal, not a timeout), and time
+ * (FlowTransport's connection monitor knobs: a handshake deadline, a ping after long silence).
+ * When accept() runs out of descriptors (EMFILE), one spare descriptor is given up to accept
+ * and close the waiting connection; if even that fails (ENFILE), the listeners stop being
+ * polled for a back-off that doubles from 50 ms to 1 s, instead of spinning on a listener
+ * that stays readable. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +155,7 @@ static void on_closed(cfdb_conn *conn, int error, void *arg)
 {
     srv_conn *c = arg;
     (void)conn;
+    c->s->nconns--;
     c->open = false;
     c->conn = NULL;
     /* parked requests of this connection can never be answered */
@@ -169,15 +181,88 @@ static uint32_t listen_ip4(const srv *s)
     return ntohl(a.s_addr);
 }
 
+#define SEC_NS 1000000000ull
+#define ACCEPT_BACKOFF_MIN_NS (50ull * 1000000ull)
+#define ACCEPT_BACKOFF_MAX_NS SEC_NS
+#define ACCEPT_BATCH 64 /* accepts per callback, then the loop's other work */
+
+static uint64_t knob_ns(double seconds, double dflt)
+{
+    return (uint64_t)((seconds > 0 ? seconds : dflt) * 1e9);
+}
+
+/* A refusal is logged at most once a second, with the count since the last line. */
+static void refusal(srv *s, const char *why)
+{
+    s->refused++;
+    uint64_t now = cfdb_loop_now_ns(s->loop);
+    if (s->refuse_log_ns && now - s->refuse_log_ns < SEC_NS)
+        return;
+    s->refuse_log_ns = now;
+    srv_log(s, "refusing connections: %s (%llu refused so far, %d open)", why, (unsigned long long)s->refused,
+            s->nconns);
+}
+
+static void listeners_poll(srv *s, bool on)
+{
+    for (int i = 0; i < s->nlisteners; i++)
+        if (s->listeners[i].fd >= 0)
+            cfdb_loop_modify_fd(s->loop, s->listeners[i].fd, on ? CFDB_EV_READ : 0);
+}
+
+static void accept_resume(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    srv *s = arg;
+    (void)loop;
+    (void)t;
+    listeners_poll(s, true);
+}
+
+/* accept() failed for want of descriptors: refuse the waiting connection with the spare
+ * descriptor, or stop polling the listeners for a while. */
+static void out_of_descriptors(srv *s, int listen_fd, int err)
+{
+    if (s->spare_fd >= 0) {
+        close(s->spare_fd);
+        int cfd = CFDB_TCP_NO_FD;
+        cfdb_tcp_accept(listen_fd, &cfd);
+        if (cfd >= 0)
+            close(cfd);
+        s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (cfd >= 0) {
+            refusal(s, err == EMFILE ? "out of file descriptors (EMFILE)" : "out of file descriptors");
+            return;
+        }
+    }
+    refusal(s, err == ENFILE ? "system out of file descriptors (ENFILE): backing off"
+                             : "out of file descriptors: backing off");
+    s->accept_backoff_ns = s->accept_backoff_ns ? s->accept_backoff_ns * 2 : ACCEPT_BACKOFF_MIN_NS;
+    if (s->accept_backoff_ns > ACCEPT_BACKOFF_MAX_NS)
+        s->accept_backoff_ns = ACCEPT_BACKOFF_MAX_NS;
+    listeners_poll(s, false);
+    cfdb_loop_timer_add_in(s->loop, &s->accept_timer, s->accept_backoff_ns);
+}
+
 static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     srv_listener *l = arg;
     srv *s = l->s;
     (void)events;
-    for (;;) {
-        int cfd = cfdb_tcp_accept(fd);
+    for (int batch = 0; batch < ACCEPT_BATCH && !cfdb_timer_is_armed(&s->accept_timer); batch++) {
+        int cfd;
+        if (cfdb_tcp_accept(fd, &cfd)) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                out_of_descriptors(s, fd, errno);
+            continue; /* else ECONNABORTED and the like: that one connection */
+        }
         if (cfd < 0)
-            return;
+            return; /* none waiting */
+        s->accept_backoff_ns = 0;
+        if (s->nconns >= s->max_conns) {
+            close(cfd); /* the peer sees the connection closed at once */
+            refusal(s, "connection limit reached");
+            continue;
+        }
         srv_conn *c = calloc(1, sizeof(*c));
         if (!c) {
             close(cfd);
@@ -190,12 +275,24 @@ static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
         opt.canonical_ip4 = listen_ip4(s);
         opt.connection_id = srv_random64(s);
         opt.tls = s->tls;
+        opt.pool = &s->pool;
+        opt.out_budget = s->cfg.conn_out_budget ? s->cfg.conn_out_budget : 8u << 20;
+        /* FlowTransport's connectionMonitor for incoming (client) connections: silent for
+         * IDLE_TIMEOUT x INCOMING_IDLE_MULTIPLIER, it is pinged; nothing within TIMEOUT closes it */
+        uint64_t monitor = knob_ns(s->cfg.connection_monitor_timeout, 2.0);
+        opt.handshake_timeout_ns = monitor;
+        opt.quiet_ping_ns = (uint64_t)((double)knob_ns(s->cfg.connection_monitor_idle_timeout, 180.0) *
+                                       (s->cfg.connection_monitor_incoming_idle_multiplier > 0
+                                            ? s->cfg.connection_monitor_incoming_idle_multiplier
+                                            : 1.2));
+        opt.idle_timeout_ns = opt.quiet_ping_ns + monitor;
         c->conn = cfdb_conn_adopt(loop, cfd, &opt, &conn_cb, c);
         if (!c->conn) {
             close(cfd);
             free(c);
             continue;
         }
+        s->nconns++;
         c->open = true;
         c->next = s->conns.next;
         c->prev = &s->conns;
@@ -204,14 +301,35 @@ static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
     }
 }
 
+static void pool_log(void *arg, const char *line)
+{
+    srv_log(arg, "%s", line);
+}
+
+/* Connection limits from the configuration and the descriptor limit. */
+static void limits_init(srv *s)
+{
+    struct rlimit rl;
+    long fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 1024;
+    /* descriptors for the loop, listeners, control port, WAL, snapshots, trace and a spare */
+    long cap = fds > 64 ? fds - 32 : fds / 2;
+    s->max_conns = s->cfg.max_connections > 0 ? s->cfg.max_connections : (int)(cap > 1 ? cap : 1);
+    s->pool.budget = s->cfg.memory_budget ? (size_t)s->cfg.memory_budget : (size_t)512 << 20;
+    s->pool.log = pool_log;
+    s->pool.log_arg = s;
+    s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    cfdb_timer_init(&s->accept_timer, accept_resume, s);
+}
+
 static int listener_open(srv *s, int i, uint16_t port)
 {
     srv_listener *l = &s->listeners[i];
     uint16_t bound = 0;
-    int fd = cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound);
-    if (fd < 0) {
-        fprintf(stderr, "cfdb-server: cannot listen on %s:%u: %s\n", s->cfg.listen_ip, port, strerror(-fd));
-        return -1;
+    int fd;
+    int rc = cfdb_tcp_listen(s->cfg.listen_ip, port, 128, &bound, &fd);
+    if (rc) {
+        fprintf(stderr, "cfdb-server: cannot listen on %s:%u: %s\n", s->cfg.listen_ip, port, strerror(errno));
+        return rc;
     }
     l->s = s;
     l->fd = fd;
@@ -220,7 +338,7 @@ static int listener_open(srv *s, int i, uint16_t port)
     if (cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, on_accept, l)) {
         close(fd);
         l->fd = -1;
-        return -1;
+        return CFDB_ERR_PLATFORM_ERROR;
     }
     return 0;
 }
@@ -245,15 +363,14 @@ void srv_drop_connections(srv *s, int listener)
 int srv_set_unreachable(srv *s, int listener, bool unreachable)
 {
     if (listener < 0 || listener >= s->nlisteners)
-        return -1;
+        return CFDB_ERR_INVALID_OPTION_VALUE;
     srv_listener *l = &s->listeners[listener];
     if (unreachable && !l->unreachable) {
         listener_close(s, listener);
         srv_drop_connections(s, listener);
         l->unreachable = true;
     } else if (!unreachable && l->unreachable) {
-        if (listener_open(s, listener, l->port))
-            return -1;
+        return listener_open(s, listener, l->port);
     }
     return 0;
 }
@@ -286,7 +403,7 @@ void srv_reply(srv *s, srv_conn *c, cfdb_uid reply, const fb_message *m, const v
         return;
     if (s->faults.delay_ns == 0) {
         int rc = cfdb_conn_send(c->conn, reply, m, item, err);
-        if (rc && rc != -CFDB_ERR_CONNECTION_FAILED)
+        if (rc && rc != CFDB_ERR_CONNECTION_FAILED)
             srv_log(s, "cannot send %s: error %d", m->name, rc);
         return;
     }
@@ -382,7 +499,7 @@ static int write_cluster_file(srv *s)
     FILE *f = fopen(tmp, "w");
     if (!f) {
         fprintf(stderr, "cfdb-server: cannot write %s: %s\n", tmp, strerror(errno));
-        return -1;
+        return CFDB_ERR_FILE_NOT_WRITABLE;
     }
     fprintf(f, "%s\n", cfdb_server_connection_string(s));
     fflush(f);
@@ -391,7 +508,7 @@ static int write_cluster_file(srv *s)
     if (rename(tmp, s->cfg.cluster_file)) {
         fprintf(stderr, "cfdb-server: cannot write %s: %s\n", s->cfg.cluster_file, strerror(errno));
         unlink(tmp);
-        return -1;
+        return CFDB_ERR_FILE_NOT_WRITABLE;
     }
     s->cluster_file_written = true;
     return 0;
@@ -468,6 +585,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     s->conns.next = s->conns.prev = &s->conns;
     s->parked.next = s->parked.prev = &s->parked;
     s->control_fd = -1;
+    limits_init(s);
     for (int i = 0; i < SRV_MAX_LISTENERS; i++)
         s->listeners[i].fd = -1;
     cfdb_timer_init(&s->maint_timer, maint, s);
@@ -598,6 +716,9 @@ void cfdb_server_destroy(cfdb_server *s)
         fclose(s->trace);
     cfdb_loop_timer_cancel(s->loop, &s->maint_timer);
     cfdb_loop_timer_cancel(s->loop, &s->batch_timer);
+    cfdb_loop_timer_cancel(s->loop, &s->accept_timer);
+    if (s->spare_fd >= 0)
+        close(s->spare_fd);
     while (s->parked.next != &s->parked)
         srv_unpark(s, s->parked.next);
     for (int i = 0; i < s->nlisteners; i++)

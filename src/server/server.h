@@ -35,6 +35,19 @@ typedef struct cfdb_server_config {
      * cluster file too), clients are asked for a certificate and judged by tls_verify_peers
      * (default Check.Valid=1) when they present one. */
     const char *tls_cert, *tls_key, *tls_ca, *tls_password, *tls_verify_peers;
+    /* Limits on what peers can make the server hold (0: the default in brackets).
+     * max_connections [RLIMIT_NOFILE - 32]: more are accepted and closed at once.
+     * memory_budget [512 MiB]: input and output buffers across all connections.
+     * conn_out_budget [8 MiB]: replies waiting for one peer before its requests stop being read. */
+    int max_connections;
+    uint64_t memory_budget;
+    uint64_t conn_out_budget;
+    /* FlowTransport's knobs of the same names, in seconds [180, 1.2, 2]: a connection silent for
+     * IDLE_TIMEOUT x INCOMING_IDLE_MULTIPLIER is pinged and closed if nothing comes within
+     * TIMEOUT; a new connection has TIMEOUT to complete its handshake. */
+    double connection_monitor_idle_timeout;
+    double connection_monitor_incoming_idle_multiplier;
+    double connection_monitor_timeout;
 } cfdb_server_config;
 
 typedef struct cfdb_server cfdb_server;

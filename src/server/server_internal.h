@@ -144,6 +144,12 @@ struct cfdb_server {
     size_t eps_cap, eps_count;
 
     srv_conn conns;      /* sentinel */
+    /* connection limits (server.c): buffer memory, count, descriptor exhaustion */
+    cfdb_conn_pool pool;
+    int nconns, max_conns;
+    int spare_fd;            /* given up to accept and refuse a connection at EMFILE */
+    cfdb_timer accept_timer; /* listeners paused after EMFILE/ENFILE */
+    uint64_t accept_backoff_ns, refuse_log_ns, refused;
     srv_parked parked;   /* sentinel */
 
     /* roles */
@@ -186,6 +192,7 @@ struct cfdb_server {
 
     /* counters (status) */
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
+    uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
     bool started;
     bool cluster_file_written;
 };

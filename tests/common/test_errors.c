@@ -2,6 +2,7 @@
 /* Error table and fdb_error_predicate classification, checked against the
  * values FoundationDB 7.3.77 defines (flow/include/flow/error_definitions.h,
  * bindings/c/fdb_c.cpp, flow/Error.cpp). */
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -192,6 +193,25 @@ static void test_predicate_everything_else(void **state)
     assert_false(cfdb_error_predicate(CFDB_ERROR_PREDICATE_RETRYABLE, INT_MAX));
 }
 
+/* errno (either sign) becomes a positive FoundationDB code, defined, never -1. */
+static void test_from_errno(void **state)
+{
+    (void)state;
+    assert_int_equal(cfdb_error_from_errno(0), 0);
+    assert_int_equal(cfdb_error_from_errno(ENOMEM), CFDB_ERR_PLATFORM_ERROR);
+    assert_int_equal(cfdb_error_from_errno(-ENOENT), CFDB_ERR_FILE_NOT_FOUND);
+    assert_int_equal(cfdb_error_from_errno(EACCES), CFDB_ERR_FILE_NOT_READABLE);
+    assert_int_equal(cfdb_error_from_errno(-EADDRINUSE), CFDB_ERR_BIND_FAILED);
+    assert_int_equal(cfdb_error_from_errno(ETIMEDOUT), CFDB_ERR_TIMED_OUT);
+    assert_int_equal(cfdb_error_from_errno(-ECONNREFUSED), CFDB_ERR_CONNECTION_FAILED);
+    assert_int_equal(cfdb_error_from_errno(EIO), CFDB_ERR_IO_ERROR);
+    for (int e = 1; e < 134; e++) {
+        int code = cfdb_error_from_errno(-e);
+        assert_true(code > 0 && cfdb_error_is_defined(code));
+        assert_int_equal(code, cfdb_error_from_errno(e));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_unknown_codes),
         cmocka_unit_test(test_predicate_sets),
         cmocka_unit_test(test_predicate_everything_else),
+        cmocka_unit_test(test_from_errno),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

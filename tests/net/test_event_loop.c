@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "cfdb/errors.h"
 #include "cfdb/event_loop.h"
 
 #define MS 1000000ull
@@ -205,7 +206,7 @@ static void test_fd_readiness_on_socketpair(void **state)
     fd_probe p = { 0 };
 
     assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), 0);
-    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), -EEXIST);
+    assert_int_equal(cfdb_loop_add_fd(loop, sv[0], CFDB_EV_READ, probe_fd, &p), CFDB_ERR_PLATFORM_ERROR);
     assert_int_equal(cfdb_loop_run_once(loop, 0), 0);   /* nothing to read yet */
 
     assert_int_equal(write(sv[1], "x", 1), 1);
@@ -231,8 +232,8 @@ static void test_fd_readiness_on_socketpair(void **state)
 
     assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), 0);
     assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), 0);
-    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), -ENOENT);
-    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), -ENOENT);
+    assert_int_equal(cfdb_loop_remove_fd(loop, sv[0]), CFDB_ERR_FILE_NOT_FOUND);
+    assert_int_equal(cfdb_loop_modify_fd(loop, sv[0], CFDB_EV_READ), CFDB_ERR_FILE_NOT_FOUND);
     assert_int_equal(cfdb_loop_run_once(loop, 0), 0);
     assert_int_equal(p.calls, 3);
 
@@ -540,6 +541,228 @@ static void test_busyness_windows(void **state)
     cfdb_loop_destroy(loop);
 }
 
+/* ---- intrusive task nodes ---------------------------------------------- */
+
+/* Each producer owns NODES embedded nodes and keeps re-posting each one as soon as the loop
+ * has run it (a node is reusable once its fn starts): a producer waits for its node's
+ * previous run, so each run is counted once and every producer's posts arrive in order. */
+enum { NODE_PRODUCERS = 4, NODES = 8, ROUNDS_PER_NODE = 4000 };
+
+typedef struct node_item {
+    cfdb_task task;
+    int producer;
+    atomic_int posted; /* times posted */
+    int ran;            /* times run (loop thread) */
+    atomic_int ran_pub;
+} node_item;
+
+typedef struct node_state {
+    cfdb_loop *loop;
+    node_item items[NODE_PRODUCERS][NODES];
+    int64_t last_seq[NODE_PRODUCERS];
+    int64_t seq[NODE_PRODUCERS][NODES]; /* sequence number the producer gave the pending post */
+    atomic_llong next_seq[NODE_PRODUCERS];
+    atomic_int total;
+    bool out_of_order;
+} node_state;
+
+static node_state nodes;
+
+static void node_run(void *arg)
+{
+    node_item *it = arg;
+    assert_true(cfdb_loop_on_loop_thread(nodes.loop));
+    int p = it->producer;
+    int64_t seq = nodes.seq[p][it - nodes.items[p]];
+    if (seq <= nodes.last_seq[p])
+        nodes.out_of_order = true;
+    nodes.last_seq[p] = seq;
+    it->ran++;
+    atomic_store_explicit(&it->ran_pub, it->ran, memory_order_release);
+    atomic_fetch_add_explicit(&nodes.total, 1, memory_order_relaxed);
+}
+
+static void *node_produce(void *arg)
+{
+    int p = (int)(intptr_t)arg;
+    int64_t seq = 0;
+    for (int round = 0; round < ROUNDS_PER_NODE; round++)
+        for (int k = 0; k < NODES; k++) {
+            node_item *it = &nodes.items[p][k];
+            /* wait until the loop ran this node's previous post */
+            while (atomic_load_explicit(&it->ran_pub, memory_order_acquire) != round)
+                ;
+            nodes.seq[p][k] = ++seq;
+            atomic_fetch_add(&it->posted, 1);
+            cfdb_loop_post_task(nodes.loop, &it->task);
+        }
+    return NULL;
+}
+
+static void test_task_nodes_from_four_threads_run_once_per_post_in_order(void **state)
+{
+    memset(&nodes, 0, sizeof nodes);
+    nodes.loop = cfdb_loop_create();
+    for (int p = 0; p < NODE_PRODUCERS; p++)
+        for (int k = 0; k < NODES; k++) {
+            nodes.items[p][k].producer = p;
+            cfdb_task_init(&nodes.items[p][k].task, node_run, &nodes.items[p][k]);
+        }
+    pthread_t threads[NODE_PRODUCERS];
+    for (intptr_t i = 0; i < NODE_PRODUCERS; i++)
+        assert_int_equal(pthread_create(&threads[i], NULL, node_produce, (void *)i), 0);
+    uint64_t give_up = cfdb_monotonic_ns() + 20000 * MS;
+    while (atomic_load(&nodes.total) < NODE_PRODUCERS * NODES * ROUNDS_PER_NODE) {
+        assert_true(cfdb_loop_run_once(nodes.loop, 100 * MS) >= 0);
+        assert_true(cfdb_monotonic_ns() < give_up);
+    }
+    for (int i = 0; i < NODE_PRODUCERS; i++)
+        pthread_join(threads[i], NULL);
+    assert_int_equal(cfdb_loop_run_once(nodes.loop, 0), 0);
+    for (int p = 0; p < NODE_PRODUCERS; p++)
+        for (int k = 0; k < NODES; k++) {
+            assert_int_equal(nodes.items[p][k].ran, ROUNDS_PER_NODE);
+            assert_int_equal(atomic_load(&nodes.items[p][k].posted), ROUNDS_PER_NODE);
+        }
+    assert_false(nodes.out_of_order);
+    cfdb_loop_stats stats;
+    cfdb_loop_get_stats(nodes.loop, &stats);
+    assert_int_equal(stats.tasks_run, NODE_PRODUCERS * NODES * ROUNDS_PER_NODE);
+    assert_true(stats.wakeup_writes <= stats.waits);
+    cfdb_loop_destroy(nodes.loop);
+}
+
+static int coalesce_runs;
+
+static void coalesce_run(void *arg)
+{
+    (void)arg;
+    coalesce_runs++;
+}
+
+static void free_self(void *arg)
+{
+    free(arg); /* the node lives inside what fn frees */
+    coalesce_runs++;
+}
+
+/* A node posted again while still queued runs once; once run it may be posted again, and
+ * its fn may free the object that holds it. Pool and node posts share one FIFO. */
+static void test_task_node_queued_once_reusable_after_run_and_fifo_with_post(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    cfdb_task t;
+    cfdb_task_init(&t, coalesce_run, NULL);
+    coalesce_runs = 0;
+    cfdb_loop_post_task(loop, &t);
+    cfdb_loop_post_task(loop, &t);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
+    assert_int_equal(coalesce_runs, 1);
+    cfdb_loop_post_task(loop, &t);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
+    assert_int_equal(coalesce_runs, 2);
+
+    cfdb_task *owned = malloc(sizeof *owned);
+    assert_non_null(owned);
+    cfdb_task_init(owned, free_self, owned);
+    cfdb_loop_post_task(loop, owned);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 1);
+    assert_int_equal(coalesce_runs, 3);
+
+    /* order across the two posting functions */
+    posting.hits = calloc(3 * TASKS_PER_PRODUCER, 1);
+    for (int i = 0; i < PRODUCERS; i++)
+        posting.last_seen[i] = -1;
+    posting.out_of_order = false;
+    atomic_store(&posting.done, 0);
+    cfdb_task mid;
+    cfdb_task_init(&mid, count_task, (void *)(uintptr_t)1);
+    assert_int_equal(cfdb_loop_post(loop, count_task, (void *)(uintptr_t)0), 0);
+    cfdb_loop_post_task(loop, &mid);
+    assert_int_equal(cfdb_loop_post(loop, count_task, (void *)(uintptr_t)2), 0);
+    assert_int_equal(cfdb_loop_run_once(loop, 0), 3);
+    assert_false(posting.out_of_order);
+    assert_int_equal(atomic_load(&posting.done), 3);
+    free(posting.hits);
+    cfdb_loop_destroy(loop);
+}
+
+/* ---- timers under churn ------------------------------------------------ */
+
+enum { CHURN_TIMERS = 512, CHURN_STEPS = 20000 };
+
+typedef struct churn_timer {
+    cfdb_timer timer;
+    bool armed_model;
+    uint64_t deadline_model;
+    uint64_t seq_model;
+} churn_timer;
+
+static churn_timer churn[CHURN_TIMERS];
+static uint64_t churn_last_deadline, churn_last_seq;
+static int churn_fired;
+static bool churn_bad;
+
+static void churn_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    churn_timer *c = arg;
+    /* fires only when armed, in (deadline, arming order) order, never twice */
+    if (!c->armed_model || t->armed)
+        churn_bad = true;
+    if (c->deadline_model < churn_last_deadline ||
+        (c->deadline_model == churn_last_deadline && c->seq_model < churn_last_seq))
+        churn_bad = true;
+    churn_last_deadline = c->deadline_model;
+    churn_last_seq = c->seq_model;
+    c->armed_model = false;
+    churn_fired++;
+}
+
+/* Random arm / re-arm / cancel of 512 timers against a model, deadlines in the past so that
+ * every run fires everything due: the loop fires exactly the armed ones, in order. */
+static void test_timers_order_and_cancel_under_churn(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    uint64_t rng = 88172645463325252ull, seq = 0;
+    for (int i = 0; i < CHURN_TIMERS; i++) {
+        cfdb_timer_init(&churn[i].timer, churn_fire, &churn[i]);
+        churn[i].armed_model = false;
+    }
+    churn_bad = false;
+    int expected_fired = 0;
+    churn_fired = 0;
+    for (int step = 0; step < CHURN_STEPS; step++) {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        churn_timer *c = &churn[rng % CHURN_TIMERS];
+        unsigned op = (unsigned)(rng >> 32) % 10;
+        if (op < 6) {
+            c->deadline_model = 1 + (rng >> 40) % 64; /* many equal deadlines */
+            c->seq_model = ++seq;
+            c->armed_model = true;
+            assert_int_equal(cfdb_loop_timer_add_at(loop, &c->timer, c->deadline_model), 0);
+        } else if (op < 9) {
+            assert_int_equal(cfdb_loop_timer_cancel(loop, &c->timer), c->armed_model);
+            c->armed_model = false;
+        } else {
+            /* fire everything due so far (all deadlines are in the past) */
+            for (int i = 0; i < CHURN_TIMERS; i++)
+                expected_fired += churn[i].armed_model;
+            churn_last_deadline = churn_last_seq = 0;
+            cfdb_loop_run_once(loop, 0);
+            for (int i = 0; i < CHURN_TIMERS; i++)
+                assert_false(churn[i].armed_model || cfdb_timer_is_armed(&churn[i].timer));
+            assert_int_equal(churn_fired, expected_fired);
+        }
+        assert_int_equal(cfdb_timer_is_armed(&c->timer), c->armed_model);
+    }
+    assert_false(churn_bad);
+    cfdb_loop_destroy(loop);
+    for (int i = 0; i < CHURN_TIMERS; i++)
+        assert_false(cfdb_timer_is_armed(&churn[i].timer));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +779,9 @@ int main(void)
         cmocka_unit_test(test_stop_before_run_and_from_callback),
         cmocka_unit_test(test_run_until_helper_with_post),
         cmocka_unit_test(test_busyness_windows),
+        cmocka_unit_test(test_task_nodes_from_four_threads_run_once_per_post_in_order),
+        cmocka_unit_test(test_task_node_queued_once_reusable_after_run_and_fifo_with_post),
+        cmocka_unit_test(test_timers_order_and_cancel_under_churn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

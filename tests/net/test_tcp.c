@@ -1,4 +1,5 @@
-/* TCP helpers driven by the event loop: a loopback echo server and client. */
+/* TCP helpers driven by the event loop: a loopback echo server and client; failures come
+ * back as FoundationDB codes with errno telling the cause. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,20 +43,22 @@ static void server_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
     echo_test *t = arg;
     echo_conn *c = &t->server;
     if (c->len) {   /* flush first: keeps memory bounded, order intact */
-        ssize_t n = cfdb_tcp_write(fd, c->buf, c->len);
-        if (n == -EAGAIN)
-            return;
-        assert_true(n > 0);
-        memmove(c->buf, c->buf + n, c->len - (size_t)n);
-        c->len -= (size_t)n;
+        size_t n;
+        assert_int_equal(cfdb_tcp_write(fd, c->buf, c->len, &n), 0);
+        if (n == 0)
+            return; /* not ready */
+        memmove(c->buf, c->buf + n, c->len - n);
+        c->len -= n;
     }
     if (!c->len && !c->peer_closed) {
-        ssize_t n = cfdb_tcp_read(fd, c->buf, sizeof c->buf);
-        if (n == 0)
+        size_t n;
+        int rc = cfdb_tcp_read(fd, c->buf, sizeof c->buf, &n);
+        if (rc) {
+            assert_int_equal(rc, 1026); /* connection_failed: the peer closed */
+            assert_int_equal(errno, 0);
             c->peer_closed = true;
-        else if (n != -EAGAIN) {
-            assert_true(n > 0);
-            c->len = (size_t)n;
+        } else {
+            c->len = n;
         }
     }
     /* Read only when the buffer is empty, write only while it is not. */
@@ -65,13 +68,15 @@ static void server_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
 static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     echo_test *t = arg;
-    int conn = cfdb_tcp_accept(fd);
-    if (conn == -EAGAIN)
+    int conn, none;
+    assert_int_equal(cfdb_tcp_accept(fd, &conn), 0);
+    if (conn == CFDB_TCP_NO_FD)
         return;
     assert_true(conn >= 0);
     assert_int_equal(t->server_fd, -1);
     t->server_fd = conn;
-    assert_int_equal(cfdb_tcp_accept(fd), -EAGAIN);
+    assert_int_equal(cfdb_tcp_accept(fd, &none), 0); /* nobody else waiting */
+    assert_int_equal(none, CFDB_TCP_NO_FD);
     assert_int_equal(cfdb_loop_add_fd(loop, conn, CFDB_EV_READ, server_io, t), 0);
 }
 
@@ -79,25 +84,21 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     echo_test *t = arg;
     if (!t->connected) {
-        assert_int_equal(cfdb_tcp_connect_result(fd), 0);
-        t->connected = true;
+        assert_int_equal(cfdb_tcp_connect_result(fd, &t->connected), 0);
+        assert_true(t->connected);
     }
     if ((events & CFDB_EV_WRITE) && t->sent < MESSAGE_SIZE) {
         /* Two pieces through writev to exercise it. */
         size_t left = MESSAGE_SIZE - t->sent, half = left / 2;
         struct iovec iov[2] = { { t->out + t->sent, half }, { t->out + t->sent + half, left - half } };
-        ssize_t n = cfdb_tcp_writev(fd, iov, 2);
-        if (n != -EAGAIN) {
-            assert_true(n > 0);
-            t->sent += (size_t)n;
-        }
+        size_t n;
+        assert_int_equal(cfdb_tcp_writev(fd, iov, 2, &n), 0);
+        t->sent += n;
     }
     if (events & CFDB_EV_READ) {
-        ssize_t n = cfdb_tcp_read(fd, t->in + t->received, MESSAGE_SIZE - t->received);
-        if (n != -EAGAIN) {
-            assert_true(n > 0);
-            t->received += (size_t)n;
-        }
+        size_t n;
+        assert_int_equal(cfdb_tcp_read(fd, t->in + t->received, MESSAGE_SIZE - t->received, &n), 0);
+        t->received += n;
     }
     if (t->received == MESSAGE_SIZE) {
         t->done = true;
@@ -110,11 +111,13 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
 static void run_echo(const char *ip)
 {
     uint16_t port = 0;
-    int listen_fd = cfdb_tcp_listen(ip, 0, 16, &port);
-    if (listen_fd == -EADDRNOTAVAIL || listen_fd == -EAFNOSUPPORT) {
+    int listen_fd;
+    int rc = cfdb_tcp_listen(ip, 0, 16, &port, &listen_fd);
+    if (rc && (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT)) {
         skip();   /* no IPv6 loopback on this machine */
         return;
     }
+    assert_int_equal(rc, 0);
     assert_true(listen_fd >= 0);
     cfdb_loop *loop = cfdb_loop_create();
     assert_non_null(loop);
@@ -128,7 +131,7 @@ static void run_echo(const char *ip)
     t->in = malloc(MESSAGE_SIZE);
     for (size_t i = 0; i < MESSAGE_SIZE; i++)
         t->out[i] = (uint8_t)(i * 131 + (i >> 9));
-    t->client_fd = cfdb_tcp_connect(ip, port);
+    assert_int_equal(cfdb_tcp_connect(ip, port, &t->client_fd), 0);
     assert_true(t->client_fd >= 0);
     /* WRITE signals the end of the connect. */
     assert_int_equal(cfdb_loop_add_fd(loop, t->client_fd, CFDB_EV_WRITE, client_io, t), 0);
@@ -176,12 +179,13 @@ static void test_connect_refused_is_reported(void **state)
 {
     /* Take a free port, then free it: nobody listens there. */
     uint16_t port = 0;
-    int fd = cfdb_tcp_listen("127.0.0.1", 0, 1, &port);
-    assert_true(fd >= 0);
+    int fd;
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 1, &port, &fd), 0);
     close(fd);
 
     cfdb_loop *loop = cfdb_loop_create();
-    int client = cfdb_tcp_connect("127.0.0.1", port);
+    int client;
+    assert_int_equal(cfdb_tcp_connect("127.0.0.1", port, &client), 0);
     assert_true(client >= 0);
     unsigned events = 0;
     assert_int_equal(cfdb_loop_add_fd(loop, client, CFDB_EV_WRITE, note_events, &events), 0);
@@ -191,7 +195,10 @@ static void test_connect_refused_is_reported(void **state)
         assert_true(cfdb_monotonic_ns() < give_up);
     }
     assert_true(events & CFDB_EV_ERROR);
-    assert_int_equal(cfdb_tcp_connect_result(client), -ECONNREFUSED);
+    bool connected = true;
+    assert_int_equal(cfdb_tcp_connect_result(client, &connected), 1026); /* connection_failed */
+    assert_int_equal(errno, ECONNREFUSED);
+    assert_false(connected);
     cfdb_loop_remove_fd(loop, client);
     close(client);
     cfdb_loop_destroy(loop);
@@ -199,12 +206,28 @@ static void test_connect_refused_is_reported(void **state)
 
 static void test_bad_addresses_are_rejected(void **state)
 {
-    assert_int_equal(cfdb_tcp_connect("localhost", 1), -EINVAL);   /* no DNS */
-    assert_int_equal(cfdb_tcp_connect("1.2.3", 1), -EINVAL);
-    assert_int_equal(cfdb_tcp_listen("[::1", 0, 1, NULL), -EINVAL);
+    int fd = 7;
+    assert_int_equal(cfdb_tcp_connect("localhost", 1, &fd), 1500); /* no DNS: platform_error */
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(fd, CFDB_TCP_NO_FD);
+    assert_int_equal(cfdb_tcp_connect("1.2.3", 1, &fd), 1500);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(cfdb_tcp_listen("[::1", 0, 1, NULL, &fd), 1512); /* bind_failed */
+    assert_int_equal(errno, EINVAL);
     char buf[1];
-    assert_int_equal(cfdb_tcp_read(-1, buf, 1), -EBADF);
-    assert_int_equal(cfdb_tcp_write(-1, buf, 1), -EBADF);
+    size_t n = 9;
+    assert_int_equal(cfdb_tcp_read(-1, buf, 1, &n), 1026);
+    assert_int_equal(errno, EBADF);
+    assert_int_equal(n, 0);
+    assert_int_equal(cfdb_tcp_write(-1, buf, 1, &n), 1026);
+    assert_int_equal(errno, EBADF);
+    /* a port in use is address_in_use, as FoundationDB names it */
+    uint16_t port;
+    int a, b;
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 1, &port, &a), 0);
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", port, 1, NULL, &b), 2105);
+    assert_int_equal(errno, EADDRINUSE);
+    close(a);
 }
 
 int main(void)

@@ -12,7 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "cfdb/connection.h"
+#include "cfdb/frame.h"
 #include "cfdb/messages.h"
 #include "cfdb/tcp.h"
 #include "cfdb/tls.h"
@@ -187,12 +192,19 @@ static cfdb_tls_ctx *make_ctx(bool server, const char *cert, const char *key, co
     return ctx;
 }
 
+/* The handshake's state here: 1 done, 0 waiting for input, -2107 failed. */
+static int hs(cfdb_tls_session *s)
+{
+    int rc = cfdb_tls_handshake(s);
+    return rc ? -rc : cfdb_tls_established(s) ? 1 : 0;
+}
+
 /* Moves ciphertext both ways until neither side makes progress; returns the handshake
  * results in *cr / *sr (1 done, 0 stuck, < 0 failed). */
 static void pump(cfdb_tls_session *c, cfdb_tls_session *s, int *cr, int *sr)
 {
     uint8_t buf[65536];
-    *cr = cfdb_tls_handshake(c);
+    *cr = hs(c);
     *sr = 0;
     for (int round = 0; round < 20; round++) {
         size_t n, moved = 0;
@@ -201,13 +213,13 @@ static void pump(cfdb_tls_session *c, cfdb_tls_session *s, int *cr, int *sr)
             moved += n;
         }
         if (*sr == 0)
-            *sr = cfdb_tls_handshake(s);
+            *sr = hs(s);
         while ((n = cfdb_tls_output(s, buf, sizeof buf)) > 0) {
             assert_int_equal(cfdb_tls_feed(c, buf, n), 0);
             moved += n;
         }
         if (*cr == 0)
-            *cr = cfdb_tls_handshake(c);
+            *cr = hs(c);
         if (!moved)
             break;
     }
@@ -238,11 +250,11 @@ static void handshake_case(const char *client_cert, const char *client_key, cons
         while ((n = cfdb_tls_output(c, buf, sizeof buf)) > 0)
             assert_int_equal(cfdb_tls_feed(s, buf, n), 0);
         static uint8_t got[100000];
-        size_t have = 0;
-        long r;
-        while ((r = cfdb_tls_read(s, got + have, sizeof got - have)) > 0)
-            have += (size_t)r;
-        assert_int_equal(r, 0);
+        size_t have = 0, r;
+        do {
+            assert_int_equal(cfdb_tls_read(s, got + have, sizeof got - have, &r), 0);
+            have += r;
+        } while (r > 0);
         assert_int_equal(have, sizeof big);
         assert_memory_equal(got, big, sizeof big);
         assert_int_equal(cfdb_tls_write(s, "pong", 4), 0);
@@ -250,9 +262,9 @@ static void handshake_case(const char *client_cert, const char *client_key, cons
             assert_int_equal(cfdb_tls_feed(c, buf, n), 0);
         char four[8] = "";
         /* the client may first consume session tickets */
-        long k = 0;
+        size_t k = 0;
         for (int i = 0; i < 4 && k == 0; i++)
-            k = cfdb_tls_read(c, four, sizeof four);
+            assert_int_equal(cfdb_tls_read(c, four, sizeof four, &k), 0);
         assert_int_equal(k, 4);
         assert_memory_equal(four, "pong", 4);
     }
@@ -373,7 +385,7 @@ static void test_garbage_input(void **state)
     cfdb_connect_packet p = { .protocol_version = 0x1FDB00B073000000ull };
     size_t n = cfdb_connect_packet_encode(&p, junk);
     assert_int_equal(cfdb_tls_feed(s, junk, n), 0);
-    assert_int_equal(cfdb_tls_handshake(s), -CFDB_TLS_ERROR);
+    assert_int_equal(cfdb_tls_handshake(s), CFDB_TLS_ERROR);
     assert_true(strlen(cfdb_tls_last_error(s)) > 0);
     cfdb_tls_session_free(s);
     cfdb_tls_ctx_free(sctx);
@@ -416,15 +428,20 @@ typedef struct listener {
     uint16_t port;
     cfdb_tls_ctx *tls;
     side side;
+    size_t out_budget;
+    int sndbuf;
 } listener;
 
 static void on_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     listener *l = arg;
-    int cfd = cfdb_tcp_accept(fd);
-    if (cfd < 0)
+    int cfd;
+    if (cfdb_tcp_accept(fd, &cfd) || cfd < 0)
         return;
     cfdb_conn_options opt = { .canonical_port = l->port, .canonical_ip4 = 0x7f000001, .tls = l->tls };
+    opt.out_budget = l->out_budget;
+    if (l->sndbuf > 0)
+        setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &l->sndbuf, sizeof l->sndbuf);
     l->side.conn = cfdb_conn_adopt(loop, cfd, &opt, &callbacks, &l->side);
     if (!l->side.conn)
         close(cfd);
@@ -442,8 +459,7 @@ static void test_connection_over_tls(void **state)
     cfdb_loop *loop = cfdb_loop_create();
     listener l = { 0 };
     l.tls = make_ctx(true, "server.pem", "server.key", "ca.pem", NULL);
-    l.fd = cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port);
-    assert_true(l.fd >= 0);
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port, &l.fd), 0);
     assert_int_equal(cfdb_loop_add_fd(loop, l.fd, CFDB_EV_READ, on_accept, &l), 0);
 
     cfdb_tls_ctx *cctx = make_ctx(false, "client.pem", "client.key", "ca.pem", "S.CN=cfdb-server");
@@ -506,12 +522,159 @@ static void test_connection_over_tls(void **state)
     cfdb_tls_ctx_free(picky);
 }
 
+/* ---- back-pressure over TLS, against a peer driven by hand ---- */
+
+typedef struct raw_tls {
+    cfdb_loop *loop;
+    int fd;
+    cfdb_tls_session *s;
+    uint8_t *pend; /* ciphertext not yet taken by the socket */
+    size_t pend_len, pend_cap;
+} raw_tls;
+
+/* Moves ciphertext to the socket without blocking; the loop runs meanwhile. */
+static void rt_pump_out(raw_tls *r)
+{
+    size_t n;
+    uint8_t buf[16384];
+    while ((n = cfdb_tls_output(r->s, buf, sizeof buf)) > 0) {
+        if (r->pend_len + n > r->pend_cap) {
+            r->pend_cap = (r->pend_len + n) * 2;
+            r->pend = realloc(r->pend, r->pend_cap);
+            assert_non_null(r->pend);
+        }
+        memcpy(r->pend + r->pend_len, buf, n);
+        r->pend_len += n;
+    }
+    if (r->pend_len) {
+        ssize_t w = send(r->fd, r->pend, r->pend_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            memmove(r->pend, r->pend + w, r->pend_len - (size_t)w);
+            r->pend_len -= (size_t)w;
+        }
+    }
+}
+
+/* Reads what the socket has into the session; returns the ciphertext bytes read. */
+static size_t rt_pump_in(raw_tls *r)
+{
+    uint8_t buf[16384];
+    ssize_t n = recv(r->fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n <= 0)
+        return 0;
+    assert_int_equal(cfdb_tls_feed(r->s, buf, (size_t)n), 0);
+    return (size_t)n;
+}
+
+static void test_back_pressure_over_tls(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    listener l = { 0 };
+    l.tls = make_ctx(true, "server.pem", "server.key", "ca.pem", NULL);
+    l.out_budget = 32768;
+    l.sndbuf = 4096;
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 16, &l.port, &l.fd), 0);
+    assert_int_equal(cfdb_loop_add_fd(loop, l.fd, CFDB_EV_READ, on_accept, &l), 0);
+
+    cfdb_tls_ctx *cctx = make_ctx(false, "client.pem", "client.key", "ca.pem", NULL);
+    raw_tls r = { .loop = loop, .s = cfdb_tls_session_new(cctx) };
+    r.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int small = 4096;
+    setsockopt(r.fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(l.port) };
+    a.sin_addr.s_addr = htonl(0x7f000001u);
+    assert_int_equal(connect(r.fd, (struct sockaddr *)&a, sizeof a), 0);
+    for (int i = 0; i < 2000 && !cfdb_tls_established(r.s); i++) {
+        assert_int_equal(cfdb_tls_handshake(r.s), 0);
+        rt_pump_out(&r);
+        cfdb_loop_run_once(loop, 1000000);
+        rt_pump_in(&r);
+    }
+    assert_true(cfdb_tls_established(r.s));
+
+    /* our ConnectPacket, then 3,000 messages of 1,000 bytes that the server echoes back */
+    enum { N = 3000, LEN = 1000 };
+    cfdb_connect_packet p = { .protocol_version = 0x1FDB00B073000000ull };
+    uint8_t cp[CFDB_CONNECT_PACKET_SIZE];
+    assert_int_equal(cfdb_tls_write(r.s, cp, cfdb_connect_packet_encode(&p, cp)), 0);
+    size_t head = cfdb_frame_header_size(false), fl = head + LEN;
+    uint8_t *frame = calloc(1, fl);
+    assert_non_null(frame);
+    memset(frame + head, 'm', LEN);
+    cfdb_frame_seal(frame, (cfdb_uid){ 1, 0 }, LEN, false);
+    int queued = 0;
+    for (int spins = 0; spins < 3000; spins++) {
+        for (int k = 0; k < 10 && queued < N && r.pend_len < 65536; k++, queued++)
+            assert_int_equal(cfdb_tls_write(r.s, frame, fl), 0);
+        rt_pump_out(&r);
+        cfdb_loop_run_once(loop, 1000000);
+    }
+    /* we read nothing: the server stopped reading long before all 3,000 */
+    cfdb_conn_stats st;
+    cfdb_conn_get_stats(l.side.conn, &st);
+    assert_true(st.pauses >= 1);
+    assert_true(l.side.frames < N / 2);
+
+    /* now we read: every message comes back, and the rest of ours goes through */
+    uint8_t *plain = malloc(1 << 20);
+    assert_non_null(plain);
+    size_t have = 0;
+    int echoes = 0;
+    bool connected = false;
+    for (int spins = 0; spins < 200000 && echoes < N; spins++) {
+        for (int k = 0; k < 10 && queued < N && r.pend_len < 65536; k++, queued++)
+            assert_int_equal(cfdb_tls_write(r.s, frame, fl), 0);
+        rt_pump_out(&r);
+        cfdb_loop_run_once(loop, 0);
+        if (!rt_pump_in(&r))
+            continue;
+        size_t got;
+        do {
+            assert_int_equal(cfdb_tls_read(r.s, plain + have, (1 << 20) - have, &got), 0);
+            have += got;
+        } while (got > 0 && have < (1 << 20));
+        size_t at = 0;
+        if (!connected) {
+            if (have < CFDB_CONNECT_PACKET_SIZE)
+                continue;
+            at = CFDB_CONNECT_PACKET_SIZE;
+            connected = true;
+        }
+        for (;;) {
+            cfdb_frame f;
+            long c = cfdb_frame_parse(plain + at, have - at, false, &f);
+            assert_true(c >= 0);
+            if (c == 0)
+                break;
+            at += (size_t)c;
+            if (f.token.first == 2 && f.msg_len == LEN)
+                echoes++;
+        }
+        memmove(plain, plain + at, have - at);
+        have -= at;
+    }
+    assert_int_equal(echoes, N);
+    assert_int_equal(l.side.closed, 0);
+    free(plain);
+    free(frame);
+    free(r.pend);
+    close(r.fd);
+    run_until(loop, &l.side.closed, 1);
+    cfdb_tls_session_free(r.s);
+    cfdb_loop_remove_fd(loop, l.fd);
+    close(l.fd);
+    cfdb_loop_destroy(loop);
+    cfdb_tls_ctx_free(l.tls);
+    cfdb_tls_ctx_free(cctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rule_syntax),     cmocka_unit_test(test_rule_matching),
         cmocka_unit_test(test_handshakes),      cmocka_unit_test(test_configurations),
         cmocka_unit_test(test_garbage_input),   cmocka_unit_test(test_connection_over_tls),
+        cmocka_unit_test(test_back_pressure_over_tls),
     };
     return cmocka_run_group_tests(tests, setup_pki, teardown_pki);
 }

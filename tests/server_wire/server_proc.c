@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,12 @@
 #include "cfdb/tcp.h"
 
 int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, const char *const *extra)
+{
+    return sp_start_ex(p, bin, dir, datadir, extra, NULL);
+}
+
+int sp_start_ex(sp_proc *p, const char *bin, const char *dir, const char *datadir, const char *const *extra,
+                const sp_options *o)
 {
     memset(p, 0, sizeof(*p));
     snprintf(p->cluster, sizeof p->cluster, "%s/fdb.cluster", dir);
@@ -29,7 +36,8 @@ int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, 
     argv[n++] = "sp";
     argv[n++] = "--cluster-id";
     argv[n++] = "crash";
-    argv[n++] = "--quiet";
+    if (!o || !o->log_path)
+        argv[n++] = "--quiet";
     if (datadir) {
         argv[n++] = "--datadir";
         argv[n++] = datadir;
@@ -49,6 +57,16 @@ int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, 
         if (devnull >= 0) {
             dup2(devnull, 1); /* not the test's stdout: a pipe reader would wait for us */
             dup2(devnull, 2);
+        }
+        if (o && o->log_path) {
+            int log = open(o->log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+            if (log >= 0)
+                dup2(log, 2);
+        }
+        if (o && o->max_fds > 0) {
+            struct rlimit rl = { (rlim_t)o->max_fds, (rlim_t)o->max_fds };
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                _exit(126);
         }
         execv(bin, (char *const *)argv);
         _exit(127);
@@ -101,8 +119,8 @@ int sp_connect(wc *w, cfdb_loop *loop, const sp_proc *p, cfdb_arena *a)
 uint16_t sp_free_port(void)
 {
     uint16_t port = 0;
-    int fd = cfdb_tcp_listen("127.0.0.1", 0, 1, &port);
-    if (fd < 0)
+    int fd;
+    if (cfdb_tcp_listen("127.0.0.1", 0, 1, &port, &fd))
         return 0;
     close(fd);
     return port;

@@ -21,6 +21,14 @@ typedef struct sp_proc {
  * waits (up to 10 s) for the cluster file. extra is NULL-terminated (or NULL).
  * Returns 0, or -1 when the server did not come up. */
 int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, const char *const *extra);
+
+/* What sp_start_ex changes in the child. */
+typedef struct sp_options {
+    const char *log_path; /* non-NULL: no --quiet, stderr appended to this file */
+    long max_fds;         /* > 0: RLIMIT_NOFILE (soft and hard) set to this before exec */
+} sp_options;
+int sp_start_ex(sp_proc *p, const char *bin, const char *dir, const char *datadir, const char *const *extra,
+                const sp_options *o);
 /* SIGKILL and reap. */
 void sp_kill9(sp_proc *p);
 /* Connects w and opens the database (discovers the proxies). 0 or -1. */

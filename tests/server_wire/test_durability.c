@@ -216,8 +216,8 @@ static void test_kill9_recovery(void **state)
     wc_close(&w);
     kill9(&p);
     uint16_t cport = 0;
-    int lfd = cfdb_tcp_listen("127.0.0.1", 0, 1, &cport);
-    assert_true(lfd >= 0);
+    int lfd;
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 1, &cport, &lfd), 0);
     close(lfd);
     start_server(&p, cport);
     connect_db(&w, loop, &p, &a);
@@ -255,8 +255,8 @@ static void test_control_cli(void **state)
     mkdir(g_dir, 0755);
     /* a port that was free a moment ago, for the control socket */
     uint16_t free_port = 0;
-    int lfd = cfdb_tcp_listen("127.0.0.1", 0, 1, &free_port);
-    assert_true(lfd >= 0);
+    int lfd;
+    assert_int_equal(cfdb_tcp_listen("127.0.0.1", 0, 1, &free_port, &lfd), 0);
     close(lfd);
     int port = free_port;
     proc p;
