@@ -390,6 +390,21 @@ static void test_errors_and_exit_codes(void **state)
     assert_string_equal(R.err, "Unable to read cluster file `/nonexistent/fdb.cluster': 1515 No cluster file found "
                                "in current directory or default location\n");
     assert_int_equal(R.status, 1);
+    /* a cluster file that is not a connection string: fdbcli's message, nothing on stdout */
+    char bad[300];
+    snprintf(bad, sizeof bad, "%s/bad.cluster", g_env.server.dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("not a connection string\n", f);
+    fclose(f);
+    const char *args1[] = {"-C", bad, NULL};
+    assert_int_equal(shell_exec(&R, args1, "get a\n", NULL), 0);
+    char want[512];
+    snprintf(want, sizeof want, "Invalid cluster file `%s': 2104 Connection string invalid\n", bad);
+    assert_string_equal(R.err, want);
+    assert_string_equal(R.out, "");
+    assert_int_equal(R.status, 1);
+    unlink(bad);
     /* --timeout needs --exec; bad arguments */
     const char *args2[] = {"-C", cf(), "--timeout", "3", NULL};
     assert_int_equal(shell_exec(&R, args2, NULL, NULL), 0);

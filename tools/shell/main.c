@@ -254,17 +254,20 @@ int main(int argc, char **argv)
 
     int status = 0;
     FDBDatabase *db = NULL;
-    if (!a.exec)
-        printf("Using cluster file `%s'.\n", cf);
     err = fdb_create_database(cf, &db);
-    if (err) {
-        if (err == CFDB_ERR_CONNECTION_STRING_INVALID)
-            fprintf(stderr, "Invalid cluster file `%s': %d %s\n", cf, err, fdb_get_error(err));
-        else
-            fprintf(stderr, "ERROR: %s (%d)\n", fdb_get_error(err), err);
+    /* fdbcli parses the cluster file before anything is printed; other errors come after
+     * the "Using cluster file" line */
+    if (err == CFDB_ERR_CONNECTION_STRING_INVALID) {
+        fprintf(stderr, "Invalid cluster file `%s': %d %s\n", cf, err, fdb_get_error(err));
+        status = 1;
+    } else if (!a.exec) {
+        printf("Using cluster file `%s'.\n", cf);
+    }
+    if (err && err != CFDB_ERR_CONNECTION_STRING_INVALID) {
+        fprintf(stderr, "ERROR: %s (%d)\n", fdb_get_error(err), err);
         printf("Unable to connect to cluster from `%s'\n", cf);
         status = 1;
-    } else {
+    } else if (!err) {
         shell s;
         shell_init(&s, db);
         s.exec_mode = a.exec != NULL;
