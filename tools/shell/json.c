@@ -74,17 +74,8 @@ static char *read_string(reader *r, size_t *len)
                 v = v * 16 + (unsigned)d;
             }
             r->p += 4;
-            /* UTF-8 of the code unit (a surrogate is kept as its own 3 bytes) */
-            if (v < 0x80) {
-                out[n++] = (char)v;
-            } else if (v < 0x800) {
-                out[n++] = (char)(0xc0 | (v >> 6));
-                out[n++] = (char)(0x80 | (v & 0x3f));
-            } else {
-                out[n++] = (char)(0xe0 | (v >> 12));
-                out[n++] = (char)(0x80 | ((v >> 6) & 0x3f));
-                out[n++] = (char)(0x80 | (v & 0x3f));
-            }
+            /* json_spirit keeps only the low byte of the code unit (unicode_str_to_char) */
+            out[n++] = (char)(v & 0xff);
             break;
         }
         default:

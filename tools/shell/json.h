@@ -8,7 +8,8 @@
  *     the opening bracket, a newline, the indentation and the closing bracket;
  *   - integers as integers, other numbers as printf("%.17g") (setprecision(17));
  *   - strings with \" \\ \b \f \n \r \t escaped and every other byte outside 0x20..0x7e
- *     as \u00XX (upper-case hex), as json_spirit does in the C locale.
+ *     as \u00XX (upper-case hex), as json_spirit does in the C locale; a \uXXXX escape
+ *     read keeps only its low byte, as json_spirit's reader does.
  *
  * Memory: one parse allocates its nodes with malloc; nesting is bounded by
  * SHELL_JSON_MAX_DEPTH and everything else by the input's length. Bad input: 0 returned,
