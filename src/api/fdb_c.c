@@ -127,6 +127,8 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value
         g_env_options_loaded = true;
         rc = cfdb_tls_settings_load_env(&g_tls);
     }
+    if (rc == 0 && option == FDB_NET_OPTION_DISABLE_CLIENT_BYPASS)
+        cfdb_db_allow_grv_cache(); /* what USE_GRV_CACHE needs (db_grv.c) */
     if (rc == 0) {
         rc = cfdb_tls_settings_set(&g_tls, (int)option, value, value_length);
         /* other trace, knob and multi-version options are accepted without effect (README) */

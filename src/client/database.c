@@ -134,6 +134,7 @@ static void db_shutdown(void *arg)
     }
     db_fail_list(&db->ready_waiters, CFDB_ERR_OPERATION_CANCELLED);
     db_status_monitor_stop(db);
+    db_grv_shutdown(db);
     cfdb_db_unref(db); /* the users' */
 }
 

@@ -88,6 +88,19 @@ const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db);
 /* A read version for w (w->flags: CFDB_GRV_* priority flags); requests that arrive while
  * one is in flight share the next one. w->fn(w, error, version). */
 void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w);
+/* USE_GRV_CACHE (network thread): the cached read version if libfdb_c would use it for a
+ * transaction of these priority flags — at most MAX_VERSION_CACHE_LAG (0.1 s) old, and
+ * ratekeeper has not throttled this priority in the last GRV_CACHE_RK_COOLDOWN (60 s) —
+ * else 0 (then ask with cfdb_db_get_read_version). The first call starts the database's
+ * background updater, which keeps the cache fresh (backgroundGrvUpdater). */
+int64_t cfdb_db_cached_read_version(cfdb_db *db, uint32_t flags);
+/* The network option DISABLE_CLIENT_BYPASS (any thread): libfdb_c then keeps the
+ * multi-version client's shared state, which USE_GRV_CACHE needs (without it the option
+ * fails with invalid_option). */
+void cfdb_db_allow_grv_cache(void);
+/* A commit's version, sent at sent_ns, for the GRV cache (tryCommit's updateCachedReadVersion). */
+void cfdb_db_update_cached_read_version(cfdb_db *db, int64_t version, uint64_t sent_ns);
+bool cfdb_db_grv_cache_allowed(void);
 
 /* The cached shard holding key (reverse: the key just before it), or NULL; nservers >= 1.
  * A view of the location cache: valid until the next cache change or the next call of this

@@ -19,10 +19,20 @@
  * allocated the batch just waits for the next reply (the batcher then behaves as one
  * request in flight at a time): nothing fails for it.
  *
+ * The GRV cache (USE_GRV_CACHE, DatabaseContext::updateCachedReadVersion and
+ * backgroundGrvUpdater): every reply updates the newest version seen and the time its request
+ * was sent (libfdb_c takes the transaction's start time; the batch's send time is at most a
+ * batch window later). Once a transaction has used the cache, an updater keeps it fresh:
+ * whenever the cache would be older than MAX_VERSION_CACHE_LAG less the updater's own
+ * latency (grvDelay), or no proxy has been asked for MAX_PROXY_CONTACT_LAG, it asks for a read
+ * version (default priority); otherwise it sleeps until one of the two is due.
+ *
  * Invariants: every waiter is in exactly one place — a batcher's queue or one flight's list —
  * until its fn is called, exactly once. Each flight holds a database reference. */
 #include "db_internal.h"
 
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +40,9 @@
 
 #define GRV_MAX_BATCH_SIZE 1000                /* MAX_BATCH_SIZE */
 #define GRV_BATCH_TIMEOUT_NS 5000000ull        /* GRV_BATCH_TIMEOUT, 0.005 s */
+#define MAX_VERSION_CACHE_LAG_NS 100000000ull  /* MAX_VERSION_CACHE_LAG, 0.1 s */
+#define MAX_PROXY_CONTACT_LAG_NS 200000000ull  /* MAX_PROXY_CONTACT_LAG, 0.2 s */
+#define GRV_CACHE_RK_COOLDOWN_NS 60000000000ull /* GRV_CACHE_RK_COOLDOWN, 60 s */
 
 struct grv_flight {
     cfdb_db *db;
@@ -42,20 +55,30 @@ struct grv_flight {
 static void send_batch(grv_batcher *b);
 static void grv_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void window_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
+static void updater_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 
 void db_grv_init(cfdb_db *db)
 {
     cfdb_timer_init(&db->grv_retry, grv_retry_fire, db);
+    cfdb_timer_init(&db->grv_updater, updater_fire, db);
     for (int i = 0; i < GRV_BATCHERS; i++) {
         db->grv_b[i].db = db;
         cfdb_timer_init(&db->grv_b[i].window, window_fire, &db->grv_b[i]);
     }
 }
 
+void db_grv_shutdown(cfdb_db *db)
+{
+    if (cfdb_loop_timer_cancel(cfdb_client_loop(db->cl), &db->grv_updater))
+        cfdb_db_unref(db); /* the updater's sleep held a reference */
+    db->grv_updater_started = false;
+}
+
 void db_grv_free(cfdb_db *db)
 {
     cfdb_loop *loop = cfdb_client_loop(db->cl);
     cfdb_loop_timer_cancel(loop, &db->grv_retry);
+    cfdb_loop_timer_cancel(loop, &db->grv_updater);
     for (int i = 0; i < GRV_BATCHERS; i++) {
         cfdb_loop_timer_cancel(loop, &db->grv_b[i].window);
         db_fail_list(&db->grv_b[i].pending, CFDB_ERR_OPERATION_CANCELLED);
@@ -136,7 +159,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     b->in_flight--;
     int64_t version = 0;
     double throttled = 0;
-    bool mv_present = false;
+    bool mv_present = false, rk_default = false, rk_batch = false;
     uint32_t mv_len = 0;
     uint8_t mv[CFDB_WAITER_MV_MAX];
     if (error == 0) {
@@ -160,6 +183,8 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         if (!error && version < db->min_acceptable_rv)
             db->min_acceptable_rv = version;
         throttled = rep.proxyTagThrottledDuration;
+        rk_default = rep.rkDefaultThrottled;
+        rk_batch = rep.rkBatchThrottled;
         mv_present = rep.metadataVersion.present;
         mv_len = mv_present ? rep.metadataVersion.value.len : 0;
         if (mv_len <= sizeof mv && mv_len)
@@ -177,8 +202,15 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         return;
     }
     if (!error) {
+        uint64_t now = cfdb_loop_now_ns(cfdb_client_loop(db->cl));
         cfdb_db_note_version(db, version);
-        adapt_window(b, cfdb_loop_now_ns(cfdb_client_loop(db->cl)) - fl->sent_ns);
+        adapt_window(b, now - fl->sent_ns);
+        cfdb_db_update_cached_read_version(db, version, fl->sent_ns);
+        db->grv_last_proxy_ns = fl->sent_ns;
+        if (rk_default)
+            db->grv_rk_default_ns = now;
+        if (rk_batch)
+            db->grv_rk_batch_ns = now;
     }
     /* nothing of this batcher left in flight: what gathered goes at once */
     if (b->pending && b->in_flight == 0 && !cfdb_timer_is_armed(&db->grv_retry))
@@ -293,4 +325,94 @@ void cfdb_db_get_read_version(cfdb_db *db, cfdb_waiter *w)
         send_batch(b);
     else if (!cfdb_timer_is_armed(&b->window))
         cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &b->window, (uint64_t)b->window_ns);
+}
+
+/* ---- the GRV cache ---- */
+
+/* updateCachedReadVersion: the newest version wins; its time only moves forward. */
+void cfdb_db_update_cached_read_version(cfdb_db *db, int64_t version, uint64_t sent_ns)
+{
+    if (version >= db->grv_cache_version) {
+        db->grv_cache_version = version;
+        if (sent_ns > db->grv_cache_time_ns)
+            db->grv_cache_time_ns = sent_ns;
+    }
+}
+
+static void updater_reply(cfdb_waiter *w, int error, int64_t version)
+{
+    (void)version;
+    cfdb_db *db = (cfdb_db *)((char *)w - offsetof(cfdb_db, grv_updater_waiter));
+    db->grv_updater_waiting = false;
+    cfdb_loop *loop = cfdb_client_loop(db->cl);
+    if (!error) /* grvDelay = (grvDelay + latency) / 2 */
+        db->grv_updater_delay_ns = (db->grv_updater_delay_ns + (double)(cfdb_loop_now_ns(loop) - db->grv_updater_sent_ns)) / 2;
+    if (db->grv_updater_started) {
+        /* after an error, libfdb_c's onError + Backoff: wait a little before the next try */
+        cfdb_db_ref(db);
+        cfdb_loop_timer_add_in(loop, &db->grv_updater, error ? GRV_RETRY_DELAY_NS : 0);
+    }
+    cfdb_db_unref(db);
+}
+
+static void updater_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    (void)t;
+    cfdb_db *db = arg;
+    if (!db->grv_updater_started || db->closing) {
+        cfdb_db_unref(db);
+        return;
+    }
+    uint64_t now = cfdb_loop_now_ns(loop);
+    double bound = (double)MAX_VERSION_CACHE_LAG_NS - db->grv_updater_delay_ns;
+    double since_cache = (double)(now - db->grv_cache_time_ns);
+    double since_proxy = (double)(now - db->grv_last_proxy_ns);
+    if (since_cache >= bound || since_proxy > (double)MAX_PROXY_CONTACT_LAG_NS) {
+        /* the timer's reference passes to the request */
+        db->grv_updater_waiting = true;
+        db->grv_updater_sent_ns = now;
+        memset(&db->grv_updater_waiter, 0, sizeof db->grv_updater_waiter);
+        db->grv_updater_waiter.fn = updater_reply;
+        db->grv_updater_waiter.flags = CFDB_GRV_PRIORITY_DEFAULT;
+        cfdb_db_get_read_version(db, &db->grv_updater_waiter);
+        return;
+    }
+    double a = (double)MAX_PROXY_CONTACT_LAG_NS - since_proxy, b = bound - since_cache;
+    double wait = a < b ? a : b;
+    if (wait < 1e6)
+        wait = 1e6; /* at least 1 ms */
+    cfdb_loop_timer_add_in(loop, &db->grv_updater, (uint64_t)wait); /* keeps the reference */
+}
+
+int64_t cfdb_db_cached_read_version(cfdb_db *db, uint32_t flags)
+{
+    cfdb_loop *loop = cfdb_client_loop(db->cl);
+    uint64_t now = cfdb_loop_now_ns(loop);
+    uint32_t prio = flags & CFDB_GRV_FLAG_PRIORITY_MASK;
+    /* rkThrottlingCooledDown */
+    uint64_t rk = prio == CFDB_GRV_PRIORITY_BATCH ? db->grv_rk_batch_ns
+                  : prio == CFDB_GRV_PRIORITY_SYSTEM_IMMEDIATE ? 0 : db->grv_rk_default_ns;
+    if (rk && now - rk <= GRV_CACHE_RK_COOLDOWN_NS)
+        return 0;
+    if (!db->grv_updater_started && !db->closing) {
+        db->grv_updater_started = true;
+        db->grv_updater_delay_ns = 1e6; /* grvDelay starts at 0.001 s */
+        cfdb_db_ref(db);
+        cfdb_loop_timer_add_in(loop, &db->grv_updater, 0);
+    }
+    if (db->grv_cache_version && now - db->grv_cache_time_ns <= MAX_VERSION_CACHE_LAG_NS)
+        return db->grv_cache_version;
+    return 0;
+}
+
+static atomic_bool g_grv_cache_allowed;
+
+void cfdb_db_allow_grv_cache(void)
+{
+    atomic_store(&g_grv_cache_allowed, true);
+}
+
+bool cfdb_db_grv_cache_allowed(void)
+{
+    return atomic_load(&g_grv_cache_allowed);
 }

@@ -109,6 +109,17 @@ struct cfdb_db {
     grv_batcher grv_b[GRV_BATCHERS];
     grv_flight *grv_free; /* in-flight batch records, kept for reuse */
     cfdb_timer grv_retry; /* a batch whose proxy went away, sent again */
+    /* the GRV cache (USE_GRV_CACHE): DatabaseContext's cachedReadVersion / lastGrvTime,
+     * lastProxyRequestTime, lastRk*ThrottleTime, and backgroundGrvUpdater's state */
+    int64_t grv_cache_version;
+    uint64_t grv_cache_time_ns;      /* when the request that brought it was sent */
+    uint64_t grv_last_proxy_ns;
+    uint64_t grv_rk_default_ns, grv_rk_batch_ns; /* 0: never throttled */
+    bool grv_updater_started, grv_updater_waiting;
+    double grv_updater_delay_ns;     /* grvDelay */
+    uint64_t grv_updater_sent_ns;
+    cfdb_waiter grv_updater_waiter;
+    cfdb_timer grv_updater;
     int64_t last_version;
 
     /* GlobalConfig::updater's first refresh (lastKnown -1) once proxies are known: 0 not
@@ -180,6 +191,8 @@ void db_release_proxies(cfdb_db *db);
 void db_grv_init(cfdb_db *db);
 /* At the database's end: queued waiters fail with operation_cancelled, records are freed. */
 void db_grv_free(cfdb_db *db);
+/* Users gone: the GRV cache's background updater stops. */
+void db_grv_shutdown(cfdb_db *db);
 /* Proxies became known: sends the read versions that waited for them. */
 void db_grv_proxies_ready(cfdb_db *db);
 

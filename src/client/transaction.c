@@ -258,6 +258,15 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
         break;
     case FDB_TR_OPTION_USED_DURING_COMMIT_PROTECTION_DISABLE: o->used_during_commit_protection_disable = true; break;
     case FDB_TR_OPTION_REPORT_CONFLICTING_KEYS: o->report_conflicting_keys = true; break;
+    case FDB_TR_OPTION_USE_GRV_CACHE:
+        /* NativeAPI: without the multi-version client's shared state (network option
+         * DISABLE_CLIENT_BYPASS) invalid_option; ignored once the transaction has retried */
+        if (!cfdb_db_grv_cache_allowed())
+            rc = CFDB_ERR_INVALID_OPTION;
+        else if (tx->retry.retries == 0)
+            o->use_grv_cache = true;
+        break;
+    case FDB_TR_OPTION_SKIP_GRV_CACHE: o->skip_grv_cache = true; break;
     default:
         break;
     }

@@ -33,6 +33,8 @@ typedef struct cfdb_txn_options {
     bool priority_system_immediate;
     bool report_conflicting_keys;
     bool used_during_commit_protection_disable;
+    bool use_grv_cache;  /* USE_GRV_CACHE: the read version may come from the database's cache */
+    bool skip_grv_cache; /* SKIP_GRV_CACHE */
 } cfdb_txn_options;
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db);

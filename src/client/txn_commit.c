@@ -26,6 +26,7 @@ typedef struct commit_op {
     bool read_only;
     cfdb_key_range dummy_range; /* commit_unknown_result probe (NativeAPI commitDummyTransaction) */
     int attempts;               /* sends that failed, or probes */
+    uint64_t sent_ns;           /* when the commit went out (NativeAPI's grvTime) */
 } commit_op;
 
 _Static_assert(sizeof(commit_op) <= CFDB_FUTURE_EXTRA_MAX, "a commit fits in its future's block");
@@ -193,6 +194,7 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
             tx->versionstamp[9] = (uint8_t)id.txnBatchId;
             tx->has_versionstamp = true;
             cfdb_db_note_version(tx->db, id.version);
+            cfdb_db_update_cached_read_version(tx->db, id.version, C(o)->sent_ns);
         }
     }
     cfdb_arena_free(&a);
@@ -240,6 +242,7 @@ static void commit_transmit(op *o)
 {
     cfdb_txn *tx = o->tx;
     const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(tx->db);
+    C(o)->sent_ns = cfdb_loop_now_ns(cfdb_client_loop(tx->cl));
     o->request = proxy ? cfdb_client_request(tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
                                              &cfdb_msg_commit_transaction_request, &C(o)->commit,
                                              &C(o)->commit.reply.token, on_commit_reply, o)

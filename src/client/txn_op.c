@@ -340,8 +340,19 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
     if (tx->opt.causal_read_risky)
         tx->rv_waiter.flags |= CFDB_GRV_FLAG_CAUSAL_READ_RISKY;
     tx->rv_waiter.flags |= extra_flags;
+    bool use_cache = tx->opt.use_grv_cache && !tx->opt.skip_grv_cache;
     pthread_mutex_unlock(&tx->mu);
     txn_ref(tx);
+    if (use_cache) { /* TransactionState::getReadVersion with useGrvCache */
+        int64_t v = cfdb_db_cached_read_version(tx->db, tx->rv_waiter.flags);
+        if (v) {
+            tx->rv_waiter.tag_throttled_s = 0;
+            tx->rv_waiter.mv_present = false;
+            tx->rv_waiter.mv_len = UINT32_MAX; /* \xff/metadataVersion not known: read it */
+            txn_rv_ready(&tx->rv_waiter, 0, v);
+            return;
+        }
+    }
     cfdb_db_get_read_version(tx->db, &tx->rv_waiter);
 }
 
