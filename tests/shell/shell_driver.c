@@ -136,6 +136,13 @@ int shell_pty_start(shell_pty *p, const char *const *args, const char *home)
 
 int shell_pty_send(shell_pty *p, const char *s)
 {
+    /* Type only while the line editor reads (raw mode): in the cooked mode between lines
+     * the terminal would consume ^D itself, and libedit may flush typed-ahead input. The
+     * master shares the slave's termios. */
+    double deadline = now_s() + 20;
+    struct termios t;
+    while (tcgetattr(p->fd, &t) == 0 && (t.c_lflag & ICANON) && now_s() < deadline)
+        usleep(2000);
     size_t n = strlen(s), off = 0;
     while (off < n) {
         ssize_t w = write(p->fd, s + off, n - off);

@@ -33,7 +33,7 @@ typedef struct shell_pty {
 } shell_pty;
 
 int shell_pty_start(shell_pty *p, const char *const *args, const char *home);
-/* Writes s to the terminal. */
+/* Writes s to the terminal once the shell's line editor has put it in raw mode. */
 int shell_pty_send(shell_pty *p, const char *s);
 /* Reads until text appears after the mark (then moves the mark past it) or 20 s pass:
  * 0 when found. */
