@@ -10,6 +10,8 @@ packages=(
     libxxhash-dev               # frame checksums (src/wire)
     libcmocka-dev               # unit tests (tests/)
     libedit-dev                 # the cfdb shell's line editing (tools/shell)
+    protobuf-compiler           # protoc: the Record Layer's schema (src/layers/records), test vectors
+    libprotobuf-dev             # google/protobuf/descriptor.proto for tests' Record Layer options
     libssl-dev                  # TLS (src/net), libcrypto (bench/, tools/cfdb-certs)
     gnuplot-nox                 # bench report plots
     python3                     # fuzz/make_corpus.sh

@@ -208,10 +208,25 @@ int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n)
     return rc;
 }
 
+/* A full disk, as FoundationDB 7.3 shows it to clients:
+ * - the batch whose log write fails answers commit_unknown_result (1021). In fdbserver a
+ *   TLog that cannot write fails (io_error); the commit proxy's push of that batch then
+ *   fails and the client sees its commit end with broken_promise/request_maybe_delivered,
+ *   which NativeAPI turns into commit_unknown_result. Here the partial record is cut off,
+ *   so that batch is in fact not committed, but the client cannot know that either way.
+ *   On 1021 a 7.3 client (NativeAPI tryCommit, and cfdb's txn_commit.c) first commits a
+ *   self-conflicting dummy transaction, which waits like any other commit below, so the
+ *   application sees 1021 only once the log can be written again, as with fdbserver.
+ * - later commits are not failed: they wait in the queue until the log can be written
+ *   again, as fdbserver's commits wait for a log system that can accept them (and the
+ *   ratekeeper holds new transactions when a log server's free space is below
+ *   MIN_AVAILABLE_SPACE). A client sees its commit take longer (and its own timeout, if it
+ *   set one), not a stream of retryable errors; the log's probe unblocks it by itself.
+ * Status json reports the condition (status.c). */
 void cp_flush(srv *s)
 {
     size_t n = s->ncommits;
-    if (n == 0)
+    if (n == 0 || srv_wal_blocked(s))
         return;
     srv_pending_commit *pend = s->commits;
     s->commits = NULL;
@@ -315,7 +330,8 @@ void cp_flush(srv *s)
         }
     bool durable_ok = true;
     if (s->wal && na > 0 && srv_wal_append(s, version, all, na)) {
-        srv_log(s, "WAL append failed: commits of version %lld answered commit_unknown_result", (long long)version);
+        srv_log(s, "WAL append failed: %zu commit(s) of version %lld answered commit_unknown_result", n,
+                (long long)version);
         durable_ok = false;
     }
     int arc = 0;

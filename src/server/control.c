@@ -21,7 +21,7 @@ typedef struct srv_control_client {
 static const char help_text[] =
     "ok commands: ping | status | shards | drop [LISTENER] | delay MS | fail-commits N [applied|unapplied] | "
     "future-version N | new-proxies | split KEY | move KEY SS | unreachable LISTENER on|off | restart | "
-    "snapshot | shutdown | forward CONNECTION_STRING|-   (KEY: text with \\xNN escapes; LISTENER: index, coordinator, grv, commit, storageN)";
+    "snapshot [start|hold on|off|status] | shutdown | forward CONNECTION_STRING|-   (KEY: text with \\xNN escapes; LISTENER: index, coordinator, grv, commit, storageN)";
 
 /* Parses "\xNN" escapes into out; returns the length. */
 static size_t unescape(const char *in, uint8_t *out, size_t cap)
@@ -165,10 +165,27 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         cfdb_mvcc_forget_before(s->store, cfdb_mvcc_latest_version(s->store));
         snprintf(out, cap, "ok restarted");
     } else if (strcmp(cmd, "snapshot") == 0) {
-        if (!s->wal)
+        /* snapshot: write one now and wait; start: in the background; hold on|off: a
+         * background snapshot pauses between chunks (tests); status: what it is doing */
+        srv_wal_health h;
+        if (!s->wal) {
             snprintf(out, cap, "err not durable");
-        else
+        } else if (!a1) {
             snprintf(out, cap, srv_wal_snapshot(s) ? "err snapshot failed" : "ok snapshot written");
+        } else if (strcmp(a1, "start") == 0) {
+            snprintf(out, cap, srv_wal_snapshot_start(s) ? "err snapshot failed to start" : "ok snapshot started");
+        } else if (strcmp(a1, "hold") == 0 && a2 && (strcmp(a2, "on") == 0 || strcmp(a2, "off") == 0)) {
+            srv_wal_snapshot_hold(s, strcmp(a2, "on") == 0);
+            snprintf(out, cap, "ok hold %s", a2);
+        } else if (strcmp(a1, "status") == 0) {
+            srv_wal_get_health(s, &h);
+            snprintf(out, cap, "ok %s version=%lld keys=%llu failures=%u log_bytes=%llu blocked=%d",
+                     h.snapshot_running ? "running" : "idle", (long long)h.snapshot_version,
+                     (unsigned long long)h.snapshot_keys, h.snapshot_failures, (unsigned long long)h.log_bytes,
+                     h.blocked ? 1 : 0);
+        } else {
+            snprintf(out, cap, "err usage: snapshot [start | hold on|off | status]");
+        }
     } else if (strcmp(cmd, "shutdown") == 0) {
         cfdb_loop_stop(s->loop);
         snprintf(out, cap, "ok shutting down");

@@ -21,6 +21,8 @@ static const char usage[] =
     "  --description NAME       cluster file description (default cfdb)\n"
     "  --cluster-id ID          cluster file id (default random)\n"
     "  --datadir DIR            durable storage (WAL + snapshots); default in memory\n"
+    "  --recover-truncate       start even though the WAL is corrupt mid-file, discarding the\n"
+    "                           records from the corruption on (kept as *.discarded* files)\n"
     "  --storage-servers N      storage servers (default 3)\n"
     "  --shards K1,K2,...       shard boundaries (\\xNN escapes), owners round robin\n"
     "  --separate-ports         each role (grv, commit, each storage server) on its own port\n"
@@ -47,7 +49,7 @@ static const char usage[] =
     "  --help                   this text\n"
     "Control commands (cfdb-server --control PORT help): ping, status, shards, drop,\n"
     "delay MS, fail-commits N [applied|unapplied], future-version N, new-proxies,\n"
-    "split KEY, move KEY SS, unreachable LISTENER on|off, restart, snapshot, shutdown.\n";
+    "split KEY, move KEY SS, unreachable LISTENER on|off, restart, snapshot [start|hold on|off|status],\nshutdown.\n";
 
 static cfdb_loop *g_loop;
 
@@ -210,6 +212,8 @@ int main(int argc, char **argv)
             cfg.seed = strtoull(v, NULL, 0);
         } else if (!strcmp(a, "--quiet")) {
             cfg.quiet = true;
+        } else if (!strcmp(a, "--recover-truncate")) {
+            cfg.recover_truncate = true;
         } else if (!strcmp(a, "--trace-frames")) {
             NEED_ARG;
             cfg.trace_frames = v;

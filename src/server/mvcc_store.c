@@ -41,6 +41,7 @@ struct cfdb_mvcc_store {
     uint64_t rng;
     int64_t latest;
     int64_t oldest;
+    int64_t floor; /* forget_before stops here while > 0 */
     gc_record *queue; /* ring buffer */
     size_t q_head, q_len, q_cap;
     cfdb_arena scratch; /* atomic-op results, reset per mutation */
@@ -422,6 +423,8 @@ void cfdb_mvcc_forget_before(cfdb_mvcc_store *s, int64_t oldest)
 {
     if (oldest > s->latest)
         oldest = s->latest;
+    if (s->floor > 0 && oldest > s->floor)
+        oldest = s->floor;
     if (oldest <= s->oldest)
         return;
     s->oldest = oldest;
@@ -433,6 +436,11 @@ void cfdb_mvcc_forget_before(cfdb_mvcc_store *s, int64_t oldest)
         if (--n->pending == 0 && !n->newest)
             unlink_node(s, n);
     }
+}
+
+void cfdb_mvcc_set_floor(cfdb_mvcc_store *s, int64_t floor)
+{
+    s->floor = floor;
 }
 
 /* ---- reads ---- */

@@ -12,6 +12,9 @@
  *
  * Memory returned by reads (keys, values) belongs to the store and stays valid
  * until the next cfdb_mvcc_apply / cfdb_mvcc_forget_before / cfdb_mvcc_destroy.
+ * What a read at version v sees never changes while v >= oldest, so a long scan at
+ * one version can go on across applies by seeking again after the last key it saw
+ * (cfdb_mvcc_set_floor keeps v >= oldest meanwhile).
  * Arrays built for a result live in the caller's arena.
  *
  * Errors are FoundationDB codes from cfdb/errors.h; -1 means out of memory. */
@@ -79,6 +82,10 @@ int cfdb_mvcc_apply(cfdb_mvcc_store *s, int64_t version, const cfdb_mutation *mu
 /* Drops what only reads below oldest could see (the MVCC window, normally
  * latest - 5,000,000). Clamped to latest; never moves backwards. */
 void cfdb_mvcc_forget_before(cfdb_mvcc_store *s, int64_t oldest);
+/* Keeps reads at `floor` possible: cfdb_mvcc_forget_before goes no further than floor
+ * while it is set (a snapshot being written at that version iterates it across many
+ * applies). 0 removes the floor. */
+void cfdb_mvcc_set_floor(cfdb_mvcc_store *s, int64_t floor);
 
 /* CFDB_ERR_TRANSACTION_TOO_OLD below oldest, CFDB_ERR_FUTURE_VERSION above latest,
  * else 0. (The server maps latestVersion and waiting itself.) */

@@ -17,6 +17,7 @@ typedef struct cfdb_server_config {
     const char *description;   /* cluster file description ("cfdb") */
     const char *cluster_id;    /* cluster file id (random when NULL) */
     const char *datadir;       /* durable when set */
+    bool recover_truncate;     /* a WAL corrupt mid-file is cut there instead of refused */
     int storage_servers;       /* default 3 */
     bool separate_ports;       /* each role on its own listener */
     /* Shard boundaries (raw keys, ascending, not ""), owners round robin. NULL: defaults. */

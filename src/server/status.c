@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "server_internal.h"
+#include "wal.h"
 
 typedef struct jbuf {
     char *p;
@@ -49,8 +50,54 @@ static void counter(jbuf *b, const char *name, uint64_t n, double elapsed, bool 
          elapsed > 0 ? (double)n / elapsed : 0.0, comma ? "," : "");
 }
 
+/* A JSON string body (no quotes) of text, escaped. */
+static void jstr(jbuf *b, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            jput(b, "\\%c", *p);
+        else if (*p < 0x20)
+            jput(b, "\\u%04x", *p);
+        else
+            jput(b, "%c", *p);
+    }
+}
+
+/* Storage trouble as FoundationDB's status messages: {"name", "description"} objects named
+ * as fdbserver names a process's disk errors ("io_error"), saying the cause, the file and
+ * what the server does about it. */
+static void storage_messages(srv *s, jbuf *b)
+{
+    srv_wal_health h;
+    srv_wal_get_health(s, &h);
+    char text[1024];
+    bool comma = false;
+    if (h.blocked) {
+        snprintf(text, sizeof text,
+                 "Cannot write the transaction log %s/%s: %s. Commits wait until it can be written again "
+                 "(blocked for %.0f s, next try in %.1f s).",
+                 s->cfg.datadir, h.block_path, strerror(h.block_errno), h.blocked_seconds, h.next_probe_seconds);
+        jput(b, "{\"name\":\"io_error\",\"type\":\"log_write_failed\",\"description\":\"");
+        jstr(b, text);
+        jput(b, "\"}");
+        comma = true;
+    }
+    if (h.snapshot_failures) {
+        snprintf(text, sizeof text,
+                 "Cannot write the snapshot %s/snapshot (%s: %s): %u failed attempt(s) in a row, next attempt in "
+                 "%.0f s; %llu bytes of log wait for it.",
+                 s->cfg.datadir, h.snapshot_step ? h.snapshot_step : "?", strerror(h.snapshot_errno),
+                 h.snapshot_failures, h.next_snapshot_seconds, (unsigned long long)h.log_bytes);
+        jput(b, "%s{\"name\":\"io_error\",\"type\":\"snapshot_failed\",\"description\":\"", comma ? "," : "");
+        jstr(b, text);
+        jput(b, "\"}");
+    }
+}
+
 cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
 {
+    srv_wal_health health;
+    srv_wal_get_health(s, &health);
     jbuf b = { NULL, 0, 0, a, false };
     b.cap = 4096;
     b.p = cfdb_arena_alloc(a, b.cap);
@@ -79,6 +126,8 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
         cfdb_uid_format(s->storage[i].id, id);
         jput(&b, ",{\"role\":\"storage\",\"id\":\"%.16s\",\"data_lag\":{\"versions\":0,\"seconds\":0}}", id);
     }
+    jput(&b, "],\"messages\":[");
+    storage_messages(s, &b);
     jput(&b, "]}},");
     jput(&b, "\"configuration\":{\"redundancy_mode\":\"single\",\"storage_engine\":\"%s\",\"log_engine\":\"%s\","
              "\"commit_proxies\":1,\"grv_proxies\":1,\"resolvers\":1,\"logs\":1,\"usable_regions\":1,"
@@ -102,9 +151,16 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
              "\"transactions_per_second_limit\":1000000,\"batch_transactions_per_second_limit\":1000000,"
              "\"released_transactions_per_second\":0,\"batch_released_transactions_per_second\":0,"
              "\"throttled_tags\":{\"auto\":{\"count\":0,\"busy_read\":0,\"busy_write\":0,\"recommended_only\":0},"
-             "\"manual\":{\"count\":0}},\"performance_limited_by\":{\"name\":\"workload\","
-             "\"description\":\"The database is not being saturated by the workload.\",\"reason_id\":2},"
-             "\"batch_performance_limited_by\":{\"name\":\"workload\","
+             "\"manual\":{\"count\":0}},");
+    /* a log that cannot be written holds commits, as a log server out of space makes the
+     * ratekeeper hold transactions (limitReason log_server_min_free_space, id 8) */
+    if (health.blocked)
+        jput(&b, "\"performance_limited_by\":{\"name\":\"log_server_min_free_space\","
+                 "\"description\":\"Log server running out of space (approaching 100MB limit).\",\"reason_id\":8},");
+    else
+        jput(&b, "\"performance_limited_by\":{\"name\":\"workload\","
+                 "\"description\":\"The database is not being saturated by the workload.\",\"reason_id\":2},");
+    jput(&b, "\"batch_performance_limited_by\":{\"name\":\"workload\","
              "\"description\":\"The database is not being saturated by the workload.\",\"reason_id\":2}},");
     jput(&b, "\"workload\":{\"transactions\":{");
     counter(&b, "started", s->n_grvs, elapsed, true);
@@ -122,8 +178,9 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
              "\"max_zone_failures_without_losing_availability\":0},");
     jput(&b, "\"database_lock_state\":{\"locked\":false},\"layers\":{\"_valid\":true},"
              "\"metacluster\":{\"cluster_type\":\"standalone\"},\"tenants\":{\"num_tenants\":0},"
-             "\"version_epoch\":{\"enabled\":false},\"messages\":[],\"incompatible_connections\":[],"
-             "\"clients\":{\"count\":0,\"supported_versions\":[]}}");
+             "\"version_epoch\":{\"enabled\":false},\"messages\":[");
+    storage_messages(s, &b);
+    jput(&b, "],\"incompatible_connections\":[],\"clients\":{\"count\":0,\"supported_versions\":[]}}");
     if (b.failed)
         return (cfdb_bytes){ (const uint8_t *)"{}", 2 };
     return cfdb_bytes_make(b.p, b.len);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Record store: records of a cfdb_rl_metadata under a key prefix, in the Java Record Layer's
+ * layout (fdb-record-layer's FDBRecordStore, FDBRecordStoreKeyspace, SplitHelper), over the
+ * public fdb_c.h API. Calls block on their futures; each takes the caller's transaction.
+ *
+ * Layout under the store's prefix P (tuple-encoded keys):
+ *   P + (0)                      store header: a DataStoreInfo protobuf
+ *   P + (1, pk..., 0)            an unsplit record: the serialized union message with the
+ *                                record in its type's union field
+ *   P + (1, pk..., 1), (.., 2)   a record over 100,000 bytes, in 100,000-byte pieces, when the
+ *                                metadata says split_long_records
+ *   P + (1, pk...)               an unsplit record of a store whose header says
+ *                                omit_unsplit_record_suffix (format < 5 without splitting)
+ *   P + (2, subspace key, index key..., pk...)
+ *                                an entry of a VALUE index: the index key, then the primary
+ *                                key components the index key does not hold; the value is the
+ *                                packed value columns (key_with_value) or empty
+ *   P + (3) ... (10)             secondary index space, record counts, index states, index
+ *                                ranges, uniqueness violations, record versions, index builds,
+ *                                sliding windows (not maintained yet)
+ *
+ * Opening checks the header as FDBRecordStore.checkVersion does: a store without a header
+ * must be empty (else 2000), and is created (format version 7, CACHEABLE_STATE, Java's
+ * default; metaDataversion = the metadata's version); a header whose format version is past
+ * what cfdb reads (CFDB_RL_MAX_FORMAT_VERSION) is refused with 1058
+ * unsupported_format_version; a stored metadata version above the metadata's is refused with
+ * 2000 (Java's RecordStoreStaleMetaDataVersionException); an older one, or an older format
+ * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
+ * An upgrade that brings indexes added or changed after the stored metadata version
+ * (last_modified_version above it) is refused with 2108 when the store holds records, since
+ * cfdb cannot build indexes yet (Java rebuilds them or marks them write-only); on an empty
+ * store it goes through. Index states are not read yet.
+ *
+ * Saves and deletes read the old record once (when the metadata has indexes or *existed is
+ * asked for) and update every index of the old and new record's types: entries only the old
+ * record has are cleared, entries only the new one has are set (Java's
+ * StandardIndexMaintainer.update). cfdb maintains non-unique VALUE indexes so far; a save or
+ * delete touching a record type with any other index (unique, count, sum, rank, version, ...)
+ * is refused with 2108 unsupported_operation instead of leaving that index stale. Index
+ * states are not read: every index is taken as readable.
+ *
+ * Record versions (P + (1, pk..., -1), a versionstamped value, when the metadata says
+ * store_record_versions) are skipped when loading; saving into such a store is refused with
+ * 2108 unsupported_operation until cfdb has a record context that writes them at commit.
+ *
+ * Errors: FoundationDB codes from the transaction, and 2000 client_invalid_operation (mode
+ * refused: create on an existing store, open of a missing one; a record of a type the
+ * metadata does not have; stale metadata), 2103 value_too_large (a record over 100,000 bytes
+ * without split_long_records, or an index value over 100,000 bytes), 2102 key_too_large (an
+ * index key over 10,000 bytes), 1044 serialization_failed (stored bytes that do not decode:
+ * a bad header, a record whose pieces are out of order or whose union holds no record),
+ * 1058, 4100 out of memory.
+ */
+#ifndef CFDB_RECORDS_STORE_H
+#define CFDB_RECORDS_STORE_H
+
+#ifndef FDB_API_VERSION
+#define FDB_API_VERSION 730
+#endif
+#include <foundationdb/fdb_c.h>
+
+#include "cfdb/records/metadata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Java's FormatVersion values cfdb knows; it writes CACHEABLE_STATE (7) and reads up to 7. */
+#define CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX 5
+#define CFDB_RL_FORMAT_CACHEABLE_STATE 7
+#define CFDB_RL_MAX_FORMAT_VERSION 7
+/* SplitHelper.SPLIT_RECORD_SIZE */
+#define CFDB_RL_SPLIT_RECORD_SIZE 100000
+/* FoundationDB's key and value size limits, checked for index entries. */
+#define CFDB_RL_MAX_KEY_SIZE 10000
+#define CFDB_RL_MAX_VALUE_SIZE 100000
+
+typedef enum cfdb_rl_open_mode {
+    CFDB_RL_CREATE_OR_OPEN = 0,
+    CFDB_RL_CREATE = 1,
+    CFDB_RL_OPEN = 2,
+} cfdb_rl_open_mode;
+
+typedef struct cfdb_rl_store cfdb_rl_store;
+
+int cfdb_rl_store_open(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                       cfdb_rl_open_mode mode, cfdb_rl_store **out);
+void cfdb_rl_store_free(cfdb_rl_store *s);
+
+/* What the header said when the store was opened (after any upgrade). */
+int32_t cfdb_rl_store_format_version(const cfdb_rl_store *s);
+int32_t cfdb_rl_store_metadata_version(const cfdb_rl_store *s);
+bool cfdb_rl_store_omits_unsplit_suffix(const cfdb_rl_store *s);
+/* P + (1): where the records are. */
+cfdb_bytes cfdb_rl_store_records_prefix(const cfdb_rl_store *s);
+
+/* Saves (inserts or replaces) a record: its type is the metadata's record type of its
+ * message type. *existed (may be NULL) tells whether a record had that primary key. */
+int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_pb_msg *record,
+                       bool *existed);
+
+typedef struct cfdb_rl_loaded {
+    bool found;
+    const cfdb_rl_record_type *type;
+    cfdb_pb_msg *record;          /* in the caller's arena */
+    cfdb_tuple primary_key;
+} cfdb_rl_loaded;
+
+/* Loads the record with primary key pk (found false when none). */
+int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                       cfdb_rl_loaded *out);
+/* Deletes the record with primary key pk; *existed (may be NULL) tells whether there was one. */
+int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                         bool *existed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
