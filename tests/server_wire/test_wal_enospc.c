@@ -32,7 +32,8 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
-#include "server_internal.h"
+#include "srv_core.h"
+#include "status.h"
 #include "server_proc.h"
 #include "wal.h"
 #include "wire_client.h"
