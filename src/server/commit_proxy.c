@@ -6,33 +6,10 @@
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
 #include "commit_proxy.h"
-#include "grv_proxy.h"
 #include "storage_server.h"
 #include "wal.h"
 
 static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
-
-/* ---- batching ---- */
-
-static void batch_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
-{
-    srv *s = arg;
-    (void)loop;
-    (void)t;
-    cp_flush(s);
-    grv_flush(s);
-}
-
-void srv_batch_init(srv *s)
-{
-    cfdb_timer_init(&s->batch_timer, batch_fire, s);
-}
-
-void srv_batch_schedule(srv *s)
-{
-    if (!cfdb_timer_is_armed(&s->batch_timer))
-        cfdb_loop_timer_add_in(s->loop, &s->batch_timer, 0);
-}
 
 /* ---- key locations ---- */
 

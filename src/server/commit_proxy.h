@@ -1,7 +1,7 @@
 /* Commit proxy role (commit_proxy.c): key-server locations, tenant ids, and commits,
  * queued per loop iteration (s->commits), resolved, given versions, made durable in the
- * write-ahead log and applied to the store before they are answered. Owns the batch
- * timer (srv_batch_init/srv_batch_schedule, declared in srv_core.h). */
+ * write-ahead log and applied to the store before they are answered. The batch timer
+ * that calls cp_flush is the core's (srv_batch_schedule, dispatch.c). */
 #ifndef CFDB_SERVER_COMMIT_PROXY_H
 #define CFDB_SERVER_COMMIT_PROXY_H
 

@@ -1,15 +1,15 @@
-/* Token -> handler: the endpoint table, request routing, and storage interfaces as
- * published to clients (what an endpoint token leads to). */
+/* Token -> handler: the endpoint table, request routing, the batch timer that flushes the
+ * proxies' per-iteration queues, and storage interfaces as published to clients. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
-#include "srv_core.h"
 #include "commit_proxy.h"
 #include "coordinator.h"
 #include "grv_proxy.h"
 #include "management.h"
+#include "srv_core.h"
 #include "storage_server.h"
 
 static size_t ep_hash(cfdb_uid t)
@@ -213,6 +213,28 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
 void srv_unsupported(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len)
 {
     not_found(s, c, token, msg, len, "unsupported request");
+}
+
+/* ---- batching: requests queued during one loop iteration, flushed together ---- */
+
+static void batch_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    srv *s = arg;
+    (void)loop;
+    (void)t;
+    cp_flush(s);
+    grv_flush(s);
+}
+
+void srv_batch_init(srv *s)
+{
+    cfdb_timer_init(&s->batch_timer, batch_fire, s);
+}
+
+void srv_batch_schedule(srv *s)
+{
+    if (!cfdb_timer_is_armed(&s->batch_timer))
+        cfdb_loop_timer_add_in(s->loop, &s->batch_timer, 0);
 }
 
 /* ---- storage interfaces as published to clients ---- */

@@ -8,7 +8,7 @@
 
 void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-/* Answers the queued GRV requests (called when the batch timer fires). */
+/* Answers the queued GRV requests (the core's batch timer calls it). */
 void grv_flush(srv *s);
 
 #endif

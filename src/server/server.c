@@ -24,9 +24,9 @@
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
 #include "cfdb/tcp.h"
-#include "srv_core.h"
 #include "control.h"
 #include "coordinator.h"
+#include "srv_core.h"
 #include "system_keys.h"
 #include "wal.h"
 

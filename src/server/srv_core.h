@@ -243,7 +243,7 @@ int64_t srv_next_commit_version(srv *s);
 /* Storage server i's interface as clients see it (key-location replies, \xff/serverList). */
 void ss_fill_interface(srv *s, int ss, cfdb_arena *a, cfdb_storage_server_interface *out);
 
-/* ---- batching (commit_proxy.c: the batch timer flushes both proxies) ---- */
+/* ---- batching (dispatch.c: the batch timer flushes both proxies' queues) ---- */
 void srv_batch_init(srv *s);
 /* Arms the batch timer for this loop iteration (queued GRVs/commits, an unblocked log). */
 void srv_batch_schedule(srv *s);
