@@ -8,7 +8,10 @@
 #include <unistd.h>
 
 #include "cfdb/tcp.h"
-#include "server_internal.h"
+#include "control.h"
+#include "coordinator.h"
+#include "storage_server.h"
+#include "system_keys.h"
 #include "wal.h"
 
 typedef struct srv_control_client {
