@@ -9,6 +9,7 @@ packages=(
     clang libclang-rt-dev llvm  # sanitizer/fuzzer runtimes, llvm-symbolizer for stack traces
     libxxhash-dev               # frame checksums (src/wire)
     libcmocka-dev               # unit tests (tests/)
+    libedit-dev                 # the cfdb shell's line editing (tools/shell)
     protobuf-compiler           # protoc: the Record Layer's schema (src/layers/records), test vectors
     libprotobuf-dev             # google/protobuf/descriptor.proto for tests' Record Layer options
     libssl-dev                  # TLS (src/net), libcrypto (bench/, tools/cfdb-certs)

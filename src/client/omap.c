@@ -87,7 +87,7 @@ static cfdb_omap_node *descend(const cfdb_omap *m, cfdb_bytes key, bool inclusiv
             cfdb_omap_node *nx = x->next[i];
             if (!nx)
                 break;
-            int c = cfdb_bytes_cmp(nx->key, key);
+            int c = cfdb_omap_key_cmp(nx->key, key);
             if (c < 0 || (inclusive && c == 0))
                 x = nx;
             else

@@ -9,11 +9,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
 
 #define CFDB_OMAP_MAX_LEVEL 24
+
+/* memcmp's sign for n bytes, compared eight at a time as big-endian words: keys are
+ * short and compared at every step of a read, where a call to memcmp costs more than
+ * the comparison. */
+static inline int cfdb_key_prefix_cmp(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+#endif
+    for (; n; a++, b++, n--)
+        if (*a != *b)
+            return *a < *b ? -1 : 1;
+    return 0;
+}
+/* cfdb_bytes_cmp with cfdb_key_prefix_cmp: the map's key order */
+static inline int cfdb_omap_key_cmp(cfdb_bytes a, cfdb_bytes b)
+{
+    int c = cfdb_key_prefix_cmp(a.ptr, b.ptr, a.len < b.len ? a.len : b.len);
+    return c ? c : a.len < b.len ? -1 : a.len > b.len;
+}
 
 typedef struct cfdb_omap_node {
     cfdb_bytes key;

@@ -28,6 +28,8 @@ int cfdb_range_set_add(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
     if (cfdb_bytes_cmp(begin, end) >= 0)
         return 0;
     cfdb_omap_node *p = cfdb_omap_find_le(&s->map, begin);
+    /* the first range beginning after begin, before or after begin moves back to p->key */
+    cfdb_omap_node *n = p ? cfdb_omap_next(p) : cfdb_omap_first(&s->map);
     if (p && cfdb_bytes_cmp(p->val.bytes, begin) >= 0) {
         if (cfdb_bytes_cmp(p->val.bytes, end) >= 0)
             return 0; /* already covered */
@@ -35,7 +37,6 @@ int cfdb_range_set_add(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
         /* p stays (same begin); its end grows below */
     }
     /* absorb every range beginning in (begin, end] */
-    cfdb_omap_node *n = cfdb_omap_find_gt(&s->map, begin);
     while (n && cfdb_bytes_cmp(n->key, end) <= 0) {
         cfdb_omap_node *nx = cfdb_omap_next(n);
         if (cfdb_bytes_cmp(n->val.bytes, end) > 0)
@@ -43,6 +44,8 @@ int cfdb_range_set_add(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
         cfdb_omap_remove(&s->map, n->key);
         n = nx;
     }
+    if (p && cfdb_bytes_eq(p->key, begin)) /* p's end grows: no second search */
+        return cfdb_arena_dup_bytes(s->arena, end, &p->val.bytes) ? -1 : 0;
     return put(s, begin, end);
 }
 

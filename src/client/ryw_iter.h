@@ -12,8 +12,17 @@
  * A segment is unreadable where the write map says so (versionstamped operations);
  * the read algorithms then fail with accessed_unreadable unless bypassed.
  *
- * The iterator is a position, not a pointer into a structure: its segment is
- * recomputed from the key, so it stays valid while the cache grows under it.
+ * Stepping is incremental, as RYWIterator advances its two sub-iterators: next / prev
+ * move only the side(s) whose segment ends (begins) at the merged boundary, the cache
+ * side from its entry and row index (cfdb_snap_seg_next / _prev), the write map side
+ * forward through cursors into the write map's entries and its cleared and unreadable
+ * range sets. Those cursors and the cache segment are valid for the versions of the
+ * cache and the write map they were computed at (cver, wver); when either changed (a
+ * cache insert by this or another read, a write while a read waits for storage), a step
+ * re-locates both sides from the key with searches. So the iterator behaves as a
+ * position: every step gives the segment a fresh search from the key would give.
+ * Versions count from the cache's and write map's init: an iterator does not outlive
+ * the transaction's reset (the client cancels its reads then).
  *
  * The write map's segments are derived from cfdb's write map (write_map.h): a key
  * with pending operations is a one-key segment [k, k\0); between such keys the
@@ -53,6 +62,13 @@ typedef struct cfdb_ryw_iter {
     bool unreadable;
     cfdb_snap_seg c;           /* the cache's segment */
     cfdb_xkey wbegin, wend;    /* the write map's segment */
+    const cfdb_wm_entry *we;   /* its entry when it is a written key's, else NULL */
+    /* what c and the write map's segment were computed at */
+    uint64_t cver, wver;
+    /* wcur: the write map cursors are valid for wbegin: wn the first entry whose key is
+     * >= wbegin, wc / wu the first cleared / unreadable range whose end is > wbegin */
+    bool wcur;
+    const cfdb_omap_node *wn, *wc, *wu;
 } cfdb_ryw_iter;
 
 void cfdb_ryw_iter_init(cfdb_ryw_iter *it, const cfdb_snap_cache *cache, cfdb_write_map *wm, cfdb_arena *scratch);

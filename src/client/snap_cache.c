@@ -8,14 +8,9 @@ static inline uint8_t xbyte(cfdb_xkey x, uint32_t i)
     return i < x.k.len ? x.k.ptr[i] : 0;
 }
 
-int cfdb_xkey_cmp(cfdb_xkey a, cfdb_xkey b)
+/* cfdb_xkey_cmp past the first cbl bytes, which are equal */
+int cfdb_xkey_cmp_tail(cfdb_xkey a, cfdb_xkey b, uint32_t cbl)
 {
-    uint32_t cbl = a.k.len < b.k.len ? a.k.len : b.k.len;
-    if (cbl) {
-        int c = memcmp(a.k.ptr, b.k.ptr, cbl);
-        if (c)
-            return c;
-    }
     /* past the shorter base, the other side reads zeros */
     for (uint32_t i = cbl; i < a.k.len; i++)
         if (a.k.ptr[i])
@@ -64,6 +59,7 @@ static int add_entry(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const 
     e->end = end;
     e->rows = rows;
     e->n = n;
+    c->version++;
     bool created;
     cfdb_omap_node *node = cfdb_omap_insert(&c->entries, begin, &created);
     if (!node)
@@ -86,6 +82,7 @@ static int add_sentinels(cfdb_snap_cache *c)
 int cfdb_snap_init(cfdb_snap_cache *c, cfdb_arena *arena)
 {
     c->arena = arena;
+    c->version = 0;
     if (cfdb_omap_init(&c->entries, arena))
         return -1;
     return add_sentinels(c);
@@ -94,13 +91,17 @@ int cfdb_snap_init(cfdb_snap_cache *c, cfdb_arena *arena)
 int cfdb_snap_reset(cfdb_snap_cache *c)
 {
     cfdb_omap_clear(&c->entries);
+    c->version++;
     return add_sentinels(c);
 }
 
-/* first row with key >= x */
-static size_t lower_bound(const cfdb_snap_entry *e, cfdb_xkey x)
+/* first row with key >= x, at index lo or after it (every row before lo is < x) */
+static size_t lower_bound(const cfdb_snap_entry *e, cfdb_xkey x, size_t lo)
 {
-    size_t lo = 0, hi = e->n;
+    size_t hi = e->n;
+    if (lo >= hi || cfdb_xkey_cmp(cfdb_xkey_of(e->rows[lo].key), x) >= 0)
+        return lo;
+    lo++;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (cfdb_xkey_cmp(cfdb_xkey_of(e->rows[mid].key), x) < 0)
@@ -118,9 +119,11 @@ static const cfdb_snap_entry *entry_of(const cfdb_omap_node *n)
 
 /* Inside known range e: the segment containing x (before=false) or the keys just
  * before x (before=true). */
-static void known_seg(const cfdb_snap_entry *e, cfdb_xkey x, bool before, cfdb_snap_seg *out)
+static void known_seg(const cfdb_omap_node *node, cfdb_xkey x, bool before, cfdb_snap_seg *out)
 {
-    size_t idx = lower_bound(e, x);
+    const cfdb_snap_entry *e = entry_of(node);
+    size_t idx = lower_bound(e, x, 0);
+    out->node = node;
     out->e = e;
     if (!before && idx < e->n && cfdb_xkey_eq(cfdb_xkey_of(e->rows[idx].key), x)) {
         out->type = CFDB_SNAP_KV;
@@ -146,6 +149,7 @@ static void unknown_seg(const cfdb_omap_node *node, cfdb_snap_seg *out)
 {
     const cfdb_snap_entry *e = entry_of(node), *next = entry_of(cfdb_omap_next(node));
     out->type = CFDB_SNAP_UNKNOWN;
+    out->node = node;
     out->e = NULL;
     out->idx = 0;
     out->begin = e->end;
@@ -161,7 +165,7 @@ int cfdb_snap_seg_at(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch,
     const cfdb_omap_node *node = cfdb_omap_find_le(&c->entries, xb);
     const cfdb_snap_entry *e = entry_of(node);
     if (cfdb_xkey_cmp(x, e->end) < 0)
-        known_seg(e, x, false, out);
+        known_seg(node, x, false, out);
     else
         unknown_seg(node, out);
     return 0;
@@ -177,10 +181,90 @@ int cfdb_snap_seg_before(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scra
         node = cfdb_omap_first(&c->entries);
     const cfdb_snap_entry *e = entry_of(node);
     if (cfdb_xkey_cmp(e->end, x) >= 0 && cfdb_xkey_cmp(cfdb_xkey_of(e->begin), x) < 0)
-        known_seg(e, x, true, out);
+        known_seg(node, x, true, out);
     else
         unknown_seg(node, out);
     return 0;
+}
+
+static void set_kv(cfdb_snap_seg *s, size_t idx)
+{
+    s->type = CFDB_SNAP_KV;
+    s->idx = idx;
+    s->begin = cfdb_xkey_of(s->e->rows[idx].key);
+    s->end = cfdb_xkey_after(s->begin);
+}
+
+static void set_empty(cfdb_snap_seg *s, size_t idx, cfdb_xkey begin)
+{
+    const cfdb_snap_entry *e = s->e;
+    s->type = CFDB_SNAP_EMPTY;
+    s->idx = idx;
+    s->begin = begin;
+    s->end = idx < e->n ? cfdb_xkey_of(e->rows[idx].key) : e->end;
+}
+
+bool cfdb_snap_seg_next(cfdb_snap_seg *s)
+{
+    cfdb_xkey x = s->end;
+    const cfdb_snap_entry *e = s->e;
+    if (s->type == CFDB_SNAP_EMPTY && s->idx < e->n) {
+        set_kv(s, s->idx); /* an empty segment ends at the next row */
+        return true;
+    }
+    if (s->type == CFDB_SNAP_KV) {
+        size_t idx = s->idx + 1;
+        if (idx < e->n && cfdb_xkey_eq(cfdb_xkey_of(e->rows[idx].key), x))
+            set_kv(s, idx);
+        else if (idx < e->n || cfdb_xkey_cmp(x, e->end) < 0)
+            set_empty(s, idx, x);
+        else
+            goto past;
+        return true;
+    }
+past:
+    /* x is the end of s's entry (or, unknown, the begin of the next one): the entry
+     * holding x is the last one beginning at or before it */
+    {
+        const cfdb_omap_node *node = s->node, *nx = cfdb_omap_next(node);
+        if (!nx)
+            return false;
+        while (nx && cfdb_xkey_cmp(cfdb_xkey_of(nx->key), x) <= 0) {
+            node = nx;
+            nx = cfdb_omap_next(nx);
+        }
+        e = entry_of(node);
+        if (cfdb_xkey_cmp(x, e->end) < 0)
+            known_seg(node, x, false, s);
+        else
+            unknown_seg(node, s);
+    }
+    return true;
+}
+
+bool cfdb_snap_seg_prev(cfdb_snap_seg *s)
+{
+    const cfdb_snap_entry *e = s->e;
+    if (s->type == CFDB_SNAP_EMPTY && s->idx > 0) {
+        set_kv(s, s->idx - 1); /* an empty segment begins after a row */
+        return true;
+    }
+    if (s->type == CFDB_SNAP_KV) {
+        size_t idx = s->idx;
+        if (idx > 0) {
+            cfdb_xkey after_prev = cfdb_xkey_after(cfdb_xkey_of(e->rows[idx - 1].key));
+            if (cfdb_xkey_eq(after_prev, s->begin))
+                set_kv(s, idx - 1);
+            else
+                set_empty(s, idx, after_prev);
+            return true;
+        }
+        if (cfdb_xkey_cmp(cfdb_xkey_of(e->begin), s->begin) < 0) {
+            set_empty(s, 0, cfdb_xkey_of(e->begin));
+            return true;
+        }
+    }
+    return false; /* into an earlier entry: search */
 }
 
 int cfdb_snap_insert_key(cfdb_snap_cache *c, cfdb_bytes key, const cfdb_bytes *value)
@@ -263,6 +347,7 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
     /* remove the entries now covered (their rows are part of this read too) */
     cfdb_bytes stop = last ? last->key : cfdb_bytes_make(NULL, 0);
     bool removed_sentinel = false;
+    c->version++;
     while (first && (!last || cfdb_bytes_cmp(first->key, stop) < 0)) {
         const cfdb_omap_node *nx = cfdb_omap_next(first);
         if (first->key.len == 0)

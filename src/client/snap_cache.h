@@ -48,7 +48,18 @@ static inline cfdb_xkey cfdb_xkey_after(cfdb_xkey x)
     x.z++;
     return x;
 }
-int cfdb_xkey_cmp(cfdb_xkey a, cfdb_xkey b);
+int cfdb_xkey_cmp_tail(cfdb_xkey a, cfdb_xkey b, uint32_t common);
+/* <0, 0, >0 as a is before, equal to, after b. */
+static inline int cfdb_xkey_cmp(cfdb_xkey a, cfdb_xkey b)
+{
+    uint32_t n = a.k.len < b.k.len ? a.k.len : b.k.len;
+    int c = cfdb_key_prefix_cmp(a.k.ptr, b.k.ptr, n);
+    if (c)
+        return c;
+    if (a.k.len == b.k.len)
+        return a.z < b.z ? -1 : a.z > b.z;
+    return cfdb_xkey_cmp_tail(a, b, n);
+}
 static inline bool cfdb_xkey_eq(cfdb_xkey a, cfdb_xkey b)
 {
     return a.k.len + a.z == b.k.len + b.z && cfdb_xkey_cmp(a, b) == 0;
@@ -69,6 +80,10 @@ typedef struct cfdb_snap_entry {
 typedef struct cfdb_snap_cache {
     cfdb_omap entries; /* begin -> cfdb_snap_entry* */
     cfdb_arena *arena;
+    /* Changes with every change of the entries (an insert that adds something, a
+     * reset): a segment computed at one version is valid while it stays the same
+     * (ryw_iter.c keeps cursors on that condition). */
+    uint64_t version;
 } cfdb_snap_cache;
 
 /* Returns 0 or -1 (out of memory). */
@@ -94,8 +109,9 @@ typedef enum cfdb_snap_seg_type {
 typedef struct cfdb_snap_seg {
     cfdb_snap_seg_type type;
     cfdb_xkey begin, end;
-    const cfdb_snap_entry *e; /* the known range (EMPTY, KV), else NULL */
-    size_t idx;               /* KV: index of the row in e->rows */
+    const cfdb_snap_entry *e;    /* the known range (EMPTY, KV), else NULL */
+    size_t idx;                  /* KV: index of the row in e->rows; EMPTY: of the row after it */
+    const cfdb_omap_node *node;  /* the entry it lies in (EMPTY, KV) or follows (UNKNOWN) */
 } cfdb_snap_seg;
 
 /* The segment containing key x (begin <= x < end). x < "\xff\xff\x00".
@@ -103,5 +119,13 @@ typedef struct cfdb_snap_seg {
 int cfdb_snap_seg_at(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch, cfdb_snap_seg *out);
 /* The segment containing the keys just before x (begin < x <= end); x > "". */
 int cfdb_snap_seg_before(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch, cfdb_snap_seg *out);
+/* Steps s, a segment computed at the cache's current version, to the segment that
+ * begins at s->end (next) or ends at s->begin (prev), walking from s's entry and row
+ * instead of searching: the result equals cfdb_snap_seg_at(s->end) /
+ * cfdb_snap_seg_before(s->begin). Returns false, s unchanged, where the step would
+ * need a search (prev into an earlier entry, next past the last sentinel): the caller
+ * then asks cfdb_snap_seg_at / cfdb_snap_seg_before. */
+bool cfdb_snap_seg_next(cfdb_snap_seg *s);
+bool cfdb_snap_seg_prev(cfdb_snap_seg *s);
 
 #endif

@@ -185,6 +185,7 @@ const cfdb_wm_entry *cfdb_write_map_entry(const cfdb_write_map *wm, cfdb_bytes k
 static int mutate(cfdb_write_map *wm, cfdb_bytes key, int type, cfdb_bytes param, bool add_conflict)
 {
     wm->empty = false;
+    wm->version++;
     cfdb_arena *a = wm->arena;
     cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
     cfdb_wm_entry *e = n ? n->val.ptr : NULL;
@@ -258,6 +259,7 @@ int cfdb_write_map_clear(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, b
     if (cfdb_bytes_cmp(begin, end) >= 0)
         return 0;
     wm->empty = false;
+    wm->version++;
     cfdb_bytes b, e;
     if (cfdb_arena_dup_bytes(wm->arena, begin, &b) || cfdb_arena_dup_bytes(wm->arena, end, &e))
         return -1;
@@ -385,6 +387,7 @@ int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_byt
         if (cfdb_bytes_cmp(rend, max_read_key) > 0)
             rend = max_read_key;
         if (cfdb_bytes_cmp(rbeg, rend) < 0) {
+            wm->version++;
             if (emit_range(wm, rbeg, rend, &wm->early_mutations, &wm->early_conflicts))
                 return -1;
             remove_entries(wm, rbeg, rend);
@@ -409,24 +412,27 @@ int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_byt
 
 /* ---- point reads --------------------------------------------------------------- */
 
+cfdb_wm_lookup_kind cfdb_write_map_entry_kind(cfdb_write_map *wm, const cfdb_wm_entry *e, cfdb_bytes *value)
+{
+    if (e->unreadable)
+        return CFDB_WM_UNREADABLE;
+    if (stack_dependent(e))
+        return CFDB_WM_DEPENDENT;
+    cfdb_wm_op r;
+    if (coalesce_under(wm->arena, e, NULL, &r))
+        return CFDB_WM_DEPENDENT;
+    if (!r.present)
+        return CFDB_WM_ABSENT;
+    if (value)
+        *value = r.value;
+    return CFDB_WM_VALUE;
+}
+
 cfdb_wm_lookup_kind cfdb_write_map_lookup(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes *value)
 {
     cfdb_omap_node *n = cfdb_omap_find(&wm->entries, key);
-    if (n) {
-        cfdb_wm_entry *e = n->val.ptr;
-        if (e->unreadable)
-            return CFDB_WM_UNREADABLE;
-        if (stack_dependent(e))
-            return CFDB_WM_DEPENDENT;
-        cfdb_wm_op r;
-        if (coalesce_under(wm->arena, e, NULL, &r))
-            return CFDB_WM_DEPENDENT;
-        if (!r.present)
-            return CFDB_WM_ABSENT;
-        if (value)
-            *value = r.value;
-        return CFDB_WM_VALUE;
-    }
+    if (n)
+        return cfdb_write_map_entry_kind(wm, n->val.ptr, value);
     if (cfdb_range_set_find(&wm->unreadable, key))
         return CFDB_WM_UNREADABLE;
     if (cfdb_range_set_find(&wm->cleared, key))
@@ -450,7 +456,12 @@ int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *b
         }
         return 0;
     }
-    cfdb_wm_entry *e = n->val.ptr;
+    return cfdb_write_map_apply_entry(wm, n->val.ptr, base, out, out_present);
+}
+
+int cfdb_write_map_apply_entry(cfdb_write_map *wm, const cfdb_wm_entry *e, const cfdb_bytes *base, cfdb_bytes *out,
+                               bool *out_present)
+{
     if (e->unreadable)
         return CFDB_ERR_ACCESSED_UNREADABLE;
     cfdb_wm_op r;

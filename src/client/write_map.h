@@ -62,6 +62,9 @@ typedef struct cfdb_write_map {
     cfdb_wm_mutvec early_mutations;
     cfdb_wm_rangevec early_conflicts;
     bool empty;
+    /* Changes with every write (any change of entries, cleared or unreadable): the
+     * read-your-writes iterator keeps cursors into the maps while it stays the same. */
+    uint64_t version;
 } cfdb_write_map;
 
 int cfdb_write_map_init(cfdb_write_map *wm, cfdb_arena *arena);
@@ -104,6 +107,13 @@ cfdb_wm_lookup_kind cfdb_write_map_lookup(cfdb_write_map *wm, cfdb_bytes key, cf
  * wm's arena. Returns 0, -1 (out of memory), or CFDB_ERR_ACCESSED_UNREADABLE. */
 int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *base, cfdb_bytes *out,
                          bool *out_present);
+
+/* What a get of the key of entry e sees (cfdb_write_map_lookup for a key with an entry). */
+cfdb_wm_lookup_kind cfdb_write_map_entry_kind(cfdb_write_map *wm, const cfdb_wm_entry *e, cfdb_bytes *value);
+
+/* cfdb_write_map_apply for the key of entry e. */
+int cfdb_write_map_apply_entry(cfdb_write_map *wm, const cfdb_wm_entry *e, const cfdb_bytes *base, cfdb_bytes *out,
+                               bool *out_present);
 
 /* The pending operations of key (NULL when none). */
 const cfdb_wm_entry *cfdb_write_map_entry(const cfdb_write_map *wm, cfdb_bytes key);

@@ -5,58 +5,13 @@
 
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
-#include "server_internal.h"
+#include "commit_proxy.h"
+#include "storage_server.h"
 #include "wal.h"
 
 static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
 
-/* ---- batching ---- */
-
-static void batch_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
-{
-    srv *s = arg;
-    (void)loop;
-    (void)t;
-    cp_flush(s);
-    grv_flush(s);
-}
-
-void srv_batch_init(srv *s)
-{
-    cfdb_timer_init(&s->batch_timer, batch_fire, s);
-}
-
-void srv_batch_schedule(srv *s)
-{
-    if (!cfdb_timer_is_armed(&s->batch_timer))
-        cfdb_loop_timer_add_in(s->loop, &s->batch_timer, 0);
-}
-
 /* ---- key locations ---- */
-
-void ss_fill_interface(srv *s, int i, cfdb_arena *a, cfdb_storage_server_interface *out)
-{
-    srv_storage *ss = &s->storage[i];
-    memset(out, 0, sizeof(*out));
-    out->uniqueID = ss->id;
-    cfdb_locality_entry *loc = cfdb_arena_zalloc(a, 3 * sizeof(*loc));
-    if (loc) {
-        loc[0].first = CFDB_BYTES_LIT("machineid");
-        loc[0].second.present = 1;
-        loc[0].second.value = cfdb_bytes_make(ss->machine_id, 32);
-        loc[1].first = CFDB_BYTES_LIT("processid");
-        loc[1].second.present = 1;
-        loc[1].second.value = cfdb_bytes_make(ss->process_id, 32);
-        loc[2].first = CFDB_BYTES_LIT("zoneid");
-        loc[2].second.present = 1;
-        loc[2].second.value = cfdb_bytes_make(ss->machine_id, 32);
-        out->locality._data.items = loc;
-        out->locality._data.count = 3;
-    }
-    out->getValue.endpoint.addresses.address = srv_listener_address(s, ss->listener);
-    out->getValue.endpoint.token = ss->base;
-    out->acceptingRequests = true;
-}
 
 void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 {

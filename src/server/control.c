@@ -1,13 +1,17 @@
 /* Fault injection and administration: a line-based command socket on loopback.
  * One command per line, one answer line back ("ok ..." or "err ..."). See `help`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cfdb/tcp.h"
-#include "server_internal.h"
+#include "control.h"
+#include "coordinator.h"
+#include "storage_server.h"
+#include "system_keys.h"
 #include "wal.h"
 
 typedef struct srv_control_client {
@@ -253,7 +257,23 @@ static void control_accept(cfdb_loop *loop, int fd, unsigned events, void *arg)
     (void)events;
     for (;;) {
         int cfd;
-        if (cfdb_tcp_accept(fd, &cfd) || cfd < 0)
+        if (cfdb_tcp_accept(fd, &cfd)) {
+            /* Out of descriptors: the waiting connection would keep the listener readable and
+             * the loop spinning. Give up the server's spare descriptor to accept and close it
+             * (the peer sees the connection closed), then take the spare back. */
+            if ((errno == EMFILE || errno == ENFILE) && s->spare_fd >= 0) {
+                close(s->spare_fd);
+                int refused = -1;
+                cfdb_tcp_accept(fd, &refused);
+                if (refused >= 0)
+                    close(refused);
+                s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (refused >= 0)
+                    continue;
+            }
+            return;
+        }
+        if (cfd < 0)
             return;
         srv_control_client *cl = calloc(1, sizeof(*cl));
         if (!cl) {

@@ -5,7 +5,8 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/protocol_version.h"
-#include "server_internal.h"
+#include "coordinator.h"
+#include "status.h"
 
 static void set_endpoint(srv *s, cfdb_request_stream *rs, int listener, cfdb_uid token)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
-#include "server_internal.h"
+#include "grv_proxy.h"
 
 static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
 

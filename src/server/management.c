@@ -22,7 +22,7 @@
 
 #include "cfdb/errors.h"
 
-#include "server_internal.h"
+#include "management.h"
 
 typedef struct mg_force_recovery_request {
     cfdb_bytes dcId;

@@ -24,7 +24,10 @@
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
 #include "cfdb/tcp.h"
-#include "server_internal.h"
+#include "control.h"
+#include "coordinator.h"
+#include "srv_core.h"
+#include "system_keys.h"
 #include "wal.h"
 
 /* ---- small utilities ---- */

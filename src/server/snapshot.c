@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "server_internal.h"
+#include "srv_core.h"
 #include "wal.h"
 
 #define SNAP_MAGIC_V1 UINT64_C(0x31504E5342444643) /* "CFDBSNP1" */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "server_internal.h"
+#include "status.h"
 #include "wal.h"
 
 typedef struct jbuf {

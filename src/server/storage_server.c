@@ -5,7 +5,7 @@
 
 #include "cfdb/errors.h"
 #include "mapper.h"
-#include "server_internal.h"
+#include "storage_server.h"
 
 typedef struct ss_ctx {
     srv *s;

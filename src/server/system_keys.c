@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "cfdb/protocol_version.h"
-#include "server_internal.h"
+#include "commit_proxy.h"
+#include "system_keys.h"
 
 #define PV_KEY_SERVER_VALUE UINT64_C(0x0FDB00B062010001) /* withKeyServerValue / withServerTagValue */
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "server_internal.h"
+#include "srv_core.h"
 
 #define REC_HEADER 12
 #define PROBE_MIN_BYTES (1u << 20)

@@ -83,20 +83,33 @@ static int read_table(fb_reader *r, const fb_type *t, size_t at, void *obj)
 
     for (uint32_t i = 0; i < t->nfields; i++) {
         const fb_field *f = &t->fields[i];
+        const fb_member_pos *mp = &l->members[i];
         unsigned char *dst = (unsigned char *)obj + f->offset;
-        uint32_t slot = l->members[i].slot;
+        uint32_t slot = mp->slot;
         if (slot >= nslots)
             continue;
         uint16_t pos = rd_u16(r->buf + vt + 4 + 2 * slot);
         if (pos < 4)
             continue; /* absent: C default (zero) */
-        uint32_t width = f->type->kind == FB_UNION ? 4 : fb_inline_size(f->type);
-        if ((uint32_t)pos + width > tsize)
+        if ((uint32_t)pos + mp->width > tsize)
             return BAD;
         size_t field = at + pos;
-        if (fb_is_scalar(f->type)) {
-            read_inline_scalar(dst, f->type, r->buf + field);
+        const uint8_t *src = r->buf + field;
+        switch (mp->op) {
+        case FB_OP_COPY:
+            switch (mp->width) {
+            case 1: memcpy(dst, src, 1); continue;
+            case 2: memcpy(dst, src, 2); continue;
+            case 4: memcpy(dst, src, 4); continue;
+            case 8: memcpy(dst, src, 8); continue;
+            default: memcpy(dst, src, mp->width); continue;
+            }
+        case FB_OP_BOOL:
+        case FB_OP_TAG:
+            read_inline_scalar(dst, f->type, src);
             continue;
+        default:
+            break;
         }
         const fb_type *ct = f->type;
         void *cobj = dst;

@@ -30,12 +30,10 @@ void fb_writer_free(fb_writer *w)
     memset(w, 0, sizeof *w);
 }
 
-static int reserve(fb_writer *w, size_t more)
+static int grow(fb_writer *w, size_t more)
 {
     if (w->err)
         return -1;
-    if (w->len + more <= w->cap)
-        return 0;
     size_t cap = w->cap ? w->cap : 256;
     while (cap < w->len + more)
         cap *= 2;
@@ -49,19 +47,35 @@ static int reserve(fb_writer *w, size_t more)
     return 0;
 }
 
-/* Pads with zeros so that the message-relative position (len - base + extra) is aligned. */
-static int pad_to(fb_writer *w, size_t extra, size_t align)
+/* Room for `more` bytes; -1 once the writer has failed. */
+static inline int reserve(fb_writer *w, size_t more)
 {
-    size_t rel = w->len - w->base + extra;
-    size_t pad = (align - rel % align) % align;
-    if (reserve(w, pad))
+    if (__builtin_expect(w->len + more <= w->cap && !w->err, 1))
+        return 0;
+    return grow(w, more);
+}
+
+/* Zeros n bytes at p in 8-byte stores, so up to 7 bytes past p + n too: the caller has
+ * reserved them (bytes past len are free space, written again before they are used). */
+static inline void zero_words(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8)
+        memset(p + i, 0, 8);
+}
+
+/* Pads with zeros so that the message-relative position (len - base + extra) is aligned
+ * (align a power of two). */
+static inline int pad_to(fb_writer *w, size_t extra, size_t align)
+{
+    size_t pad = (0 - (w->len - w->base + extra)) & (align - 1); /* < 8 */
+    if (reserve(w, 8))
         return -1;
-    memset(w->buf + w->len, 0, pad);
+    zero_words(w->buf + w->len, pad);
     w->len += pad;
     return 0;
 }
 
-static size_t put(fb_writer *w, const void *p, size_t n)
+static inline size_t put(fb_writer *w, const void *p, size_t n)
 {
     if (reserve(w, n))
         return 0;
@@ -101,7 +115,7 @@ static void write_inline_scalar(uint8_t *dst, const fb_type *t, const void *src)
     }
 }
 
-static size_t find_or_write_vtable(fb_writer *w, const fb_layout *l)
+static inline size_t find_or_write_vtable(fb_writer *w, const fb_layout *l)
 {
     for (unsigned i = 0; i < w->vt_count && i < 16; i++)
         if (w->vt_cache[i].layout == l)
@@ -128,29 +142,49 @@ static size_t write_table(fb_writer *w, const fb_type *t, const void *obj)
         obj = tmp;
     }
     size_t vt = find_or_write_vtable(w, l);
-    if (pad_to(w, 4, l->align))
+    if (pad_to(w, 4, l->align) || reserve(w, (size_t)l->table_size + 8))
         return 0;
-    size_t table = put(w, NULL, l->table_size);
-    if (w->err)
-        return 0;
+    size_t table = w->len;
+    uint8_t *tp = w->buf + table;
+    zero_words(tp, l->table_size);
+    w->len += l->table_size;
     int32_t soff = (int32_t)(table - vt);
-    memcpy(w->buf + table, &soff, 4);
+    memcpy(tp, &soff, 4);
 
-    /* inline members first; out-of-line children are written after the table */
+    /* inline members first, as the layout says to move them; out-of-line children are
+     * written after the table */
     for (uint32_t i = 0; i < t->nfields; i++) {
-        const fb_field *f = &t->fields[i];
         const fb_member_pos *mp = &l->members[i];
-        const unsigned char *src = (const unsigned char *)obj + f->offset;
-        if (fb_is_scalar(f->type))
-            write_inline_scalar(w->buf + table + mp->value, f->type, src);
-        else if (f->type->kind == FB_UNION)
-            w->buf[table + mp->tag] = *src <= f->type->nalts ? *src : 0;
+        const unsigned char *src = (const unsigned char *)obj + t->fields[i].offset;
+        uint8_t *dst = tp + mp->value;
+        switch (mp->op) {
+        case FB_OP_COPY:
+            switch (mp->width) {
+            case 1: memcpy(dst, src, 1); break;
+            case 2: memcpy(dst, src, 2); break;
+            case 4: memcpy(dst, src, 4); break;
+            case 8: memcpy(dst, src, 8); break;
+            default: memcpy(dst, src, mp->width); break;
+            }
+            break;
+        case FB_OP_BOOL:
+            dst[0] = *(const bool *)src ? 1 : 0;
+            break;
+        case FB_OP_TAG:
+            write_inline_scalar(dst, t->fields[i].type, src);
+            break;
+        case FB_OP_UNION:
+            tp[mp->tag] = *src <= t->fields[i].type->nalts ? *src : 0;
+            break;
+        default:
+            break;
+        }
     }
-    for (uint32_t i = 0; i < t->nfields; i++) {
+    for (uint32_t i = 0; l->nchildren && i < t->nfields; i++) {
         const fb_field *f = &t->fields[i];
         const fb_member_pos *mp = &l->members[i];
         const unsigned char *src = (const unsigned char *)obj + f->offset;
-        if (fb_is_scalar(f->type))
+        if (mp->op < FB_OP_UNION)
             continue;
         const fb_type *ct = f->type;
         const void *cobj = src;

@@ -1,7 +1,9 @@
 /* Table layouts: which vtable slot and inline position each member gets.
  * FoundationDB's rule (generate_vtable): members take slots in serialization order (unions
  * two: tag then offset); inline positions are assigned by size, largest first, ties in
- * member order, each at the next offset aligned to its own alignment. */
+ * member order, each at the next offset aligned to its own alignment. The layout also
+ * records, per member, how the encoder and decoder move it (fb_member_op: copy so many
+ * bytes, bool, tag, union, out-of-line child), so they do not dispatch on types per field. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,15 @@ static fb_layout *build_layout(const fb_type *t)
         } else {
             mp->value = pos;
             mp->slot = si->slot;
+            const fb_type *ft = t->fields[si->member].type;
+            mp->width = si->size;
+            mp->op = ft->kind == FB_UNION ? FB_OP_UNION
+                     : !fb_is_scalar(ft)  ? FB_OP_CHILD
+                     : ft->kind == FB_BOOL ? FB_OP_BOOL
+                     : ft->kind == FB_TAG  ? FB_OP_TAG
+                                           : FB_OP_COPY;
+            if (mp->op >= FB_OP_UNION)
+                l->nchildren++;
         }
         end += si->size;
         if (si->align > align)
@@ -103,12 +114,9 @@ static fb_layout *build_layout(const fb_type *t)
     return l;
 }
 
-const fb_layout *fb_layout_of(const fb_type *t)
+const fb_layout *fb_layout_build(const fb_type *t)
 {
     fb_type *mt = (fb_type *)t;
-    fb_layout *l = atomic_load_explicit(&mt->layout, memory_order_acquire);
-    if (l)
-        return l;
     fb_layout *fresh = build_layout(t);
     if (!fresh)
         return NULL;

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cfdb/errors.h"
+#include "cfdb/mutation.h"
 #include "key_selector.h"
 #include "native_range.h"
 #include "ryw_read.h"
@@ -141,12 +142,39 @@ static cfdb_bytes native_get_key(const bool *store, cfdb_key_selector sel)
     return B("");
 }
 
+static void check_range(const bool *view, cfdb_key_selector sb, cfdb_key_selector se, int32_t lim, bool reverse,
+                        const cfdb_ryw_read *r, int round, int q);
+
+/* While a read waits for storage, another read of the same transaction may complete and
+ * fill the snapshot cache under it (the client runs reads concurrently): with
+ * interleave_view set, run() does that now and then, and checks the other read's rows
+ * against interleave_view too. */
+static const bool *interleave_view;
+static int interleaved;
+
 static int run(cfdb_ryw_read *r, const bool *store, int *requests)
 {
     cfdb_key_value rows[NT];
     int rc;
     cfdb_native_range nr; /* its result is read by the next advance */
     while ((rc = cfdb_ryw_read_advance(r)) == CFDB_RYW_NEED_READ) {
+        if (interleave_view && rnd(4) == 0) {
+            const bool *view = interleave_view;
+            interleave_view = NULL; /* one level */
+            cfdb_key_selector sb = cfdb_first_greater_or_equal(uk((int)rnd(NK)));
+            cfdb_key_selector se = cfdb_first_greater_or_equal(uk((int)rnd(NK)));
+            bool reverse = rnd(2);
+            if (!cfdb_sel_range_trivially_empty(&sb, &se)) {
+                cfdb_ryw_read other;
+                int other_requests = 0;
+                cfdb_ryw_read_range(&other, r->cache, r->wm, r->arena, r->max_key, sb, se,
+                                    cfdb_range_limits_make(-1, -1), reverse);
+                assert_int_equal(run(&other, store, &other_requests), CFDB_RYW_DONE);
+                check_range(view, sb, se, -1, reverse, &other, -1, -1);
+                interleaved++;
+            }
+            interleave_view = view;
+        }
         cfdb_native_range_start(&nr, r->arena, r->arena, r->req_begin, r->req_end, r->req_limits, r->req_reverse);
         int s;
         while ((s = cfdb_native_range_next(&nr)) != CFDB_NR_DONE) {
@@ -232,6 +260,7 @@ static void test_randomized(void **state)
                 }
             }
             const bool *seen = ryw ? view : store;
+            interleave_view = seen;
             cfdb_ryw_read r;
             int requests = 0;
             if (rnd(3) == 0) {
@@ -280,8 +309,11 @@ static void test_randomized(void **state)
         cfdb_write_map_destroy(&wm);
         cfdb_arena_free(&a);
     }
-    print_message("%d reads, %d requests, %d answered from the cache and local writes alone\n", reads,
-                  total_requests, cached_reads);
+    interleave_view = NULL;
+    print_message("%d reads, %d requests, %d answered from the cache and local writes alone, %d reads "
+                  "completed while another waited for storage\n",
+                  reads, total_requests, cached_reads, interleaved);
+    assert_true(interleaved > reads / 20);
     assert_true(cached_reads > reads / 10); /* the snapshot cache is in use */
 }
 
@@ -361,11 +393,185 @@ static void test_request_limits(void **state)
     cfdb_arena_free(&a);
 }
 
+
+/* ---- the segment iterator: incremental steps against fresh searches ----
+ *
+ * cfdb_ryw_iter_next / _prev step from cursors kept in the snapshot cache and the write
+ * map (ryw_iter.h); cfdb_ryw_iter_skip searches from the key. Over random caches and
+ * write maps — keys with zero bytes inside and at the end, so segment boundaries such as
+ * k\0 meet stored and written keys, cleared ranges, unreadable ranges from versionstamped
+ * keys, dependent (atomic) writes — a walk of random steps in both directions, with cache
+ * inserts and writes made between steps (a read that waits for storage sees both), must
+ * give at every step the segment a fresh search from its begin gives. */
+
+#define NX 39 /* every key of 1-3 bytes over "\0", "a", "b", in key order */
+static uint8_t xkeys[NX][3];
+static uint32_t xlens[NX];
+static bool xstore[NX];
+static void init_xkeys(void)
+{
+    static const uint8_t alpha[3] = { 0, 'a', 'b' };
+    int n = 0;
+    for (int a = 0; a < 3; a++) {
+        xkeys[n][0] = alpha[a];
+        xlens[n++] = 1;
+        for (int b = 0; b < 3; b++) {
+            xkeys[n][0] = alpha[a];
+            xkeys[n][1] = alpha[b];
+            xlens[n++] = 2;
+            for (int c = 0; c < 3; c++) {
+                xkeys[n][0] = alpha[a];
+                xkeys[n][1] = alpha[b];
+                xkeys[n][2] = alpha[c];
+                xlens[n++] = 3;
+            }
+        }
+    }
+}
+static cfdb_bytes xk(int i)
+{
+    return cfdb_bytes_make(xkeys[i], xlens[i]);
+}
+
+/* What a read of [xk(i), xk(j)) (j == NX: to "\xff") or a get of xk(i) tells the cache. */
+static void random_cache_insert(cfdb_snap_cache *cache)
+{
+    int i = (int)rnd(NX);
+    if (rnd(3) == 0) {
+        cfdb_bytes v = B("s");
+        assert_int_equal(cfdb_snap_insert_key(cache, xk(i), xstore[i] ? &v : NULL), 0);
+        return;
+    }
+    int j = i + 1 + (int)rnd((unsigned)(NX - i));
+    cfdb_key_value rows[NX];
+    size_t n = 0;
+    for (int k = i; k < j && k < NX; k++)
+        if (xstore[k])
+            rows[n++] = (cfdb_key_value){ xk(k), B("s") };
+    cfdb_xkey end = cfdb_xkey_of(j < NX ? xk(j) : B("\xff"));
+    if (j < NX && rnd(3) == 0) { /* a read that ended just after a key: end k\0 */
+        end = cfdb_xkey_after(cfdb_xkey_of(xk(j - 1)));
+        if (!xstore[j - 1])
+            end = cfdb_xkey_of(xk(j - 1)); /* the rows must cover the range */
+        while (n && cfdb_xkey_cmp(cfdb_xkey_of(rows[n - 1].key), end) >= 0)
+            n--;
+    }
+    assert_int_equal(cfdb_snap_insert_range(cache, xk(i), end, rows, n, false), 0);
+}
+
+static void random_write(cfdb_write_map *wm)
+{
+    int i = (int)rnd(NX), j = (int)rnd(NX);
+    switch (rnd(6)) {
+    case 0:
+    case 1:
+        assert_int_equal(cfdb_write_map_set(wm, xk(i), B("w"), true), 0);
+        break;
+    case 2:
+        assert_int_equal(cfdb_write_map_clear(wm, xk(i < j ? i : j), xk(i < j ? j : i), true), 0);
+        break;
+    case 3:
+        assert_int_equal(cfdb_write_map_clear_key(wm, xk(i), true), 0);
+        break;
+    case 4: /* dependent on the stored value */
+        assert_int_equal(cfdb_write_map_atomic(wm, CFDB_MUT_ADD_VALUE, xk(i), B("\x01"), true, 0, B("\xff")), 0);
+        break;
+    default: { /* versionstamped key: the range of its possible keys becomes unreadable */
+        uint8_t k[15] = { 0 };
+        memcpy(k, xkeys[i], xlens[i]);
+        k[11] = 1; /* the stamp at offset 1: [xk(i)[0] "\0"*10, xk(i)[0] "\xff"*10 "\0") */
+        assert_int_equal(cfdb_write_map_atomic(wm, CFDB_MUT_SET_VERSIONSTAMPED_KEY, cfdb_bytes_make(k, 15),
+                                               B("w"), true, 0, B("\xff")),
+                         0);
+        break;
+    }
+    }
+}
+
+static void assert_same_segment(cfdb_ryw_iter *it, cfdb_ryw_iter *fresh, int round, int step)
+{
+    if (!cfdb_xkey_eq(it->begin, fresh->begin) || !cfdb_xkey_eq(it->end, fresh->end) || it->type != fresh->type ||
+        it->wtype != fresh->wtype || it->unreadable != fresh->unreadable || it->c.type != fresh->c.type ||
+        it->c.e != fresh->c.e || (it->c.type == CFDB_SNAP_KV && it->c.idx != fresh->c.idx) ||
+        !cfdb_xkey_eq(it->wbegin, fresh->wbegin) || !cfdb_xkey_eq(it->wend, fresh->wend))
+        fail_msg("round %d step %d: stepped to [%u bytes +%u, %u bytes +%u) type %d/%d/%d, a search finds "
+                 "[%u bytes +%u, %u bytes +%u) type %d/%d/%d",
+                 round, step, it->begin.k.len, it->begin.z, it->end.k.len, it->end.z, it->type, it->wtype,
+                 it->c.type, fresh->begin.k.len, fresh->begin.z, fresh->end.k.len, fresh->end.z, fresh->type,
+                 fresh->wtype, fresh->c.type);
+    if (it->type == CFDB_RYW_KV && !it->unreadable) {
+        cfdb_key_value a, b;
+        bool pa, pb;
+        assert_int_equal(cfdb_ryw_iter_kv(it, &a, &pa), cfdb_ryw_iter_kv(fresh, &b, &pb));
+        assert_int_equal(pa, pb);
+        assert_true(cfdb_bytes_eq(a.key, b.key));
+        if (pa)
+            assert_true(cfdb_bytes_eq(a.value, b.value));
+    }
+}
+
+static void test_iter_steps_match_search(void **state)
+{
+    (void)state;
+    init_xkeys();
+    const cfdb_xkey top = cfdb_xkey_of(B("\xff"));
+    long steps = 0, after_change = 0;
+    for (int round = 0; round < 2000; round++) {
+        for (int i = 0; i < NX; i++)
+            xstore[i] = rnd(2) == 0;
+        cfdb_arena a;
+        cfdb_arena_init(&a);
+        cfdb_write_map wm;
+        cfdb_write_map_init(&wm, &a);
+        cfdb_snap_cache cache;
+        assert_int_equal(cfdb_snap_init(&cache, &a), 0);
+        bool ryw = rnd(5) != 0;
+        for (int n = (int)rnd(6); n > 0; n--)
+            random_cache_insert(&cache);
+        for (int n = ryw ? (int)rnd(8) : 0; n > 0; n--)
+            random_write(&wm);
+        cfdb_ryw_iter it, fresh;
+        cfdb_ryw_iter_init(&it, &cache, ryw ? &wm : NULL, &a);
+        assert_int_equal(cfdb_ryw_iter_skip(&it, cfdb_xkey_of(xk((int)rnd(NX)))), 0);
+        bool changed = false;
+        for (int step = 0; step < 80; step++) {
+            unsigned what = rnd(10);
+            if (what == 0) {
+                random_cache_insert(&cache);
+                changed = true;
+                continue;
+            }
+            if (what == 1 && ryw) {
+                random_write(&wm);
+                changed = true;
+                continue;
+            }
+            bool fwd = what & 1;
+            if (fwd && cfdb_xkey_cmp(it.end, top) >= 0)
+                fwd = false;
+            if (!fwd && it.begin.k.len == 0 && it.begin.z == 0)
+                fwd = true;
+            assert_int_equal(fwd ? cfdb_ryw_iter_next(&it) : cfdb_ryw_iter_prev(&it), 0);
+            cfdb_ryw_iter_init(&fresh, &cache, ryw ? &wm : NULL, &a);
+            assert_int_equal(cfdb_ryw_iter_skip(&fresh, it.begin), 0);
+            assert_same_segment(&it, &fresh, round, step);
+            steps++;
+            after_change += changed;
+            changed = false;
+        }
+        cfdb_write_map_destroy(&wm);
+        cfdb_arena_free(&a);
+    }
+    print_message("%ld steps, %ld of them right after a cache insert or a write\n", steps, after_change);
+    assert_true(after_change > steps / 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_request_limits),
         cmocka_unit_test(test_randomized),
+        cmocka_unit_test(test_iter_steps_match_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -575,6 +575,36 @@ static void test_emfile_backs_off(void **state)
     sp_kill9(&p);
 }
 
+/* The control port out of descriptors: connections waiting there must not keep the loop
+ * spinning either (they are accepted with the spare descriptor and closed). */
+static void test_control_port_emfile(void **state)
+{
+    (void)state;
+    sp_proc p;
+    char log[300], port[16];
+    snprintf(log, sizeof log, "%s/control-emfile.log", g_dir);
+    uint16_t cport = sp_free_port();
+    snprintf(port, sizeof port, "%u", cport);
+    start(&p, log, 64, (const char *const[]){ "--control-port", port, "--max-connections", "1000", NULL });
+    int fds[HELD];
+    for (int i = 0; i < HELD; i++)
+        fds[i] = raw_open(cport);
+    usleep(300000);
+    double c0 = cpu_seconds(p.pid);
+    usleep(2000000);
+    double cpu = cpu_seconds(p.pid) - c0;
+    int refused = 0;
+    for (int i = 0; i < HELD; i++)
+        if (raw_wait_closed(fds[i], 1 * MS) != UINT64_MAX)
+            refused++;
+    for (int i = 0; i < HELD; i++)
+        close(fds[i]);
+    print_message("64 descriptors, %d control connections held: %.2f s CPU in 2 s, %d closed\n", HELD, cpu, refused);
+    assert_true(cpu < 0.4);
+    assert_true(refused > 0);
+    sp_kill9(&p);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -607,6 +637,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_idle_connection_monitor),
         cmocka_unit_test(test_descriptor_cap_refuses_cleanly),
         cmocka_unit_test(test_emfile_backs_off),
+        cmocka_unit_test(test_control_port_emfile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,8 +32,9 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
-#include "server_internal.h"
 #include "server_proc.h"
+#include "srv_core.h"
+#include "status.h"
 #include "wal.h"
 #include "wire_client.h"
 

@@ -1,7 +1,14 @@
-/* The dev server's shared state: roles, endpoints, connections, versions, faults.
+/* The dev server's core, which every role builds on: the shared state (struct cfdb_server:
+ * listeners, connections, the endpoint table, parked requests, versions, batching queues,
+ * faults, counters) and the services implemented by server.c (transport, replies,
+ * parking, versions, logging) and dispatch.c (endpoint registration and lookup, routing
+ * a request to its role, storage interfaces as published to clients).
+ * A role includes this header and the headers of only the roles it calls into; each
+ * role's entry points are declared in its own header (coordinator.h, grv_proxy.h,
+ * commit_proxy.h, storage_server.h, management.h, status.h, control.h, system_keys.h).
  * Everything runs on one event-loop thread; nothing here is thread-safe. */
-#ifndef CFDB_SERVER_INTERNAL_H
-#define CFDB_SERVER_INTERNAL_H
+#ifndef CFDB_SERVER_SRV_CORE_H
+#define CFDB_SERVER_SRV_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -233,57 +240,12 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
 /* Logs the request by name and answers endpoint-not-found (the client fails over). */
 void srv_unsupported(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint32_t len);
 int64_t srv_next_commit_version(srv *s);
-
-/* ---- coordinator.c ---- */
-void coord_open_database(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void coord_get_leader(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void coord_protocol_info(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void coord_status(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-/* A new generation of proxies: new tokens, new ClientDBInfo id; wakes long polls. */
-void coord_new_generation(srv *s);
-void coord_client_info_changed(srv *s);
-/* Fills a ClientDBInfo in the arena. */
-void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out);
-
-/* ---- grv_proxy.c ---- */
-void grv_request(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void grv_flush(srv *s);
-
-/* ---- commit_proxy.c ---- */
-void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void cp_commit(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void cp_flush(srv *s);
-/* Applies one batch of already-decided mutations (system writes, recovery). */
-int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n);
-void srv_batch_schedule(srv *s);
-void srv_batch_init(srv *s);
-
-/* ---- storage_server.c ---- */
-void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len);
-void ss_check_watches(srv *s);
+/* Storage server i's interface as clients see it (key-location replies, \xff/serverList). */
 void ss_fill_interface(srv *s, int ss, cfdb_arena *a, cfdb_storage_server_interface *out);
 
-/* ---- management.c ---- */
-/* ClusterInterface.forceRecovery (ForceRecoveryRequest) and CommitProxyInterface
- * proxySnapReq (ProxySnapRequest): what libfdb_c's force_recovery_with_data_loss and
- * create_snapshot send. */
-void mgmt_force_recovery(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
-
-/* ---- status.c ---- */
-/* JSON text of the cluster section, in the arena. */
-cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a);
-
-/* ---- control.c ---- */
-int control_start(srv *s, uint16_t port);
-void control_stop(srv *s);
-/* Runs one command line; writes a one-line answer to out. */
-void control_execute(srv *s, const char *line, char *out, size_t cap);
-
-/* ---- system_keys.c-ish helpers in shard_map.c ---- */
-/* Writes \xff/keyServers/ (and server list/tag keys) for the current shard map. */
-int srv_write_system_keys(srv *s);
+/* ---- batching (dispatch.c: the batch timer flushes both proxies' queues) ---- */
+void srv_batch_init(srv *s);
+/* Arms the batch timer for this loop iteration (queued GRVs/commits, an unblocked log). */
+void srv_batch_schedule(srv *s);
 
 #endif

@@ -1,0 +1,14 @@
+/* Management role (management.c): the cluster-management requests libfdb_c sends outside
+ * transactions. */
+#ifndef CFDB_SERVER_MANAGEMENT_H
+#define CFDB_SERVER_MANAGEMENT_H
+
+#include "srv_core.h"
+
+/* ClusterInterface.forceRecovery (ForceRecoveryRequest) and CommitProxyInterface
+ * proxySnapReq (ProxySnapRequest): what libfdb_c's force_recovery_with_data_loss and
+ * create_snapshot send. */
+void mgmt_force_recovery(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+
+#endif

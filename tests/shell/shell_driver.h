@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Runs the cfdb shell (CFDB_SHELL_PATH) for the shell tests: as a child with pipes
+ * (--exec, a script on stdin), capturing stdout, stderr and the exit status; or on a
+ * pseudo-terminal (forkpty) for interactive sessions. */
+#ifndef CFDB_TESTS_SHELL_DRIVER_H
+#define CFDB_TESTS_SHELL_DRIVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct shell_run {
+    char out[65536];
+    char err[16384];
+    size_t out_len, err_len;
+    int status; /* exit status, or 128 + signal */
+} shell_run;
+
+/* Runs CFDB_SHELL_PATH with args (NULL-terminated) and input on stdin (NULL: /dev/null),
+ * with HOME=home when home is not NULL. 0 when it ran to its end within 60 s. */
+int shell_exec(shell_run *r, const char *const *args, const char *input, const char *home);
+
+/* Shorthand: cfdb -C cluster_file --exec line. */
+int shell_exec_line(shell_run *r, const char *cluster_file, const char *line);
+
+/* An interactive session on a pseudo-terminal. */
+typedef struct shell_pty {
+    pid_t pid;
+    int fd;
+    char buf[65536];
+    size_t len;   /* bytes read so far */
+    size_t mark;  /* shell_pty_expect searches from here */
+} shell_pty;
+
+int shell_pty_start(shell_pty *p, const char *const *args, const char *home);
+/* Writes s to the terminal once the shell's line editor has put it in raw mode. */
+int shell_pty_send(shell_pty *p, const char *s);
+/* Reads until text appears after the mark (then moves the mark past it) or 20 s pass:
+ * 0 when found. */
+int shell_pty_expect(shell_pty *p, const char *text);
+/* Waits for the child to exit (killing it after 20 s); its exit status. */
+int shell_pty_finish(shell_pty *p);
+
+#endif

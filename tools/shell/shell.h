@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cfdb shell's session state and command interpreter (fdbcli's cli() loop body,
+ * fdbcli/fdbcli.actor.cpp in FoundationDB 7.3.77, for the data commands).
+ *
+ * State, as in fdbcli: outside a transaction every command runs in a transaction of its
+ * own with the global options applied (writes commit at once, "Committed (V)"); `begin'
+ * copies the global options into the transaction's own set and keeps one transaction until
+ * commit / rollback, or until a command fails ("Rolling back current transaction").
+ * Writes (set, clear, clearrange) are refused unless `writemode on'.
+ *
+ * Output goes to stdout and errors to stderr exactly where fdbcli sends them.
+ */
+#ifndef CFDB_SHELL_SHELL_H
+#define CFDB_SHELL_SHELL_H
+
+#define FDB_API_VERSION 730
+#include <foundationdb/fdb_c.h>
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lexer.h"
+#include "options.h"
+
+typedef struct shell {
+    FDBDatabase *db;
+    FDBTransaction *tr;
+    bool intrans;
+    bool writemode;
+    bool exec_mode;   /* --exec: no blank lines around status */
+    bool tuple_mode;  /* --tuple */
+    shell_optset global_opts, active_opts;
+    shell_optset *opts;
+} shell;
+
+/* Set from a SIGINT handler: the operation being waited for is cancelled (1101). */
+extern volatile sig_atomic_t shell_interrupted;
+
+void shell_init(shell *s, FDBDatabase *db);
+void shell_destroy(shell *s);
+
+typedef enum shell_result {
+    SHELL_OK = 0,    /* every command succeeded */
+    SHELL_ERROR = 1, /* a command failed (the rest of the line was not run) */
+    SHELL_EXIT = 2,  /* exit or quit */
+} shell_result;
+
+/* Runs one input line (one or more ';'-separated commands), as fdbcli does. */
+shell_result shell_run_line(shell *s, const char *line, size_t len);
+
+/* Blocks until f is ready (or SIGINT: then cancels it and returns 1101); f's error. */
+fdb_error_t shell_wait(FDBFuture *f);
+
+/* The minimal status text (fdbcli's `status minimal') from \xff\xff/status/json; true
+ * when it could be read. With blank lines around it unless exec_mode. */
+bool shell_status_minimal(shell *s, bool blank_lines);
+
+/* What a command returns: CMD_FAIL when it printed its own message (fdbcli's is_error),
+ * CMD_FDB with an fdb_error_t the interpreter prints as "ERROR: <description> (<code>)". */
+enum { CMD_OK, CMD_FAIL, CMD_FDB, CMD_EXIT };
+int shell_cmd_status(shell *s, const shell_token *t, size_t n, fdb_error_t *err); /* status.c */
+
+/* Command names, for completion: the i-th visible command name or NULL past the end. */
+const char *shell_command_name(size_t i);
+
+#endif /* CFDB_SHELL_SHELL_H */
