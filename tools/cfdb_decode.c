@@ -107,7 +107,7 @@ static int print_message(const options *o, const uint8_t *msg, size_t len, const
     int rc = fb_decode(m, msg, len, item, &err, &arena);
     fb_printer pr = { stdout, 1, o->hex_bytes };
     if (rc) {
-        printf("%s%s: decode failed with error %d\n", indent_hint, m->name, -rc);
+        printf("%s%s: decode failed with error %d\n", indent_hint, m->name, rc);
     } else {
         fb_print_message(&pr, m, item, err);
     }

@@ -109,7 +109,7 @@ typedef struct fb_alt {
 typedef struct fb_blob_codec {
     uint32_t (*size)(const void *obj);
     void (*write)(const void *obj, uint8_t *out);
-    /* Returns 0 or a negative FoundationDB error code. p may be kept (zero-copy). */
+    /* Returns 0 or a positive FoundationDB error code. p may be kept (zero-copy). */
     int (*read)(const uint8_t *p, uint32_t len, void *obj, cfdb_arena *a);
     void (*print)(const void *obj, fb_printer *pr);
 } fb_blob_codec;
@@ -125,7 +125,7 @@ struct fb_type {
     uint32_t nfields;
     /* Optional table hooks for FoundationDB's special encodings (single-key ranges...):
      * pre_encode writes the wire form of obj into tmp (a struct of the same type);
-     * post_decode turns the wire form back, or returns a negative error code. */
+     * post_decode turns the wire form back, or returns a positive error code. */
     void (*pre_encode)(const void *obj, void *tmp);
     int (*post_decode)(void *obj);
     /* FB_VECTOR */
@@ -208,7 +208,7 @@ typedef struct fb_writer {
     size_t len;
     size_t cap;
     size_t base;     /* message start inside buf (room for a frame header before it) */
-    int err;         /* first error, negative code */
+    int err;         /* first error, a positive FoundationDB code (0 = none) */
     /* recently written vtables, to share them */
     struct {
         const struct fb_layout *layout;
@@ -226,7 +226,7 @@ static inline uint8_t *fb_writer_message(const fb_writer *w) { return w->buf + w
 static inline size_t fb_writer_message_len(const fb_writer *w) { return w->len - w->base; }
 
 /* Encodes one message. For FB_MSG_REPLY, error != 0 sends that error instead of the item
- * (item may then be NULL). Returns 0 or a negative error code. */
+ * (item may then be NULL). Returns 0 or a positive FoundationDB error code. */
 int fb_encode(fb_writer *w, const fb_message *m, const void *item, cfdb_reply_error error);
 
 /* ---- Decoding ---- */
@@ -235,8 +235,8 @@ int fb_encode(fb_writer *w, const fb_message *m, const void *item, cfdb_reply_er
  * type). Strings point into buf, which must outlive item; vectors are allocated in the arena.
  * For replies, *error receives the error code (0 = item decoded).
  * Checks the file identifier, every offset, length and count against the buffer.
- * Returns 0 or a negative FoundationDB error code (-1044 serialization_failed,
- * -2005 inverted_range). */
+ * Returns 0 or a positive FoundationDB error code (1044 serialization_failed,
+ * 2005 inverted_range, 1500 when the arena is out of memory). */
 int fb_decode(const fb_message *m, const uint8_t *buf, size_t len, void *item, cfdb_reply_error *error,
               cfdb_arena *a);
 

@@ -1,7 +1,6 @@
 /* The FoundationDB error codes the wire layer itself produces (flow/error_definitions.h).
- * Functions return 0 on success and the positive code on failure, except fb_decode and its
- * field hooks (msg_types.c), which still return the negated code (-1044 ...) until they
- * are converted. */
+ * Functions return 0 on success and the positive code on failure (fb_encode, fb_decode and
+ * its field hooks in msg_types.c included). */
 #ifndef CFDB_WIRE_ERRORS_H
 #define CFDB_WIRE_ERRORS_H
 

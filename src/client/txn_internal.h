@@ -185,12 +185,12 @@ static inline bool storage_error_relocates(int e)
     return e == CFDB_ERR_WRONG_SHARD_SERVER || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED;
 }
 
-/* fb_decode with its failure as a positive FoundationDB code (serialization_failed, 1044). */
+/* fb_decode of a reply frame: 0 or its positive FoundationDB code (1044 serialization_failed
+ * ...). */
 static inline int txn_decode(const fb_message *m, const uint8_t *msg, uint32_t len, void *item,
                              cfdb_reply_error *err, cfdb_arena *arena)
 {
-    int rc = fb_decode(m, msg, len, item, err, arena);
-    return rc < 0 ? -rc : rc;
+    return fb_decode(m, msg, len, item, err, arena);
 }
 
 /* Small helpers shared by the transaction files. */

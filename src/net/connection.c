@@ -375,7 +375,7 @@ int cfdb_conn_send(cfdb_conn *c, cfdb_uid token, const fb_message *m, const void
         return CFDB_WIRE_CONNECTION_FAILED;
     int rc = fb_encode(&c->scratch, m, item, error);
     if (rc)
-        return rc < 0 ? -rc : rc;
+        return rc;
     return queue_frame(c, token, fb_writer_message(&c->scratch), (uint32_t)fb_writer_message_len(&c->scratch));
 }
 

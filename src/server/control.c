@@ -43,25 +43,34 @@ static size_t unescape(const char *in, uint8_t *out, size_t cap)
     return o;
 }
 
-static int parse_listener(srv *s, const char *arg)
+/* The listener index `arg` names (a role or a number); false when there is none. */
+static bool parse_listener(srv *s, const char *arg, int *out)
 {
+    int l;
     if (!arg)
-        return -1;
-    if (strcmp(arg, "coordinator") == 0)
-        return s->coord_listener;
-    if (strcmp(arg, "grv") == 0)
-        return s->grv_listener;
-    if (strcmp(arg, "commit") == 0)
-        return s->commit_listener;
-    if (strncmp(arg, "storage", 7) == 0) {
+        return false;
+    if (strcmp(arg, "coordinator") == 0) {
+        l = s->coord_listener;
+    } else if (strcmp(arg, "grv") == 0) {
+        l = s->grv_listener;
+    } else if (strcmp(arg, "commit") == 0) {
+        l = s->commit_listener;
+    } else if (strncmp(arg, "storage", 7) == 0) {
         int i = atoi(arg + 7);
-        return i >= 0 && i < s->nstorage ? s->storage[i].listener : -1;
+        if (i < 0 || i >= s->nstorage)
+            return false;
+        l = s->storage[i].listener;
+    } else {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (*end || v < 0 || v >= s->nlisteners)
+            return false;
+        l = (int)v;
     }
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*end || v < 0 || v >= s->nlisteners)
-        return -1;
-    return (int)v;
+    if (l < 0)
+        return false;
+    *out = l;
+    return true;
 }
 
 static void shards_text(srv *s, char *out, size_t cap)
@@ -103,8 +112,8 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {
-        int l = -1;
-        if (a1 && (l = parse_listener(s, a1)) < 0) {
+        int l = -1; /* no listener named: every connection */
+        if (a1 && !parse_listener(s, a1, &l)) {
             snprintf(out, cap, "err no such listener");
             return;
         }
@@ -151,9 +160,9 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         ss_check_watches(s);
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "unreachable") == 0 && a1) {
-        int l = parse_listener(s, a1);
+        int l = -1;
         bool on = !a2 || strcmp(a2, "off") != 0;
-        if (l < 0 || l == s->coord_listener) {
+        if (!parse_listener(s, a1, &l) || l == s->coord_listener) {
             snprintf(out, cap, "err no such listener (the coordinator cannot be made unreachable)");
             return;
         }
@@ -296,13 +305,15 @@ int control_start(srv *s, uint16_t port)
 {
     uint16_t bound = 0;
     int fd;
-    if (cfdb_tcp_listen("127.0.0.1", port, 16, &bound, &fd)) {
+    int rc = cfdb_tcp_listen("127.0.0.1", port, 16, &bound, &fd);
+    if (rc) {
         fprintf(stderr, "cfdb-server: cannot listen for control on 127.0.0.1:%u: %s\n", port, strerror(errno));
-        return -1;
+        return rc;
     }
-    if (cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, control_accept, s)) {
+    rc = cfdb_loop_add_fd(s->loop, fd, CFDB_EV_READ, control_accept, s);
+    if (rc) {
         close(fd);
-        return -1;
+        return rc;
     }
     s->control_fd = fd;
     s->control_port = bound;

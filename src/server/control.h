@@ -8,6 +8,7 @@
 
 #include "srv_core.h"
 
+/* Listens on 127.0.0.1:port. 0, or the FoundationDB code of the listen or register failure. */
 int control_start(srv *s, uint16_t port);
 void control_stop(srv *s);
 /* Runs one command line; writes a one-line answer to out. */

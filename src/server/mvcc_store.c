@@ -259,7 +259,7 @@ static int reserve_queue(cfdb_mvcc_store *s)
     size_t cap = s->q_cap ? s->q_cap * 2 : 1024;
     gc_record *q = malloc(cap * sizeof *q);
     if (!q)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     for (size_t i = 0; i < s->q_len; i++)
         q[i] = s->queue[(s->q_head + i) % s->q_cap];
     free(s->queue);
@@ -279,11 +279,11 @@ static int put_entry(cfdb_mvcc_store *s, mv_node *n, int64_t version, bool prese
         return 0;
     bool same_version = n->newest && n->newest->version == version;
     if (!same_version && reserve_queue(s))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     uint32_t len = present ? value.len : 0;
     mv_entry *e = malloc(sizeof(mv_entry) + len);
     if (!e)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     e->version = version;
     e->len = len;
     e->present = present;
@@ -316,7 +316,7 @@ static int write_key(cfdb_mvcc_store *s, int64_t version, cfdb_bytes key, bool p
             return 0;
         n = insert_node(s, key, update);
         if (!n)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
     }
     return put_entry(s, n, version, present, value);
 }
@@ -327,7 +327,7 @@ static int clear_range(cfdb_mvcc_store *s, int64_t version, cfdb_bytes begin, cf
         return 0;
     for (mv_node *n = find_forward(s, begin, true); n && cmp_node(n, end) < 0; n = n->next[0])
         if (put_entry(s, n, version, false, (cfdb_bytes){ 0 }))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
     return 0;
 }
 
@@ -538,7 +538,7 @@ int cfdb_mvcc_read_range(const cfdb_mvcc_store *s, int64_t version, cfdb_bytes b
     int64_t bytes = limit_bytes;
     bool more = scan_range(s, version, begin, end, limit, &bytes, collect_row, &c);
     if (c.oom)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     out->rows = c.count ? c.rows : NULL;
     out->count = c.count;
     out->more = more;
@@ -570,7 +570,7 @@ static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
 {
     uint8_t *buf = cfdb_arena_alloc(a, (size_t)k.len + 1);
     if (!buf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (k.len)
         memcpy(buf, k.ptr, k.len);
     buf[k.len] = 0;
@@ -624,7 +624,7 @@ static int find_key(const cfdb_mvcc_store *s, int64_t version, cfdb_mvcc_selecto
     if (forward) {
         scan_begin = sel.key;
     } else if (key_after(a, sel.key, &scan_end)) {
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     }
     pick_ctx p = { .want_a = distance - 1, .want_b = distance };
     bool rep_more = scan_range(s, version, scan_begin, scan_end, forward ? want : -want,
@@ -674,7 +674,7 @@ int cfdb_mvcc_get_key(const cfdb_mvcc_store *s, int64_t version, cfdb_bytes shar
     cfdb_bytes k;
     int64_t offset;
     if (find_key(s, version, sel, shard_begin, shard_end, a, &k, &offset))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (offset < 0) /* firstGreaterOrEqual(k) + offset */
         *out = (cfdb_mvcc_selector){ k, false, saturate_i32(1 + offset) };
     else if (offset > 0) /* firstGreaterOrEqual(k) + offset - 1 */
@@ -703,10 +703,10 @@ int cfdb_mvcc_get_range(const cfdb_mvcc_store *s, int64_t version, cfdb_bytes sh
     int64_t off_b = 0, off_e = 0;
     if (!selector_is_first_greater_or_equal(begin) &&
         find_key(s, version, begin, shard_begin, shard_end, a, &b, &off_b))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (!selector_is_first_greater_or_equal(end) &&
         find_key(s, version, end, shard_begin, shard_end, a, &e, &off_e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* One step past the shard is harmless: the begin then lies at or past the end,
      * and an exclusive end at the next shard's first key excludes it. */
     if ((off_b && off_b != 1) || (off_e && off_e != 1))

@@ -17,7 +17,7 @@
  * (cfdb_mvcc_set_floor keeps v >= oldest meanwhile).
  * Arrays built for a result live in the caller's arena.
  *
- * Errors are FoundationDB codes from cfdb/errors.h; -1 means out of memory. */
+ * Errors are FoundationDB codes from cfdb/errors.h; out of memory is 4000 unknown_error. */
 #ifndef CFDB_SERVER_MVCC_STORE_H
 #define CFDB_SERVER_MVCC_STORE_H
 
@@ -74,8 +74,8 @@ int64_t cfdb_mvcc_oldest_version(const cfdb_mvcc_store *s);
  * (cfdb_transform_versionstamp_mutation).
  * The whole list is validated first: CFDB_ERR_INVALID_MUTATION_TYPE for any other
  * type, CFDB_ERR_CLIENT_INVALID_OPERATION when version < latest; nothing is applied
- * then. -1 means out of memory part-way (the store stays consistent but holds a
- * prefix of the list). */
+ * then. 4000 unknown_error means out of memory part-way (the store stays consistent
+ * but holds a prefix of the list). */
 int cfdb_mvcc_apply(cfdb_mvcc_store *s, int64_t version, const cfdb_mutation *mutations,
                     size_t count);
 

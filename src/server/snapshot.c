@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cfdb/errors.h"
 #include "srv_core.h"
 #include "wal.h"
 
@@ -89,8 +90,9 @@ int srv_snapshot_load(srv *s, int64_t *version)
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
+        int rc = srv_io_error();
         fprintf(stderr, "cfdb-server: cannot open %s: %s\n", path, strerror(errno));
-        return -1;
+        return rc;
     }
     struct stat st;
     uint8_t *p = NULL;
@@ -111,11 +113,12 @@ int srv_snapshot_load(srv *s, int64_t *version)
     }
     close(fd);
     const char *why = "it is too short";
-    int rc = -1;
+    int rc = CFDB_ERR_FILE_CORRUPT;
     cfdb_mvcc_store *store = s->store;
     cfdb_mutation *m = NULL;
     if (!p) {
         why = "it cannot be read";
+        rc = CFDB_ERR_IO_ERROR;
         goto out;
     }
     if (len < 32)
@@ -147,6 +150,7 @@ int srv_snapshot_load(srv *s, int64_t *version)
     m = malloc(sizeof(*m) * (count ? count : 1));
     if (!m) {
         why = "out of memory";
+        rc = CFDB_ERR_UNKNOWN_ERROR;
         goto out;
     }
     uint64_t i;
@@ -170,7 +174,7 @@ int srv_snapshot_load(srv *s, int64_t *version)
     }
     if (i != count || off != end || *version <= 0)
         goto out;
-    rc = cfdb_mvcc_apply(store, *version, m, count) == 0 ? 0 : -1;
+    rc = cfdb_mvcc_apply(store, *version, m, count);
     if (rc)
         why = "its rows cannot be applied";
 out:
@@ -185,22 +189,6 @@ out:
 }
 
 /* ---- the writer thread ---- */
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 static void *writer_main(void *arg)
 {
@@ -221,7 +209,7 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&j->mu);
         while (list) {
             chunk *next = list->next;
-            if (!failed && !aborted && write_all(j->fd, list->data, list->len)) {
+            if (!failed && !aborted && srv_wal_write_all(j->fd, list->data, list->len)) {
                 failed = true;
                 j->err = errno;
                 j->step = "write";
@@ -304,7 +292,7 @@ static int put_ex(srv_snapshot_job *j, const void *d, size_t n, bool hashed)
         size_t cap = n > CHUNK_BYTES ? n : CHUNK_BYTES;
         j->cur = malloc(sizeof(chunk) + cap);
         if (!j->cur)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         j->cur->next = NULL;
         j->cur->len = 0;
         j->cur->cap = cap;
@@ -328,7 +316,7 @@ static int put_row(srv_snapshot_job *j, cfdb_bytes k, cfdb_bytes v)
     uint8_t small[512];
     uint8_t *row = n <= sizeof small ? small : malloc(n);
     if (!row)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     memcpy(row, &kl, 4);
     if (kl)
         memcpy(row + 4, k.ptr, kl);
@@ -341,7 +329,7 @@ static int put_row(srv_snapshot_job *j, cfdb_bytes k, cfdb_bytes v)
     return rc;
 }
 
-/* Copies rows for about budget_ns (0: all of them). 0, or -1 out of memory. */
+/* Copies rows for about budget_ns (0: all of them). 0, or 4000 unknown_error (out of memory). */
 static int scan_step(srv_snapshot_job *j, uint64_t budget_ns)
 {
     srv *s = j->s;
@@ -355,18 +343,22 @@ static int scan_step(srv_snapshot_job *j, uint64_t budget_ns)
     }
     unsigned n = 0;
     for (; cfdb_mvcc_iter_valid(&it); cfdb_mvcc_iter_next(&it)) {
-        if (put_row(j, it.key, it.value))
-            return -1;
+        int rc = put_row(j, it.key, it.value);
+        if (rc)
+            return rc;
         j->count++;
         if (budget_ns && ++n % 256 == 0 && cfdb_monotonic_ns() - t0 >= budget_ns)
             break;
     }
     if (!cfdb_mvcc_iter_valid(&it)) {
-        if (put(j, &j->count, 8))
-            return -1;
-        uint64_t h = XXH3_64bits_digest(j->hash);
-        if (put_ex(j, &h, 8, false))
-            return -1;
+        uint64_t h = 0;
+        int rc = put(j, &j->count, 8);
+        if (rc == 0) {
+            h = XXH3_64bits_digest(j->hash);
+            rc = put_ex(j, &h, 8, false);
+        }
+        if (rc)
+            return rc;
         push_chunk(j);
         pthread_mutex_lock(&j->mu);
         j->no_more = true;
@@ -379,7 +371,7 @@ static int scan_step(srv_snapshot_job *j, uint64_t budget_ns)
     if (it.key.len > j->last_cap) {
         uint8_t *np = realloc(j->last_key, it.key.len);
         if (!np)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         j->last_key = np;
         j->last_cap = it.key.len;
     }
@@ -426,7 +418,9 @@ static void failed_attempt(srv *s, int err, const char *step)
             w->snap_failures, (double)w->snap_backoff_ns / 1e9);
 }
 
-/* Joins the writer (which must have finished or be told to) and frees the job. */
+/* Joins the writer (which must have finished or be told to) and frees the job. 0, or the
+ * attempt's FoundationDB code: 4000 unknown_error when copying rows ran out of memory,
+ * 1101 operation_cancelled when it was stopped, else the writer's errno mapped. */
 static int finish(srv *s)
 {
     srv_wal *w = s->wal;
@@ -434,7 +428,13 @@ static int finish(srv *s)
     pthread_join(j->thread, NULL);
     cfdb_loop_timer_cancel(s->loop, &j->timer);
     cfdb_mvcc_set_floor(s->store, 0);
-    int rc = j->step || j->scan_err ? -1 : 0;
+    int rc = 0;
+    if (j->scan_err)
+        rc = CFDB_ERR_UNKNOWN_ERROR; /* scan_err is only ever ENOMEM */
+    else if (j->step)
+        rc = j->err == ECANCELED ? CFDB_ERR_OPERATION_CANCELLED
+             : j->err           ? cfdb_error_from_errno(j->err)
+                                : CFDB_ERR_IO_ERROR;
     if (rc) {
         failed_attempt(s, j->scan_err ? j->scan_err : j->err, j->scan_err ? "copying rows" : j->step);
     } else {
@@ -506,23 +506,25 @@ int srv_wal_snapshot_start(srv *s)
     srv_snapshot_job *j = calloc(1, sizeof *j);
     if (!j) {
         failed_attempt(s, ENOMEM, "start");
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     }
     j->s = s;
     j->fd = -1;
     srv_wal_path(w, "snapshot.tmp", j->tmp);
     srv_wal_path(w, "snapshot", j->fin);
     snprintf(j->dir, sizeof j->dir, "%s", w->dir);
-    if (srv_wal_rotate(s)) {
+    int rc = srv_wal_rotate(s);
+    if (rc) {
         failed_attempt(s, errno, "freezing the log");
         free(j);
-        return -1;
+        return rc;
     }
     j->fd = open(j->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (j->fd < 0) {
+        rc = srv_io_error();
         failed_attempt(s, errno, "create");
         free(j);
-        return -1;
+        return rc;
     }
     j->version = cfdb_mvcc_latest_version(s->store);
     j->drop_below = w->next_seq;
@@ -535,7 +537,7 @@ int srv_wal_snapshot_start(srv *s)
         free(j->cur);
         free(j);
         failed_attempt(s, ENOMEM, "start");
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     }
     pthread_mutex_init(&j->mu, NULL);
     pthread_cond_init(&j->cv, NULL);
@@ -549,7 +551,7 @@ int srv_wal_snapshot_start(srv *s)
         free(j->cur);
         free(j);
         failed_attempt(s, err, "start");
-        return -1;
+        return cfdb_error_from_errno(err);
     }
     cfdb_mvcc_set_floor(s->store, j->version);
     cfdb_timer_init(&j->timer, job_timer, s);
@@ -562,8 +564,11 @@ int srv_wal_snapshot_start(srv *s)
 int srv_wal_snapshot(srv *s)
 {
     srv_wal *w = s->wal;
-    if (!w->job && srv_wal_snapshot_start(s))
-        return -1;
+    if (!w->job) {
+        int rc = srv_wal_snapshot_start(s);
+        if (rc)
+            return rc;
+    }
     srv_snapshot_job *j = w->job;
     if (!j->scan_done && scan_step(j, 0)) {
         j->scan_err = ENOMEM;

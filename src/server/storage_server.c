@@ -123,7 +123,7 @@ static void get_value(ss_ctx *x)
     }
     if (rc) {
         r.error.present = 1;
-        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+        r.error.value.code = (uint16_t)rc;
     }
     srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_value_reply, &r, 0);
 }
@@ -162,7 +162,7 @@ static void get_key(ss_ctx *x)
     }
     if (rc) {
         r.error.present = 1;
-        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+        r.error.value.code = (uint16_t)rc;
     }
     srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_key_reply, &r, 0);
 }
@@ -219,7 +219,7 @@ static void get_key_values(ss_ctx *x)
     }
     if (rc) {
         r.error.present = 1;
-        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+        r.error.value.code = (uint16_t)rc;
     }
     srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_key_values_reply, &r, 0);
 }
@@ -328,7 +328,7 @@ static void get_mapped_key_values(ss_ctx *x)
     if (rc) {
         memset(&r.data, 0, sizeof r.data);
         r.error.present = 1;
-        r.error.value.code = (uint16_t)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc);
+        r.error.value.code = (uint16_t)rc;
     }
     srv_reply(s, x->c, req.reply.token, &cfdb_msg_get_mapped_key_values_reply, &r, 0);
 }
@@ -390,7 +390,7 @@ static void watch_value(ss_ctx *x)
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc) {
-        srv_reply(s, x->c, req.reply.token, &cfdb_msg_watch_value_reply, NULL, (cfdb_reply_error)(rc < 0 ? CFDB_ERR_OPERATION_FAILED : rc));
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_watch_value_reply, NULL, (cfdb_reply_error)rc);
         return;
     }
     srv_parked *p = srv_park(s, x->c, req.reply.token, PARK_WATCH, watch_timeout, SRV_WATCH_TIMEOUT_NS);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "cfdb/errors.h"
 #include "srv_core.h"
 
 #define REC_HEADER 12
@@ -39,13 +40,19 @@ static int wput(wbuf *b, const void *d, size_t n)
         size_t nc = (b->cap ? b->cap * 2 : 4096) + n;
         uint8_t *np = realloc(b->p, nc);
         if (!np)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         b->p = np;
         b->cap = nc;
     }
     memcpy(b->p + b->len, d, n);
     b->len += n;
     return 0;
+}
+
+int srv_io_error(void)
+{
+    int err = errno;
+    return err ? cfdb_error_from_errno(err) : CFDB_ERR_IO_ERROR;
 }
 
 const char *srv_wal_path(srv_wal *w, const char *name, char *out)
@@ -55,7 +62,7 @@ const char *srv_wal_path(srv_wal *w, const char *name, char *out)
     return p;
 }
 
-static int write_all(int fd, const void *buf, size_t n)
+int srv_wal_write_all(int fd, const void *buf, size_t n)
 {
     const uint8_t *p = buf;
     while (n) {
@@ -63,7 +70,7 @@ static int write_all(int fd, const void *buf, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return -1;
+            return srv_io_error();
         }
         p += w;
         n -= (size_t)w;
@@ -75,9 +82,11 @@ int srv_wal_fsync_dir(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
+        return srv_io_error();
+    int rc = fsync(fd) ? srv_io_error() : 0;
+    int err = errno;
     close(fd);
+    errno = err;
     return rc;
 }
 
@@ -134,11 +143,11 @@ int srv_wal_append(srv *s, int64_t version, const cfdb_mutation *m, size_t n)
 {
     srv_wal *w = s->wal;
     if (w->blocked)
-        return -1;
+        return CFDB_ERR_IO_ERROR;
     wbuf b = { 0 };
     uint32_t zero32 = 0;
     uint64_t zero64 = 0;
-    int rc = -1;
+    int rc = CFDB_ERR_UNKNOWN_ERROR; /* until the record is built: out of memory */
     uint32_t cnt = (uint32_t)n;
     if (wput(&b, &zero32, 4) || wput(&b, &zero64, 8) || wput(&b, &version, 8) || wput(&b, &cnt, 4))
         goto out;
@@ -153,13 +162,17 @@ int srv_wal_append(srv *s, int64_t version, const cfdb_mutation *m, size_t n)
     memcpy(b.p, &plen, 4);
     memcpy(b.p + 4, &h, 8);
     if (w->dir_unsynced) {
-        if (srv_wal_fsync_dir(w->dir)) {
+        rc = srv_wal_fsync_dir(w->dir);
+        if (rc) {
             block(s, errno);
             goto out;
         }
         w->dir_unsynced = false;
     }
-    if (write_all(w->fd, b.p, b.len) || fdatasync(w->fd)) {
+    rc = srv_wal_write_all(w->fd, b.p, b.len);
+    if (rc == 0 && fdatasync(w->fd))
+        rc = srv_io_error();
+    if (rc) {
         int err = errno;
         /* cut a partial record so the log stays parseable; if even that fails, the log
          * stays blocked until it succeeds (appending after garbage would turn a torn
@@ -169,7 +182,6 @@ int srv_wal_append(srv *s, int64_t version, const cfdb_mutation *m, size_t n)
         goto out;
     }
     w->size += b.len;
-    rc = 0;
 out:
     free(b.p);
     return rc;
@@ -192,13 +204,13 @@ static int probe_space(srv *s)
     srv_wal_path(w, "space.probe", path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return -1;
+        return srv_io_error();
     static const uint8_t zeros[65536];
     int rc = 0;
     for (uint64_t done = 0; rc == 0 && done < need; done += sizeof zeros)
-        rc = write_all(fd, zeros, sizeof zeros);
-    if (rc == 0)
-        rc = fsync(fd);
+        rc = srv_wal_write_all(fd, zeros, sizeof zeros);
+    if (rc == 0 && fsync(fd))
+        rc = srv_io_error();
     int err = errno;
     close(fd);
     unlink(path);
@@ -214,7 +226,7 @@ static void probe(srv *s)
         return;
     int rc = 0;
     if (w->dirty) {
-        rc = ftruncate(w->fd, (off_t)w->size) == 0 && lseek(w->fd, (off_t)w->size, SEEK_SET) >= 0 ? 0 : -1;
+        rc = ftruncate(w->fd, (off_t)w->size) == 0 && lseek(w->fd, (off_t)w->size, SEEK_SET) >= 0 ? 0 : srv_io_error();
         if (rc == 0)
             w->dirty = false;
     }
@@ -255,15 +267,15 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The frozen logs' numbers, ascending (malloc'd; *n of them). -1 when the directory
- * cannot be read. */
+/* The frozen logs' numbers, ascending (malloc'd; *n of them). 0, or the FoundationDB code
+ * when the directory cannot be read (errno says why) or memory runs out. */
 static int list_frozen(const char *dir, uint64_t **out, size_t *n)
 {
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
     if (!d)
-        return -1;
+        return srv_io_error();
     size_t cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -275,7 +287,11 @@ static int list_frozen(const char *dir, uint64_t **out, size_t *n)
             uint64_t *np = realloc(*out, cap * sizeof *np);
             if (!np) {
                 closedir(d);
-                return -1;
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                errno = ENOMEM;
+                return CFDB_ERR_UNKNOWN_ERROR;
             }
             *out = np;
         }
@@ -292,20 +308,20 @@ int srv_wal_rotate(srv *s)
     srv_wal *w = s->wal;
     if (w->blocked || w->dirty) {
         errno = w->block_errno ? w->block_errno : EIO;
-        return -1;
+        return srv_io_error();
     }
     char active[SRV_WAL_MAX_PATH], frozen[SRV_WAL_MAX_PATH], name[32];
     snprintf(name, sizeof name, "wal.%" PRIu64, w->next_seq);
     srv_wal_path(w, "wal", active);
     srv_wal_path(w, name, frozen);
     if (rename(active, frozen))
-        return -1;
+        return srv_io_error();
     int fd = open(active, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         int err = errno;
         rename(frozen, active);
         errno = err;
-        return -1;
+        return srv_io_error();
     }
     /* the directory is fsynced before the first record in the new log is acknowledged
      * (srv_wal_append), not here: the loop is serving reads */
@@ -322,8 +338,9 @@ int srv_wal_drop_frozen(const char *dir, uint64_t below)
 {
     uint64_t *seqs;
     size_t n;
-    if (list_frozen(dir, &seqs, &n))
-        return -1;
+    int rc = list_frozen(dir, &seqs, &n);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < n; i++) {
         char path[SRV_WAL_MAX_PATH];
         snprintf(path, sizeof path, "%s/wal.%" PRIu64, dir, seqs[i]);
@@ -336,7 +353,7 @@ int srv_wal_drop_frozen(const char *dir, uint64_t below)
 
 /* ---- recovery ---- */
 
-enum rec_status { REC_OK, REC_CUT_SHORT, REC_BAD_LENGTH, REC_BAD_CHECKSUM, REC_UNPARSEABLE };
+enum rec_status { REC_OK, REC_CUT_SHORT, REC_BAD_LENGTH, REC_BAD_CHECKSUM, REC_UNPARSEABLE, REC_NO_MEMORY };
 
 static const char *rec_status_text(int st)
 {
@@ -371,7 +388,8 @@ static int rec_check(const uint8_t *p, size_t len, size_t off, uint32_t *plen)
     return REC_OK;
 }
 
-/* Parses a checked record's mutations into m (cnt of them, malloc'd). */
+/* Parses a checked record's mutations into m (cnt of them, malloc'd); REC_NO_MEMORY when
+ * that allocation fails. */
 static int rec_parse(const uint8_t *q, uint32_t plen, int64_t *version, cfdb_mutation **out, uint32_t *count)
 {
     const uint8_t *e = q + plen;
@@ -385,7 +403,7 @@ static int rec_parse(const uint8_t *q, uint32_t plen, int64_t *version, cfdb_mut
         return REC_UNPARSEABLE;
     cfdb_mutation *m = malloc(sizeof(*m) * (cnt ? cnt : 1));
     if (!m)
-        return -1;
+        return REC_NO_MEMORY;
     for (uint32_t i = 0; i < cnt; i++) {
         uint32_t l1, l2;
         if (e - q < 5)
@@ -460,7 +478,7 @@ static int replay_file(srv *s, const char *path, int64_t after, int64_t *newest,
     size_t len = 0;
     uint8_t *p = read_file(path, &len);
     if (!p)
-        return errno == ENOENT ? 0 : -1;
+        return errno == ENOENT ? 0 : srv_io_error();
     r->len = len;
     size_t off = 0;
     int64_t prev = 0;
@@ -475,8 +493,8 @@ static int replay_file(srv *s, const char *path, int64_t after, int64_t *newest,
         cfdb_mutation *m;
         uint32_t cnt;
         st = rec_parse(p + off + REC_HEADER, plen, &v, &m, &cnt);
-        if (st < 0) {
-            rc = -1;
+        if (st == REC_NO_MEMORY) {
+            rc = CFDB_ERR_UNKNOWN_ERROR;
             break;
         }
         if (st != REC_OK)
@@ -487,7 +505,7 @@ static int replay_file(srv *s, const char *path, int64_t after, int64_t *newest,
                 fprintf(stderr, "cfdb-server: %s: the record at offset %zu (version %" PRId64 ") cannot be applied: %d\n",
                         path, off, v, arc);
                 free(m);
-                rc = -1;
+                rc = arc;
                 break;
             }
             *newest = v;
@@ -511,13 +529,15 @@ static int keep_discarded(const char *path, size_t from, char *kept, size_t cap)
     size_t len;
     uint8_t *p = read_file(path, &len);
     if (!p)
-        return -1;
+        return srv_io_error();
     snprintf(kept, cap, "%s.discarded-at-%zu", path, from);
     int fd = open(kept, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = fd >= 0 && from <= len && write_all(fd, p + from, len - from) == 0 && fsync(fd) == 0 ? 0 : -1;
+    int rc = fd >= 0 && from <= len && srv_wal_write_all(fd, p + from, len - from) == 0 && fsync(fd) == 0 ? 0 : srv_io_error();
+    int err = errno;
     if (fd >= 0)
         close(fd);
     free(p);
+    errno = err;
     return rc;
 }
 
@@ -541,19 +561,21 @@ static int handle_corruption(srv *s, const char *path, const replay_result *r, c
                 "was changed. To start anyway and discard everything logged from offset %zu on, run with "
                 "--recover-truncate.\n",
                 path, r->valid_len, r->bad_plen, rec_status_text(r->status), what, r->valid_len);
-        return -1;
+        return CFDB_ERR_FILE_CORRUPT;
     }
     char kept[SRV_WAL_MAX_PATH + 64];
-    if (keep_discarded(path, r->valid_len, kept, sizeof kept)) {
+    int rc = keep_discarded(path, r->valid_len, kept, sizeof kept);
+    if (rc) {
         fprintf(stderr, "cfdb-server: cannot keep the discarded part of %s: %s\n", path, strerror(errno));
-        return -1;
+        return rc;
     }
     int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)r->valid_len) || fsync(fd)) {
+        rc = srv_io_error();
         fprintf(stderr, "cfdb-server: cannot cut %s at offset %zu: %s\n", path, r->valid_len, strerror(errno));
         if (fd >= 0)
             close(fd);
-        return -1;
+        return rc;
     }
     close(fd);
     fprintf(stderr,
@@ -569,8 +591,9 @@ static int handle_corruption(srv *s, const char *path, const replay_result *r, c
         srv_wal_path(w, name, from);
         snprintf(to, sizeof to, "%s.discarded", from);
         if (rename(from, to) && errno != ENOENT) {
+            rc = srv_io_error();
             fprintf(stderr, "cfdb-server: cannot set %s aside: %s\n", from, strerror(errno));
-            return -1;
+            return rc;
         }
         fprintf(stderr, "cfdb-server: --recover-truncate: %s set aside as %s\n", from, to);
     }
@@ -583,12 +606,12 @@ static int recover_logs(srv *s, int64_t sv, int64_t *newest, uint64_t *active_va
     uint64_t *seqs = NULL;
     size_t nseq = 0;
     *active_valid = 0;
-    if (list_frozen(w->dir, &seqs, &nseq)) {
+    int rc = list_frozen(w->dir, &seqs, &nseq);
+    if (rc) {
         fprintf(stderr, "cfdb-server: cannot list %s: %s\n", w->dir, strerror(errno));
-        return -1;
+        return rc;
     }
     w->next_seq = nseq ? seqs[nseq - 1] + 1 : 1;
-    int rc = 0;
     bool stopped = false;
     for (size_t i = 0; i <= nseq && rc == 0 && !stopped; i++) {
         bool active = i == nseq;
@@ -599,10 +622,10 @@ static int recover_logs(srv *s, int64_t sv, int64_t *newest, uint64_t *active_va
             snprintf(name, sizeof name, "wal.%" PRIu64, seqs[i]);
         srv_wal_path(w, name, path);
         replay_result r;
-        if (replay_file(s, path, sv, newest, &r)) {
+        rc = replay_file(s, path, sv, newest, &r);
+        if (rc) {
             if (errno)
                 fprintf(stderr, "cfdb-server: cannot read %s: %s\n", path, strerror(errno));
-            rc = -1;
             break;
         }
         if (!active)
@@ -632,17 +655,18 @@ int srv_wal_open(srv *s, int64_t *recovered)
 {
     *recovered = 0;
     if (mkdir(s->cfg.datadir, 0755) && errno != EEXIST) {
+        int rc = srv_io_error();
         fprintf(stderr, "cfdb-server: cannot create %s: %s\n", s->cfg.datadir, strerror(errno));
-        return -1;
+        return rc;
     }
     srv_wal *w = calloc(1, sizeof(*w));
     if (!w)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     w->fd = -1;
     w->dir = strdup(s->cfg.datadir);
     if (!w->dir) {
         free(w);
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     }
     s->wal = w;
     char path[SRV_WAL_MAX_PATH];
@@ -652,18 +676,22 @@ int srv_wal_open(srv *s, int64_t *recovered)
     unlink(srv_wal_path(w, "space.probe", path));
     int64_t sv = 0, newest = 0;
     uint64_t valid = 0;
-    if (srv_snapshot_load(s, &sv))
+    int rc = srv_snapshot_load(s, &sv);
+    if (rc)
         goto fail;
     newest = sv;
-    if (recover_logs(s, sv, &newest, &valid))
+    rc = recover_logs(s, sv, &newest, &valid);
+    if (rc)
         goto fail;
     srv_wal_path(w, "wal", path);
     w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (w->fd < 0) {
+        rc = srv_io_error();
         fprintf(stderr, "cfdb-server: cannot open %s: %s\n", path, strerror(errno));
         goto fail;
     }
     if (ftruncate(w->fd, (off_t)valid) || lseek(w->fd, (off_t)valid, SEEK_SET) < 0 || fsync(w->fd)) {
+        rc = srv_io_error();
         fprintf(stderr, "cfdb-server: cannot prepare %s: %s\n", path, strerror(errno));
         goto fail;
     }
@@ -678,7 +706,7 @@ fail:
     free(w->dir);
     free(w);
     s->wal = NULL;
-    return -1;
+    return rc;
 }
 
 /* ---- periodic work and status ---- */

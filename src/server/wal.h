@@ -46,9 +46,11 @@ typedef struct srv_wal srv_wal;
 typedef struct srv_snapshot_job srv_snapshot_job;
 
 /* Opens (creating) the directory and recovers into the server's store.
- * *recovered = newest recovered version (0 when empty). 0, or -1 after printing why. */
+ * *recovered = newest recovered version (0 when empty). 0, or a FoundationDB code after
+ * printing why (1522 file_corrupt for a corrupt log without --recover-truncate). */
 int srv_wal_open(struct cfdb_server *s, int64_t *recovered);
-/* Appends one commit version's mutations and fsyncs. 0, or -1 (the log is then blocked). */
+/* Appends one commit version's mutations and fsyncs. 0, or a FoundationDB code (the log is
+ * then blocked; 1510 io_error while it stays blocked). */
 int srv_wal_append(struct cfdb_server *s, int64_t version, const cfdb_mutation *m, size_t n);
 /* Whether appends are refused until the disk takes writes again (commits wait). */
 bool srv_wal_blocked(const struct cfdb_server *s);
@@ -56,9 +58,10 @@ bool srv_wal_blocked(const struct cfdb_server *s);
  * background snapshot when the log has grown enough and no back-off is pending. */
 void srv_wal_maybe_snapshot(struct cfdb_server *s);
 /* Writes a snapshot now, waiting for it (finishes one running in the background first).
- * 0 or -1. */
+ * 0 or a FoundationDB code. */
 int srv_wal_snapshot(struct cfdb_server *s);
-/* Starts a background snapshot unless one is running. 0, or -1 when it cannot start. */
+/* Starts a background snapshot unless one is running. 0, or a FoundationDB code when it
+ * cannot start. */
 int srv_wal_snapshot_start(struct cfdb_server *s);
 /* Test hook: while held, a background snapshot stops between chunks. */
 void srv_wal_snapshot_hold(struct cfdb_server *s, bool hold);
@@ -115,11 +118,21 @@ struct srv_wal {
 
 /* "dir/name" in w->path_buf (or out when given). */
 const char *srv_wal_path(srv_wal *w, const char *name, char *out);
+/* Error convention of the log and snapshot files: 0, or a positive FoundationDB code
+ * (cfdb/errors.h). A failed system call leaves errno set for the caller's message and
+ * returns srv_io_error() (its errno through cfdb_error_from_errno: 1510 io_error for EIO,
+ * ENOSPC, ...); out of memory is 4000 unknown_error. */
+int srv_io_error(void);
+/* Writes all n bytes (retrying short writes and EINTR). 0 or a FoundationDB code. */
+int srv_wal_write_all(int fd, const void *buf, size_t n);
+/* fsyncs a directory. 0 or a FoundationDB code (errno kept). */
 int srv_wal_fsync_dir(const char *dir);
-/* Freezes the active log (renamed to wal.N, a new empty one created). 0 or -1. */
+/* Freezes the active log (renamed to wal.N, a new empty one created). 0 or a FoundationDB
+ * code (errno kept). */
 int srv_wal_rotate(struct cfdb_server *s);
 /* Deletes the frozen logs wal.N with N < below from dir and fsyncs it (a snapshot now
- * covers them). Touches no server state: the snapshot writer thread calls it. 0 or -1. */
+ * covers them). Touches no server state: the snapshot writer thread calls it. 0 or a
+ * FoundationDB code. */
 int srv_wal_drop_frozen(const char *dir, uint64_t below);
 /* snapshot.c */
 int srv_snapshot_load(struct cfdb_server *s, int64_t *version);

@@ -1,6 +1,6 @@
 /* Flat-buffer decoder. Follows FoundationDB's reader rules (absent slots and unknown union
  * tags give defaults) but, unlike it, checks every offset, length and count against the
- * buffer: a malformed message yields -1044 serialization_failed, never a wild read. */
+ * buffer: a malformed message yields 1044 serialization_failed, never a wild read. */
 #include <string.h>
 
 #include "cfdb/wire_errors.h"
@@ -13,7 +13,7 @@ typedef struct fb_reader {
     size_t work; /* remaining element budget */
 } fb_reader;
 
-#define BAD (-CFDB_WIRE_SERIALIZATION_FAILED)
+#define BAD CFDB_WIRE_SERIALIZATION_FAILED
 
 static inline uint32_t rd_u32(const uint8_t *p)
 {
@@ -79,7 +79,7 @@ static int read_table(fb_reader *r, const fb_type *t, size_t at, void *obj)
     uint32_t nslots = (vbytes - 4u) / 2u;
     const fb_layout *l = t->nfields ? fb_layout_of(t) : NULL;
     if (t->nfields && !l)
-        return -CFDB_WIRE_OUT_OF_MEMORY;
+        return CFDB_WIRE_OUT_OF_MEMORY;
 
     for (uint32_t i = 0; i < t->nfields; i++) {
         const fb_field *f = &t->fields[i];
@@ -170,7 +170,7 @@ static int read_vector(fb_reader *r, const fb_type *t, size_t at, cfdb_vec *v)
         return BAD;
     v->items = cfdb_arena_zalloc(r->arena, (size_t)count * et->csize);
     if (!v->items)
-        return -CFDB_WIRE_OUT_OF_MEMORY;
+        return CFDB_WIRE_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < count; i++) {
         unsigned char *dst = (unsigned char *)v->items + (size_t)i * et->csize;
         if (fb_is_scalar(et)) {

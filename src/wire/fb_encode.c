@@ -33,21 +33,21 @@ void fb_writer_free(fb_writer *w)
 static int grow(fb_writer *w, size_t more)
 {
     if (w->err)
-        return -1;
+        return w->err;
     size_t cap = w->cap ? w->cap : 256;
     while (cap < w->len + more)
         cap *= 2;
     uint8_t *nb = realloc(w->buf, cap);
     if (!nb) {
-        w->err = -CFDB_WIRE_OUT_OF_MEMORY;
-        return -1;
+        w->err = CFDB_WIRE_OUT_OF_MEMORY;
+        return w->err;
     }
     w->buf = nb;
     w->cap = cap;
     return 0;
 }
 
-/* Room for `more` bytes; -1 once the writer has failed. */
+/* Room for `more` bytes; the writer's (positive) error once it has failed. */
 static inline int reserve(fb_writer *w, size_t more)
 {
     if (__builtin_expect(w->len + more <= w->cap && !w->err, 1))
@@ -69,7 +69,7 @@ static inline int pad_to(fb_writer *w, size_t extra, size_t align)
 {
     size_t pad = (0 - (w->len - w->base + extra)) & (align - 1); /* < 8 */
     if (reserve(w, 8))
-        return -1;
+        return w->err;
     zero_words(w->buf + w->len, pad);
     w->len += pad;
     return 0;
@@ -133,7 +133,7 @@ static size_t write_table(fb_writer *w, const fb_type *t, const void *obj)
 {
     const fb_layout *l = fb_layout_of(t);
     if (!l) {
-        w->err = -CFDB_WIRE_OUT_OF_MEMORY;
+        w->err = CFDB_WIRE_OUT_OF_MEMORY;
         return 0;
     }
     _Alignas(16) unsigned char tmp[FB_PRE_ENCODE_MAX];
@@ -284,7 +284,7 @@ static size_t write_child(fb_writer *w, const fb_type *t, const void *obj)
         return write_vector(w, t, obj);
     case FB_UNION:
         /* unions nest only inside tables; a union directly in a union has no wire form */
-        w->err = -CFDB_WIRE_SERIALIZATION_FAILED;
+        w->err = CFDB_WIRE_SERIALIZATION_FAILED;
         return 0;
     default: {
         /* a scalar union alternative: its raw bytes out of line */

@@ -6,7 +6,7 @@
 #include "cfdb/messages.h"
 #include "cfdb/wire_errors.h"
 
-#define BAD (-CFDB_WIRE_SERIALIZATION_FAILED)
+#define BAD CFDB_WIRE_SERIALIZATION_FAILED
 
 static inline uint32_t rd_u32(const uint8_t *p)
 {
@@ -84,7 +84,7 @@ static int key_range_post_decode(void *obj)
         r->begin.len--;
     }
     if (cfdb_bytes_cmp(r->begin, r->end) > 0)
-        return -2005; /* inverted_range */
+        return 2005; /* inverted_range */
     return 0;
 }
 
@@ -176,7 +176,7 @@ static int tag_set_read(const uint8_t *p, uint32_t len, void *obj, cfdb_arena *a
     t->tags.count = 0;
     t->tags.items = count ? cfdb_arena_alloc(a, count * sizeof(cfdb_bytes)) : NULL;
     if (count && !t->tags.items)
-        return -CFDB_WIRE_OUT_OF_MEMORY;
+        return CFDB_WIRE_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < len;) {
         uint32_t n = p[i];
         if (i + 1 + n > len)
@@ -284,7 +284,7 @@ static int kv_blob_read(const uint8_t *p, uint32_t len, void *obj, cfdb_arena *a
     v->count = count;
     v->items = count ? cfdb_arena_alloc(a, (size_t)count * sizeof(cfdb_key_value)) : NULL;
     if (count && !v->items)
-        return -CFDB_WIRE_OUT_OF_MEMORY;
+        return CFDB_WIRE_OUT_OF_MEMORY;
     uint32_t at = 4;
     for (uint32_t i = 0; i < count; i++) {
         cfdb_bytes parts[2];

@@ -27,13 +27,6 @@ src/client/omap.c          converted in its own branch (wt-perf owns it this ses
 src/client/range_set.c     converted in its own branch (wt-perf owns it this session)
 src/client/ryw_iter.c      converted in its own branch (wt-perf owns it this session)
 src/client/ryw_read.c      converted in its own branch (wt-perf owns it this session)
-src/wire/fb_encode.c       converted in its own branch (wt-perf owns it this session)
-src/wire/fb_decode.c       converted in its own branch (wt-perf owns it this session)
-src/wire/msg_types.c       fb_decode's post-decode and field hooks: negative until fb_decode converts (wt-perf)
-src/server/wal.c           converted in its own branch (wt-store owns it this session)
-src/server/mvcc_store.c    converted in its own branch (wt-store owns it this session)
-src/server/control.c       converted in its own branch (wt-store owns it this session)
-src/server/snapshot.c      converted in its own branch (wt-store's file, new this session)
 "
 
 # A return of -1, -errno, -E..., -CFDB_... or a negative number; a comparison with -E...;
