@@ -43,7 +43,7 @@ int __wrap_fb_decode(const fb_message *m, const uint8_t *buf, size_t len, void *
         int n = atomic_fetch_add(&g_garbled_seen, 1) + 1;
         int every = atomic_load(&g_pass_every);
         if (!every || n % every)
-            return -SERIALIZATION_FAILED; /* fb_decode's answer to a malformed message */
+            return SERIALIZATION_FAILED; /* fb_decode's answer to a malformed message */
     }
     return __real_fb_decode(m, buf, len, item, error, arena);
 }
