@@ -70,25 +70,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (connect) {
         cfdb_connect_packet cp;
-        long n = cfdb_connect_packet_decode(p, left, &cp);
-        if (n <= 0)
+        size_t n = 0;
+        if (cfdb_connect_packet_decode(p, left, &cp, &n) || n == 0)
             return 0;
-        if ((size_t)n > left)
+        if (n > left)
             abort(); /* consumed more than it was given */
         p += n;
-        left -= (size_t)n;
+        left -= n;
     }
 
     while (left > 0) {
         cfdb_frame f;
-        long n = cfdb_frame_parse(p, left, checksum, &f);
-        if (n <= 0)
+        size_t n = 0;
+        if (cfdb_frame_parse(p, left, checksum, &f, &n) || n == 0)
             break;
-        if ((size_t)n > left || f.msg < p || f.msg + f.msg_len > p + n)
+        if (n > left || f.msg < p || f.msg + f.msg_len > p + n)
             abort(); /* the frame claims bytes outside what it consumed */
         decode_message(f.msg, f.msg_len, shift);
         p += n;
-        left -= (size_t)n;
+        left -= n;
     }
     return 0;
 }
