@@ -21,12 +21,6 @@ src/net/tls_verify.c
 
 # Files not converted yet, each with its reason.
 ALLOW="
-src/client/write_map.c     converted in its own branch (wt-perf owns it this session)
-src/client/snap_cache.c    converted in its own branch (wt-perf owns it this session)
-src/client/omap.c          converted in its own branch (wt-perf owns it this session)
-src/client/range_set.c     converted in its own branch (wt-perf owns it this session)
-src/client/ryw_iter.c      converted in its own branch (wt-perf owns it this session)
-src/client/ryw_read.c      converted in its own branch (wt-perf owns it this session)
 src/wire/fb_encode.c       converted in its own branch (wt-perf owns it this session)
 src/wire/fb_decode.c       converted in its own branch (wt-perf owns it this session)
 src/wire/msg_types.c       fb_decode's post-decode and field hooks: negative until fb_decode converts (wt-perf)
