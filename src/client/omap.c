@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 static cfdb_omap_node *node_alloc(cfdb_omap *m, int level, cfdb_bytes key)
 {
     size_t sz = sizeof(cfdb_omap_node) + (size_t)level * sizeof(cfdb_omap_node *);
@@ -30,7 +32,7 @@ int cfdb_omap_init(cfdb_omap *m, cfdb_arena *arena)
     m->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)m;
     m->head = node_alloc(m, CFDB_OMAP_MAX_LEVEL, (cfdb_bytes){ NULL, 0 });
     if (!m->head)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     m->level = 1;
     return 0;
 }

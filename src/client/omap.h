@@ -60,7 +60,7 @@ typedef struct cfdb_omap {
     cfdb_arena *arena; /* NULL: nodes are malloc'ed and freed on removal */
 } cfdb_omap;
 
-/* arena may be NULL (malloc mode). Returns 0 or -1 (out of memory). */
+/* arena may be NULL (malloc mode). Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_omap_init(cfdb_omap *m, cfdb_arena *arena);
 /* Frees malloc'ed nodes (values are the caller's business). */
 void cfdb_omap_destroy(cfdb_omap *m);

@@ -1,5 +1,7 @@
 #include "range_set.h"
 
+#include "cfdb/errors.h"
+
 int cfdb_range_set_init(cfdb_range_set *s, cfdb_arena *arena)
 {
     s->arena = arena;
@@ -15,10 +17,10 @@ static int put(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
 {
     cfdb_bytes e;
     if (cfdb_arena_dup_bytes(s->arena, end, &e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_omap_node *n = cfdb_omap_insert(&s->map, begin, NULL);
     if (!n)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     n->val.bytes = e;
     return 0;
 }
@@ -45,7 +47,7 @@ int cfdb_range_set_add(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
         n = nx;
     }
     if (p && cfdb_bytes_eq(p->key, begin)) /* p's end grows: no second search */
-        return cfdb_arena_dup_bytes(s->arena, end, &p->val.bytes) ? -1 : 0;
+        return cfdb_arena_dup_bytes(s->arena, end, &p->val.bytes) ? CFDB_ERR_UNKNOWN_ERROR : 0;
     return put(s, begin, end);
 }
 
@@ -58,7 +60,7 @@ int cfdb_range_set_remove(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end)
         cfdb_bytes old_end = p->val.bytes;
         p->val.bytes = begin;
         if (cfdb_arena_dup_bytes(s->arena, begin, &p->val.bytes))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         if (cfdb_bytes_cmp(old_end, end) > 0)
             return put(s, end, old_end);
     }

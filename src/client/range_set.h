@@ -14,7 +14,7 @@ typedef struct cfdb_range_set {
 
 int cfdb_range_set_init(cfdb_range_set *s, cfdb_arena *arena);
 void cfdb_range_set_clear(cfdb_range_set *s);
-/* Empty or inverted ranges are ignored. Returns 0 or -1 (out of memory). */
+/* Empty or inverted ranges are ignored. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_range_set_add(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end);
 int cfdb_range_set_remove(cfdb_range_set *s, cfdb_bytes begin, cfdb_bytes end);
 /* The range containing key, or NULL. node->key is its begin, node->val.bytes its end. */

@@ -15,11 +15,6 @@
 /* what libfdb_c's actors make of a failed allocation (txn_internal.h TXN_ERR_NO_MEMORY) */
 #define NO_MEMORY CFDB_ERR_UNKNOWN_ERROR
 
-static int status(int rc)
-{
-    return rc < 0 ? NO_MEMORY : rc;
-}
-
 static const cfdb_bytes top_key = { (const uint8_t *)"\xff\xff", 2 };
 
 void cfdb_ryw_init(cfdb_ryw *r)
@@ -74,7 +69,7 @@ int cfdb_ryw_set(cfdb_ryw *r, cfdb_bytes key, cfdb_bytes value)
     r->size += MUTATION_OVERHEAD + key.len + value.len + RANGE_OVERHEAD + 2 * key.len + 1;
     if (r->disabled)
         return cfdb_native_tx_set(&r->native, key, value, add);
-    return status(cfdb_write_map_set(&r->wm, key, value, add));
+    return cfdb_write_map_set(&r->wm, key, value, add);
 }
 
 int cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool single_key)
@@ -85,19 +80,19 @@ int cfdb_ryw_clear_range(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end, bool sin
         if (r->disabled)
             return cfdb_native_tx_clear_key(&r->native, begin, add);
         r->size += MUTATION_OVERHEAD + 2 * begin.len + 1 + RANGE_OVERHEAD + 2 * begin.len + 1;
-        return status(cfdb_write_map_clear_key(&r->wm, begin, add));
+        return cfdb_write_map_clear_key(&r->wm, begin, add);
     }
     r->size += MUTATION_OVERHEAD + begin.len + end.len + RANGE_OVERHEAD + begin.len + end.len;
     if (r->disabled)
         return cfdb_native_tx_clear(&r->native, begin, end, add);
-    return status(cfdb_write_map_clear(&r->wm, begin, end, add));
+    return cfdb_write_map_clear(&r->wm, begin, end, add);
 }
 
 int cfdb_ryw_atomic(cfdb_ryw *r, int type, cfdb_bytes key, cfdb_bytes operand)
 {
     bool add = take_conflict_flag(r);
     int rc = r->disabled ? cfdb_native_tx_atomic(&r->native, type, key, operand, add)
-                         : status(cfdb_write_map_atomic(&r->wm, type, key, operand, add, r->read_version, top_key));
+                         : cfdb_write_map_atomic(&r->wm, type, key, operand, add, r->read_version, top_key);
     if (rc == 0) {
         r->size += MUTATION_OVERHEAD + key.len + operand.len + RANGE_OVERHEAD + 2 * key.len + 1;
         if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE)
@@ -115,7 +110,7 @@ int cfdb_ryw_add_read_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
     r->size += RANGE_OVERHEAD + begin.len + end.len;
     if (r->disabled)
         return cfdb_native_tx_add_read_conflict(&r->native, begin, end);
-    return status(cfdb_read_conflicts_add(&r->reads, &r->wm, begin, end));
+    return cfdb_read_conflicts_add(&r->reads, &r->wm, begin, end);
 }
 
 int cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
@@ -123,7 +118,7 @@ int cfdb_ryw_add_read_conflict_key(cfdb_ryw *r, cfdb_bytes key)
     r->size += RANGE_OVERHEAD + 2 * key.len + 1;
     if (r->disabled)
         return cfdb_native_tx_add_read_key(&r->native, key);
-    return status(cfdb_read_conflicts_add_key(&r->reads, &r->wm, key));
+    return cfdb_read_conflicts_add_key(&r->reads, &r->wm, key);
 }
 
 int cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
@@ -131,7 +126,7 @@ int cfdb_ryw_add_write_conflict(cfdb_ryw *r, cfdb_bytes begin, cfdb_bytes end)
     r->size += RANGE_OVERHEAD + begin.len + end.len;
     if (r->disabled)
         return cfdb_native_tx_add_write_conflict(&r->native, begin, end);
-    return status(cfdb_write_map_add_write_conflict(&r->wm, begin, end));
+    return cfdb_write_map_add_write_conflict(&r->wm, begin, end);
 }
 
 size_t cfdb_ryw_size(const cfdb_ryw *r)
@@ -187,7 +182,7 @@ int cfdb_ryw_point_resolve(cfdb_ryw *r, cfdb_bytes key, const cfdb_ryw_point *p,
     } else if (p->dependent && r) {
         int rc = cfdb_write_map_apply(&r->wm, key, storage, &v, &has);
         if (rc)
-            return status(rc);
+            return rc;
     } else if (storage) {
         v = *storage;
         has = true;

@@ -69,7 +69,7 @@ static int wm_seg(cfdb_ryw_iter *it, cfdb_xkey x, bool before)
     }
     cfdb_bytes K;
     if (cfdb_xkey_bytes(x, it->scratch, &K))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* a key with pending operations is a segment of its own */
     cfdb_bytes opk = K;
     const cfdb_wm_entry *e = NULL;
@@ -143,7 +143,7 @@ static int locate(cfdb_ryw_iter *it, cfdb_xkey x, bool before)
                     : cfdb_snap_seg_at(it->cache, x, it->scratch, &it->c);
     it->wcur = false;
     if (rc || wm_seg(it, x, before))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     it->cver = it->cache->version;
     it->wver = wm_version(it);
     merge(it);
@@ -194,7 +194,7 @@ static int wm_next(cfdb_ryw_iter *it, cfdb_xkey x)
     if (!it->wcur) {
         cfdb_bytes xb;
         if (cfdb_xkey_bytes(x, it->scratch, &xb))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         it->wn = cfdb_omap_find_ge(&wm->entries, xb);
         it->wc = cfdb_range_set_first_ending_after(&wm->cleared, xb);
         it->wu = cfdb_range_set_first_ending_after(&wm->unreadable, xb);
@@ -243,9 +243,9 @@ int cfdb_ryw_iter_next(cfdb_ryw_iter *it)
         return locate(it, x, false);
     int c = cfdb_xkey_cmp(it->c.end, it->wend);
     if (c <= 0 && !cfdb_snap_seg_next(&it->c) && cfdb_snap_seg_at(it->cache, x, it->scratch, &it->c))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (c >= 0 && wm_next(it, x))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* the side(s) that moved begin at x, the other one contains it */
     it->begin = x;
     it->end = xmin(it->c.end, it->wend);
@@ -260,11 +260,11 @@ int cfdb_ryw_iter_prev(cfdb_ryw_iter *it)
         return locate(it, x, true);
     int c = cfdb_xkey_cmp(it->c.begin, it->wbegin);
     if (c >= 0 && !cfdb_snap_seg_prev(&it->c) && cfdb_snap_seg_before(it->cache, x, it->scratch, &it->c))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (c <= 0) {
         it->wcur = false;
         if (wm_seg(it, x, true))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
     }
     it->begin = xmax(it->c.begin, it->wbegin);
     it->end = x;

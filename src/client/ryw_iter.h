@@ -72,9 +72,9 @@ typedef struct cfdb_ryw_iter {
 } cfdb_ryw_iter;
 
 void cfdb_ryw_iter_init(cfdb_ryw_iter *it, const cfdb_snap_cache *cache, cfdb_write_map *wm, cfdb_arena *scratch);
-/* The segment containing x. Returns 0 or -1 (out of memory). */
+/* The segment containing x. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_ryw_iter_skip(cfdb_ryw_iter *it, cfdb_xkey x);
-/* The next / previous segment. Returns 0 or -1. */
+/* The next / previous segment. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_ryw_iter_next(cfdb_ryw_iter *it);
 int cfdb_ryw_iter_prev(cfdb_ryw_iter *it);
 /* Refreshes the segment at the same position after the cache or writes changed. */
@@ -84,7 +84,7 @@ static inline bool cfdb_ryw_iter_eq(const cfdb_ryw_iter *a, const cfdb_ryw_iter 
     return cfdb_xkey_eq(a->begin, b->begin);
 }
 /* The row of a KV segment: *present false when the writes delete it (a
- * compare-and-clear). Returns 0, -1 or CFDB_ERR_ACCESSED_UNREADABLE. Memory of the
+ * compare-and-clear). Returns 0, 4000 unknown_error (out of memory) or CFDB_ERR_ACCESSED_UNREADABLE. Memory of the
  * computed value: the write map's arena. */
 int cfdb_ryw_iter_kv(cfdb_ryw_iter *it, cfdb_key_value *out, bool *present);
 /* skipContiguous / skipContiguousBack on a KV segment the writes leave to the cache:
@@ -92,7 +92,7 @@ int cfdb_ryw_iter_kv(cfdb_ryw_iter *it, cfdb_key_value *out, bool *present);
  * below bound (backward: at or above bound) and inside the writes' unmodified
  * segment. The iterator moves to the last of them. *rows points at the first row in
  * key order, *n is how many. On any other segment: just this row (*n = 1, rows
- * computed by cfdb_ryw_iter_kv into *one). Returns 0, -1 or an error. */
+ * computed by cfdb_ryw_iter_kv into *one). Returns 0 or an error (4000 unknown_error: out of memory). */
 int cfdb_ryw_iter_run(cfdb_ryw_iter *it, cfdb_xkey bound, bool backward, cfdb_key_value *one,
                       const cfdb_key_value **rows, size_t *n, bool *present);
 

@@ -87,7 +87,7 @@ static void set_request_limits(cfdb_range_limits *req, int64_t additional, int o
 
 typedef struct walk {
     cfdb_ryw_read *r;
-    int err; /* accessed_unreadable met where libfdb_c throws it, or -1 */
+    int err; /* accessed_unreadable met where libfdb_c throws it, or 4000 unknown_error (out of memory) */
 } walk;
 
 static bool unreadable(const cfdb_ryw_iter *it)
@@ -116,23 +116,23 @@ static bool is_kv(walk *w, const cfdb_ryw_iter *it)
 static void next(walk *w, cfdb_ryw_iter *it)
 {
     if (cfdb_ryw_iter_next(it))
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
 }
 static void prev(walk *w, cfdb_ryw_iter *it)
 {
     if (cfdb_ryw_iter_prev(it))
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
 }
 static void skip(walk *w, cfdb_ryw_iter *it, cfdb_bytes k)
 {
     if (cfdb_ryw_iter_skip(it, cfdb_xkey_of(k)))
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
 }
 static cfdb_bytes materialize(walk *w, cfdb_xkey x)
 {
     cfdb_bytes b = { NULL, 0 };
     if (cfdb_xkey_bytes(x, w->r->arena, &b))
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
     return b;
 }
 static int kcmp(cfdb_bytes a, cfdb_bytes b)
@@ -154,7 +154,7 @@ static void resolve_from_cache(walk *w, cfdb_key_selector *key, cfdb_ryw_iter *i
 {
     cfdb_ryw_read *r = w->r;
     if (cfdb_sel_remove_or_equal(key, r->arena)) {
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
         return;
     }
     bool already_exhausted = key->offset == 1;
@@ -310,8 +310,8 @@ static int append_rows(walk *w, cfdb_ryw_frame *f, const cfdb_key_value *rows, s
             cap *= 2;
         cfdb_key_value *na = cfdb_arena_alloc(w->r->arena, cap * sizeof *na);
         if (!na) {
-            w->err = -1;
-            return -1;
+            w->err = CFDB_ERR_UNKNOWN_ERROR;
+            return CFDB_ERR_UNKNOWN_ERROR;
         }
         if (f->n)
             memcpy(na, f->rows, f->n * sizeof *na);
@@ -402,7 +402,7 @@ static void cache_insert(walk *w, cfdb_bytes b, cfdb_xkey e, const cfdb_native_r
         cfdb_arena *a = d->rows_in_cache_arena ? r->cache->arena : r->arena;
         cfdb_key_value *asc = cfdb_arena_alloc(a, d->n * sizeof *asc);
         if (!asc) {
-            w->err = -1;
+            w->err = CFDB_ERR_UNKNOWN_ERROR;
             return;
         }
         for (size_t i = 0; i < d->n; i++)
@@ -410,7 +410,7 @@ static void cache_insert(walk *w, cfdb_bytes b, cfdb_xkey e, const cfdb_native_r
         rows = asc;
     }
     if (cfdb_snap_insert_range(r->cache, b, e, rows, d->n, d->rows_in_cache_arena))
-        w->err = -1;
+        w->err = CFDB_ERR_UNKNOWN_ERROR;
 }
 
 static void emit_read(cfdb_ryw_read *r, cfdb_key_selector b, cfdb_key_selector e, cfdb_range_limits l, bool reverse)
@@ -571,7 +571,7 @@ loop:
                     cfdb_limits_decrement_row(&f->limits, &rows[count]);
                 f->items_past += (int)(n - count);
                 if (count && append_rows(w, f, rows, count, false))
-                    return -1;
+                    return CFDB_ERR_UNKNOWN_ERROR;
             }
             next(w, &f->it);
         } else {
@@ -758,7 +758,7 @@ loop:
                         cfdb_limits_decrement_row(&f->limits, &rows[n - count - 1]);
                     f->items_past += (int)(n - count);
                     if (count && append_rows(w, f, rows + (n - count), count, true))
-                        return -1;
+                        return CFDB_ERR_UNKNOWN_ERROR;
                 }
             }
             if (w->err)

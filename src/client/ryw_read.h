@@ -110,8 +110,8 @@ void cfdb_ryw_read_range(cfdb_ryw_read *r, cfdb_snap_cache *cache, cfdb_write_ma
 void cfdb_ryw_read_key(cfdb_ryw_read *r, cfdb_snap_cache *cache, cfdb_write_map *wm, cfdb_arena *arena,
                        cfdb_bytes max_key, cfdb_key_selector sel);
 /* Runs until done or a NativeAPI read is needed: CFDB_RYW_DONE (rows/n/more/flags,
- * or key), CFDB_RYW_NEED_READ (req_*), CFDB_ERR_ACCESSED_UNREADABLE, or -1 (out of
- * memory). */
+ * or key), CFDB_RYW_NEED_READ (req_*), CFDB_ERR_ACCESSED_UNREADABLE, or
+ * 4000 unknown_error (out of memory); errors are FoundationDB codes, never 0 or 1. */
 int cfdb_ryw_read_advance(cfdb_ryw_read *r);
 /* The NativeAPI read's result; res must stay valid until the next advance returns.
  * Then call advance again. */

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "cfdb/errors.h"
+
 static inline uint8_t xbyte(cfdb_xkey x, uint32_t i)
 {
     return i < x.k.len ? x.k.ptr[i] : 0;
@@ -15,11 +17,11 @@ int cfdb_xkey_cmp_tail(cfdb_xkey a, cfdb_xkey b, uint32_t cbl)
     for (uint32_t i = cbl; i < a.k.len; i++)
         if (a.k.ptr[i])
             return 1;
-    for (uint32_t i = cbl; i < b.k.len; i++)
-        if (b.k.ptr[i])
-            return -1;
+    uint32_t j = cbl;
+    while (j < b.k.len && !b.k.ptr[j])
+        j++;
     uint64_t sa = (uint64_t)a.k.len + a.z, sb = (uint64_t)b.k.len + b.z;
-    return sa < sb ? -1 : sa > sb;
+    return j < b.k.len || sa < sb ? -1 : sa > sb;
 }
 
 bool cfdb_xkey_is_key_after(cfdb_xkey b, cfdb_xkey a)
@@ -42,7 +44,7 @@ int cfdb_xkey_bytes(cfdb_xkey x, cfdb_arena *arena, cfdb_bytes *out)
     size_t n = (size_t)x.k.len + x.z;
     uint8_t *p = cfdb_arena_alloc(arena, n);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (x.k.len)
         memcpy(p, x.k.ptr, x.k.len);
     memset(p + x.k.len, 0, x.z);
@@ -54,7 +56,7 @@ static int add_entry(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const 
 {
     cfdb_snap_entry *e = cfdb_arena_alloc(c->arena, sizeof *e);
     if (!e)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     e->begin = begin;
     e->end = end;
     e->rows = rows;
@@ -63,7 +65,7 @@ static int add_entry(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const 
     bool created;
     cfdb_omap_node *node = cfdb_omap_insert(&c->entries, begin, &created);
     if (!node)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     e->begin = node->key; /* the node's own copy */
     node->val.ptr = e;
     return 0;
@@ -75,7 +77,7 @@ static int add_sentinels(cfdb_snap_cache *c)
     cfdb_xkey after_all = { all_end, 1 };
     return add_entry(c, cfdb_bytes_make("", 0), cfdb_xkey_of(cfdb_bytes_make("", 0)), NULL, 0) ||
                    add_entry(c, all_end, after_all, NULL, 0)
-               ? -1
+               ? CFDB_ERR_UNKNOWN_ERROR
                : 0;
 }
 
@@ -84,7 +86,7 @@ int cfdb_snap_init(cfdb_snap_cache *c, cfdb_arena *arena)
     c->arena = arena;
     c->version = 0;
     if (cfdb_omap_init(&c->entries, arena))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     return add_sentinels(c);
 }
 
@@ -161,7 +163,7 @@ int cfdb_snap_seg_at(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch,
 {
     cfdb_bytes xb;
     if (cfdb_xkey_bytes(x, scratch, &xb))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     const cfdb_omap_node *node = cfdb_omap_find_le(&c->entries, xb);
     const cfdb_snap_entry *e = entry_of(node);
     if (cfdb_xkey_cmp(x, e->end) < 0)
@@ -175,7 +177,7 @@ int cfdb_snap_seg_before(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scra
 {
     cfdb_bytes xb;
     if (cfdb_xkey_bytes(x, scratch, &xb))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     const cfdb_omap_node *node = cfdb_omap_find_lt(&c->entries, xb);
     if (!node)
         node = cfdb_omap_first(&c->entries);
@@ -271,17 +273,17 @@ int cfdb_snap_insert_key(cfdb_snap_cache *c, cfdb_bytes key, const cfdb_bytes *v
 {
     cfdb_snap_seg s;
     if (cfdb_snap_seg_at(c, cfdb_xkey_of(key), c->arena, &s))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (s.type != CFDB_SNAP_UNKNOWN)
         return 0;
     cfdb_bytes k;
     if (cfdb_arena_dup_bytes(c->arena, key, &k))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_key_value *row = NULL;
     if (value) {
         row = cfdb_arena_alloc(c->arena, sizeof *row);
         if (!row || cfdb_arena_dup_bytes(c->arena, *value, &row->value))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         row->key = k;
     }
     return add_entry(c, k, cfdb_xkey_after(cfdb_xkey_of(k)), row, value ? 1 : 0);
@@ -295,7 +297,7 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
         return 0;
     cfdb_bytes bb, eb;
     if (cfdb_xkey_bytes(b, c->arena, &bb) || cfdb_xkey_bytes(e, c->arena, &eb))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* the entries [first, last) are replaced; first/last are begin keys */
     const cfdb_omap_node *nb = cfdb_omap_find_le(&c->entries, bb);
     const cfdb_snap_entry *eb_ent = entry_of(nb);
@@ -321,7 +323,7 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
         return 0;
     cfdb_bytes new_begin;
     if (cfdb_xkey_bytes(b, c->arena, &new_begin))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* keep the rows in [b, e), copied */
     size_t i = 0, j = n;
     while (i < n && cfdb_xkey_cmp(cfdb_xkey_of(rows[i].key), b) < 0)
@@ -332,18 +334,18 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
     if (j > i && !owned) {
         cfdb_key_value *copy = cfdb_arena_alloc(c->arena, (j - i) * sizeof *copy);
         if (!copy)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         for (size_t r = i; r < j; r++)
             if (cfdb_arena_dup_bytes(c->arena, rows[r].key, &copy[r - i].key) ||
                 cfdb_arena_dup_bytes(c->arena, rows[r].value, &copy[r - i].value))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
         kept = copy;
     }
     if (cfdb_xkey_bytes(e, c->arena, &eb))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_xkey e_copy = { eb, 0 };
     if (e.z == 0 && cfdb_arena_dup_bytes(c->arena, e.k, &e_copy.k))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     /* remove the entries now covered (their rows are part of this read too) */
     cfdb_bytes stop = last ? last->key : cfdb_bytes_make(NULL, 0);
     bool removed_sentinel = false;
@@ -356,7 +358,7 @@ int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, 
         first = nx;
     }
     if (add_entry(c, new_begin, e_copy, kept, j > i ? j - i : 0))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (removed_sentinel && new_begin.len != 0)
         return add_entry(c, cfdb_bytes_make("", 0), cfdb_xkey_of(cfdb_bytes_make("", 0)), NULL, 0);
     return 0;

@@ -67,7 +67,7 @@ static inline bool cfdb_xkey_eq(cfdb_xkey a, cfdb_xkey b)
 /* b is a followed by exactly one more zero byte (ExtStringRef::isKeyAfter). */
 bool cfdb_xkey_is_key_after(cfdb_xkey b, cfdb_xkey a);
 /* The bytes of x: x.k itself when z == 0, else a copy with the zeros in arena.
- * Returns 0 or -1 (out of memory). */
+ * Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_xkey_bytes(cfdb_xkey x, cfdb_arena *arena, cfdb_bytes *out);
 
 typedef struct cfdb_snap_entry {
@@ -86,17 +86,17 @@ typedef struct cfdb_snap_cache {
     uint64_t version;
 } cfdb_snap_cache;
 
-/* Returns 0 or -1 (out of memory). */
+/* Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_snap_init(cfdb_snap_cache *c, cfdb_arena *arena);
 /* Forgets everything (a reset transaction); the arena is the caller's to reset. */
 int cfdb_snap_reset(cfdb_snap_cache *c);
 /* What get(key) learnt: value or absent (NULL). Ignored when the key is already
- * known. Copies key and value. Returns 0 or -1. */
+ * known. Copies key and value. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_snap_insert_key(cfdb_snap_cache *c, cfdb_bytes key, const cfdb_bytes *value);
 /* What a range read learnt: storage holds exactly rows (ascending) in [begin, end).
  * Only the part of the range not known yet is added. Copies what it keeps, unless `owned`:
  * then the rows, their array and their bytes already live in the cache's arena and are kept
- * as they are. Returns 0 or -1. */
+ * as they are. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_snap_insert_range(cfdb_snap_cache *c, cfdb_bytes begin, cfdb_xkey end, const cfdb_key_value *rows,
                            size_t n, bool owned);
 
@@ -115,7 +115,7 @@ typedef struct cfdb_snap_seg {
 } cfdb_snap_seg;
 
 /* The segment containing key x (begin <= x < end). x < "\xff\xff\x00".
- * scratch holds the bytes of x when it has zeros. Returns 0 or -1. */
+ * scratch holds the bytes of x when it has zeros. Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_snap_seg_at(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch, cfdb_snap_seg *out);
 /* The segment containing the keys just before x (begin < x <= end); x > "". */
 int cfdb_snap_seg_before(const cfdb_snap_cache *c, cfdb_xkey x, cfdb_arena *scratch, cfdb_snap_seg *out);

@@ -303,7 +303,7 @@ static void read_step(read_op *r)
     }
     if (rc != CFDB_RYW_DONE) {
         pthread_mutex_unlock(&tx->mu);
-        op_finish(o, rc < 0 ? TXN_ERR_NO_MEMORY : rc);
+        op_finish(o, rc);
         return;
     }
     /* the answer may point into the transaction's memory: copy it while mu is held */

@@ -12,7 +12,7 @@ static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
 {
     uint8_t *p = cfdb_arena_alloc(a, (size_t)k.len + 1);
     if (!p)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (k.len)
         memcpy(p, k.ptr, k.len);
     p[k.len] = 0;
@@ -29,7 +29,7 @@ static int mutvec_push(cfdb_wm_mutvec *v, cfdb_mutation m)
         size_t nc = v->cap ? v->cap * 2 : 16;
         cfdb_mutation *n = v->on_stack ? malloc(nc * sizeof *n) : realloc(v->items, nc * sizeof *n);
         if (!n)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         if (v->on_stack && v->count)
             memcpy(n, v->items, v->count * sizeof *n);
         v->on_stack = false;
@@ -46,7 +46,7 @@ static int rangevec_push(cfdb_wm_rangevec *v, cfdb_bytes b, cfdb_bytes e)
         size_t nc = v->cap ? v->cap * 2 : 16;
         cfdb_key_range *n = v->on_stack ? malloc(nc * sizeof *n) : realloc(v->items, nc * sizeof *n);
         if (!n)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         if (v->on_stack && v->count)
             memcpy(n, v->items, v->count * sizeof *n);
         v->on_stack = false;
@@ -112,7 +112,7 @@ static int stack_push(cfdb_arena *a, cfdb_wm_entry *e, cfdb_wm_op op)
         uint32_t nc = e->cap ? e->cap * 2 : 2;
         cfdb_wm_op *n = cfdb_arena_alloc(a, nc * sizeof *n);
         if (!n)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         if (e->count)
             memcpy(n, e->ops, e->count * sizeof *n);
         e->ops = n;
@@ -162,7 +162,7 @@ int cfdb_write_map_init(cfdb_write_map *wm, cfdb_arena *arena)
     wm->empty = true;
     if (cfdb_omap_init(&wm->entries, arena) || cfdb_range_set_init(&wm->cleared, arena) ||
         cfdb_range_set_init(&wm->conflict, arena) || cfdb_range_set_init(&wm->unreadable, arena))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     return 0;
 }
 
@@ -200,16 +200,16 @@ static int mutate(cfdb_write_map *wm, cfdb_bytes key, int type, cfdb_bytes param
     if (!e) {
         e = cfdb_arena_zalloc(a, sizeof *e);
         if (!e)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         n = cfdb_omap_insert(&wm->entries, key, NULL);
         if (!n)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         n->val.ptr = e;
         e->unreadable = unreadable;
         if (dependent && cfdb_range_set_find(&wm->cleared, key)) {
             cfdb_wm_op cleared = { CFDB_MUT_SET_VALUE, false, { NULL, 0 } };
             if (stack_push(a, e, cleared))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
             rc = coalesce_over(a, e, op);
         } else {
             rc = stack_push(a, e, op);
@@ -230,7 +230,7 @@ static int mutate(cfdb_write_map *wm, cfdb_bytes key, int type, cfdb_bytes param
     if (add_conflict) {
         cfdb_bytes ka;
         if (key_after(a, key, &ka) || cfdb_range_set_add(&wm->conflict, key, ka))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
     }
     return 0;
 }
@@ -250,7 +250,7 @@ int cfdb_write_map_set(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes value, boo
 {
     cfdb_bytes v;
     if (cfdb_arena_dup_bytes(wm->arena, value, &v))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     return mutate(wm, key, CFDB_MUT_SET_VALUE, v, add_conflict);
 }
 
@@ -262,12 +262,12 @@ int cfdb_write_map_clear(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, b
     wm->version++;
     cfdb_bytes b, e;
     if (cfdb_arena_dup_bytes(wm->arena, begin, &b) || cfdb_arena_dup_bytes(wm->arena, end, &e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     remove_entries(wm, b, e);
     if (cfdb_range_set_remove(&wm->unreadable, b, e) || cfdb_range_set_add(&wm->cleared, b, e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     if (add_conflict && cfdb_range_set_add(&wm->conflict, b, e))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     return 0;
 }
 
@@ -275,7 +275,7 @@ int cfdb_write_map_clear_key(cfdb_write_map *wm, cfdb_bytes key, bool add_confli
 {
     cfdb_bytes ka;
     if (key_after(wm->arena, key, &ka))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     return cfdb_write_map_clear(wm, key, ka, add_conflict);
 }
 
@@ -304,15 +304,15 @@ static int emit_range(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, cfdb
             if (cfdb_bytes_cmp(pos, n->key) < 0) {
                 cfdb_mutation m = { CFDB_MUT_CLEAR_RANGE, pos, n->key };
                 if (mutvec_push(muts, m))
-                    return -1;
+                    return CFDB_ERR_UNKNOWN_ERROR;
             }
             if (key_after(a, n->key, &pos))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
         }
         if (cfdb_bytes_cmp(pos, ce) < 0) {
             cfdb_mutation m = { CFDB_MUT_CLEAR_RANGE, pos, ce };
             if (mutvec_push(muts, m))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
         }
     }
     /* 2. write conflict ranges */
@@ -321,7 +321,7 @@ static int emit_range(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, cfdb
         cfdb_bytes cb = cfdb_bytes_cmp(c->key, begin) < 0 ? begin : c->key;
         cfdb_bytes ce = cfdb_bytes_cmp(c->val.bytes, end) > 0 ? end : c->val.bytes;
         if (rangevec_push(conflicts, cb, ce))
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
     }
     /* 3. per-key operations */
     for (cfdb_omap_node *n = cfdb_omap_find_ge(&wm->entries, begin); n && cfdb_bytes_cmp(n->key, end) < 0;
@@ -336,7 +336,7 @@ static int emit_range(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, cfdb
                 } else {
                     cfdb_bytes ka;
                     if (key_after(a, n->key, &ka))
-                        return -1;
+                        return CFDB_ERR_UNKNOWN_ERROR;
                     m = (cfdb_mutation){ CFDB_MUT_CLEAR_RANGE, n->key, ka };
                 }
             } else if (is_atomic(op.type)) {
@@ -345,7 +345,7 @@ static int emit_range(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, cfdb
                 continue;
             }
             if (mutvec_push(muts, m))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
         }
     }
     return 0;
@@ -363,7 +363,7 @@ int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_byt
     cfdb_arena *a = wm->arena;
     cfdb_bytes k, v;
     if (cfdb_arena_dup_bytes(a, key, &k) || cfdb_arena_dup_bytes(a, operand, &v))
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
 
     if (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
         if (k.len < 4)
@@ -377,7 +377,7 @@ int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_byt
         uint8_t *rb = cfdb_arena_alloc(a, blen ? blen : 1);
         uint8_t *re = cfdb_arena_alloc(a, (size_t)blen + 1);
         if (!rb || !re)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         memcpy(rb, k.ptr, blen);
         cfdb_place_versionstamp(rb + pos, read_version, 0);
         memcpy(re, k.ptr, blen);
@@ -389,17 +389,17 @@ int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_byt
         if (cfdb_bytes_cmp(rbeg, rend) < 0) {
             wm->version++;
             if (emit_range(wm, rbeg, rend, &wm->early_mutations, &wm->early_conflicts))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
             remove_entries(wm, rbeg, rend);
             if (cfdb_range_set_remove(&wm->cleared, rbeg, rend) ||
                 cfdb_range_set_remove(&wm->conflict, rbeg, rend) ||
                 cfdb_range_set_add(&wm->unreadable, rbeg, rend))
-                return -1;
+                return CFDB_ERR_UNKNOWN_ERROR;
         }
         /* the key kept in the map carries the minimum stamp */
         uint8_t *kk = cfdb_arena_dup(a, k.ptr, k.len);
         if (!kk)
-            return -1;
+            return CFDB_ERR_UNKNOWN_ERROR;
         cfdb_place_versionstamp(kk + pos, read_version, 0);
         k = cfdb_bytes_make(kk, k.len);
         add_conflict = false;
@@ -490,10 +490,10 @@ int cfdb_write_map_commit_data(cfdb_write_map *wm, cfdb_arena *out_arena, cfdb_m
     cfdb_mutation *mbuf = cfdb_arena_alloc(out_arena, mcap * sizeof *mbuf);
     cfdb_key_range *rbuf = cfdb_arena_alloc(out_arena, ccap * sizeof *rbuf);
     if (!mbuf || !rbuf)
-        return -1;
+        return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_wm_mutvec muts = { mbuf, 0, mcap, true };
     cfdb_wm_rangevec confs = { rbuf, 0, ccap, true };
-    int rc = -1;
+    int rc = CFDB_ERR_UNKNOWN_ERROR;
     for (size_t i = 0; i < wm->early_mutations.count; i++)
         if (mutvec_push(&muts, wm->early_mutations.items[i]))
             goto out;

@@ -75,7 +75,7 @@ static inline bool cfdb_write_map_is_empty(const cfdb_write_map *wm)
     return wm->empty;
 }
 
-/* set(key, value). Returns 0 or -1 (out of memory). */
+/* set(key, value). Returns 0 or 4000 unknown_error (out of memory). */
 int cfdb_write_map_set(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes value, bool add_conflict);
 /* clear_range(begin, end); an empty or inverted range does nothing. */
 int cfdb_write_map_clear(cfdb_write_map *wm, cfdb_bytes begin, cfdb_bytes end, bool add_conflict);
@@ -85,7 +85,7 @@ int cfdb_write_map_clear_key(cfdb_write_map *wm, cfdb_bytes key, bool add_confli
  * become AndV2/MinV2; SetVersionstampedKey flushes and marks unreadable the range
  * of possible stamped keys (getVersionstampKeyRange with read_version, clipped to
  * max_read_key) and adds no write conflict range; read_version is the cached read
- * version or 0. Returns 0, -1 (out of memory), CFDB_ERR_INVALID_MUTATION_TYPE or
+ * version or 0. Returns 0, 4000 unknown_error (out of memory), CFDB_ERR_INVALID_MUTATION_TYPE or
  * CFDB_ERR_CLIENT_INVALID_OPERATION (bad versionstamp offset). */
 int cfdb_write_map_atomic(cfdb_write_map *wm, int type, cfdb_bytes key, cfdb_bytes operand,
                           bool add_conflict, int64_t read_version, cfdb_bytes max_read_key);
@@ -104,7 +104,7 @@ typedef enum cfdb_wm_lookup_kind {
 cfdb_wm_lookup_kind cfdb_write_map_lookup(cfdb_write_map *wm, cfdb_bytes key, cfdb_bytes *value);
 /* For CFDB_WM_DEPENDENT keys (works for any key): the value after applying the
  * key's pending operations to base (NULL = absent in storage). Results live in
- * wm's arena. Returns 0, -1 (out of memory), or CFDB_ERR_ACCESSED_UNREADABLE. */
+ * wm's arena. Returns 0, 4000 unknown_error (out of memory), or CFDB_ERR_ACCESSED_UNREADABLE. */
 int cfdb_write_map_apply(cfdb_write_map *wm, cfdb_bytes key, const cfdb_bytes *base, cfdb_bytes *out,
                          bool *out_present);
 

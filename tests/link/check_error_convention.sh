@@ -21,12 +21,6 @@ src/net/tls_verify.c
 
 # Files not converted yet, each with its reason.
 ALLOW="
-src/client/write_map.c     converted in its own branch (wt-perf owns it this session)
-src/client/snap_cache.c    converted in its own branch (wt-perf owns it this session)
-src/client/omap.c          converted in its own branch (wt-perf owns it this session)
-src/client/range_set.c     converted in its own branch (wt-perf owns it this session)
-src/client/ryw_iter.c      converted in its own branch (wt-perf owns it this session)
-src/client/ryw_read.c      converted in its own branch (wt-perf owns it this session)
 "
 
 # A return of -1, -errno, -E..., -CFDB_... or a negative number; a comparison with -E...;

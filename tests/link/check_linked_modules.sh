@@ -35,9 +35,10 @@ lib=$(echo "$products" | sed 's/:.*//')
 fail=0
 checked=0
 for archive in "$@"; do
-    # "archive.a[member.o]:" headers then "addr T name" lines (nm -A prints file:member:)
+    # "archive.a:member.o:addr T name" (GNU nm -A) or "archive.a:member.o: addr T name"
+    # (llvm-nm -A, as clang builds use): the member is the second ':' field, the name the last
     "$nm_tool" -A -g --defined-only "$archive" 2>/dev/null |
-        awk '{ split($1, f, ":"); m = f[2]; if (NF >= 3) print m, $3 }' | sort -u > "$tmp/globals"
+        awk '{ split($1, f, ":"); m = f[2]; if (NF >= 2) print m, $NF }' | sort -u > "$tmp/globals"
     for member in $(ar t "$archive"); do
         checked=$((checked + 1))
         awk -v m="$member" '$1 == m { print $2 }' "$tmp/globals" | sort -u > "$tmp/mine"
