@@ -94,6 +94,7 @@ struct srv_parked {
     uint32_t value_len;
     bool value_present;
     int32_t owner;      /* storage server index */
+    int64_t tenant;     /* watch: the tenant it was set in, -1 none */
     uint64_t deadline_ns;
 };
 
@@ -200,6 +201,9 @@ struct cfdb_server {
     /* counters (status) */
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
+    /* configuration (db_config.c) */
+    int tenant_mode; /* TenantMode: 0 disabled, 1 optional, 2 required */
+    bool db_locked;  /* \xff/dbLocked set */
     bool started;
     bool cluster_file_written;
 };
