@@ -13,7 +13,11 @@
  *     read-only tenant 2144 unless lock aware;
  *   - a watch in a tenant that is removed ends with tenant_removed (2142);
  *   - \xff/dbLocked: GRV replies say locked, commits that are not lock aware are
- *     not_committed (1020), lock-aware ones commit.
+ *     not_committed (1020), lock-aware ones commit;
+ *   - \xff/worker/ holds this process as fdbcli's getWorkers decodes it (bytes derived by
+ *     hand below), and status json reflects configuration, tenant mode, the lock,
+ *     exclusions, maintenance and data distribution mode as fdbserver/Status.actor.cpp
+ *     writes them.
  * TenantMapEntry values are written as fdbclient/include/fdbclient/Tenant.h serializes them
  * (ObjectWriter, IncludeVersion; file id 7054389: id, tenantName, tenantLockState
  * (uint8_t enum), tenantLockId (Optional<UID>), tenantGroup (Optional<StringRef>),
@@ -740,6 +744,132 @@ static void test_database_lock(void **state)
     fx_stop(f);
 }
 
+/* ---- \xff/worker/ and status json ---- */
+
+static char *status_json(fx *f)
+{
+    cfdb_get_leader_request gl;
+    cfdb_get_leader_reply lr;
+    cfdb_reply_error err = 0;
+    memset(&gl, 0, sizeof gl);
+    gl.key = cfdb_bytes_str(f->key);
+    assert_int_equal(wc_call(&f->w, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                             &cfdb_msg_get_leader_request, &gl, &gl.reply.token, &cfdb_msg_get_leader_reply, &lr, &err,
+                             &f->a),
+                     0);
+    cfdb_bytes si = lr.leader.value.serializedInfo;
+    cfdb_cluster_controller_client_interface cc;
+    memset(&cc, 0, sizeof cc);
+    uint8_t *copy = cfdb_arena_dup(&f->a, si.ptr + 8, si.len - 8);
+    assert_int_equal(fb_decode(&cfdb_msg_cluster_controller_client_interface, copy, si.len - 8, &cc, NULL, &f->a), 0);
+    cfdb_status_request sr;
+    cfdb_status_reply st;
+    memset(&sr, 0, sizeof sr);
+    assert_int_equal(wc_call(&f->w, cc.clientInterface.databaseStatus.endpoint.token, &cfdb_msg_status_request, &sr,
+                             &sr.reply.token, &cfdb_msg_status_reply, &st, &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    return strndup((const char *)st.statusStr.ptr, st.statusStr.len);
+}
+
+#define ASSERT_HAS(json, text)                                                                                       \
+    do {                                                                                                             \
+        if (!strstr((json), (text)))                                                                                 \
+            fail_msg("status json lacks %s", (text));                                                                \
+    } while (0)
+
+static void test_workers_and_status(void **state)
+{
+    (void)state;
+    fx *f = fx_start(1);
+    /* \xff/worker/: one entry; its key names the process id, its value is ProcessData */
+    cfdb_bytes wb = CFDB_BYTES_LIT("\xff/worker/");
+    cfdb_get_key_values_reply kv;
+    assert_int_equal(wc_get_range(&f->w, owner_of(f, wb), (cfdb_key_selector){ wb, false, 1 },
+                                  (cfdb_key_selector){ CFDB_BYTES_LIT("\xff/worker0"), false, 1 }, wc_grv(&f->w), 10,
+                                  100000, &kv, &f->a),
+                     0);
+    assert_int_equal(kv.data.count, 1);
+    cfdb_bytes k = kv.data.items[0].key, v = kv.data.items[0].value;
+    assert_int_equal(k.len, 10 + 4 + 32); /* prefix, StringRef length 32, 32 hex digits */
+    assert_memory_equal(k.ptr + 10, "\x20\x00\x00\x00", 4);
+    char pid[33];
+    memcpy(pid, k.ptr + 14, 32);
+    pid[32] = 0;
+    /* the value, byte by byte: version, 3 locality entries, class, source, address */
+    size_t o = 0;
+    assert_memory_equal(v.ptr, "\x01\x00\x01\x62\xb0\x00\xdb\x0f", 8); /* withWorkerListValue */
+    o = 8;
+    assert_memory_equal(v.ptr + o, "\x03\x00\x00\x00\x00\x00\x00\x00", 8);
+    o += 8;
+    const char *names[3] = { "machineid", "processid", "zoneid" };
+    char machine[33] = "";
+    for (int i = 0; i < 3; i++) {
+        uint32_t n = (uint32_t)strlen(names[i]);
+        assert_int_equal(v.ptr[o], n);
+        assert_memory_equal(v.ptr + o + 4, names[i], n);
+        o += 4 + n;
+        assert_int_equal(v.ptr[o], 1); /* Optional present */
+        o++;
+        assert_int_equal(v.ptr[o], 32);
+        if (i == 0)
+            memcpy(machine, v.ptr + o + 4, 32), machine[32] = 0;
+        if (i == 1)
+            assert_memory_equal(v.ptr + o + 4, pid, 32);
+        if (i == 2)
+            assert_memory_equal(v.ptr + o + 4, machine, 32); /* zone = machine */
+        o += 4 + 32;
+    }
+    assert_memory_equal(v.ptr + o, "\x00\x00\x00\x00\x00\x00\x00\x00", 8); /* UnsetClass, CommandLineSource */
+    o += 8;
+    uint16_t port = cfdb_server_port(f->srv);
+    uint8_t addr[9] = { 0, 0x01, 0x00, 0x00, 0x7f, (uint8_t)port, (uint8_t)(port >> 8), 0, 0 }; /* v4 127.0.0.1 */
+    assert_memory_equal(v.ptr + o, addr, 9);
+    assert_int_equal(v.len, o + 9);
+
+    char *json = status_json(f);
+    ASSERT_HAS(json, "\"configuration\":{\"redundancy_mode\":\"single\",\"log_engine\":\"ssd-2\","
+                     "\"storage_engine\":\"memory\",\"log_spill\":2,\"usable_regions\":1,\"logs\":3,"
+                     "\"commit_proxies\":3,\"grv_proxies\":1,\"proxies\":4,\"resolvers\":1");
+    ASSERT_HAS(json, "\"tenant_mode\":\"optional_experimental\"");
+    ASSERT_HAS(json, "\"excluded_servers\":[]");
+    ASSERT_HAS(json, "\"database_lock_state\":{\"locked\":false}");
+    ASSERT_HAS(json, "\"excluded\":false");
+    assert_null(strstr(json, "maintenance_zone"));
+    assert_null(strstr(json, "data_distribution_disabled"));
+    free(json);
+
+    /* lock (versionstamp + UID 0x0102..., 0x1112...), exclusions, maintenance, DD off */
+    t_commit t;
+    tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/dbLocked"),
+           CFDB_BYTES_LIT("0123456789\x08\x07\x06\x05\x04\x03\x02\x01\x18\x17\x16\x15\x14\x13\x12\x11"));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/conf/excluded/10.0.0.1:4500"), CFDB_BYTES_LIT(""));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/conf/failed/10.0.0.2"), CFDB_BYTES_LIT(""));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/conf/excluded_locality/zoneid:z1"),
+           CFDB_BYTES_LIT(""));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/conf/excluded/127.0.0.1"), CFDB_BYTES_LIT(""));
+    /* healthyZoneValue("zone9", now + 30 s) (fdbclient/SystemData.cpp): IncludeVersion(
+     * withHealthyZoneValue = 0x0FDB00B062010001), StringRef zone, int64 version */
+    int64_t until = wc_grv(&f->w) + 30000000;
+    uint8_t hz[8 + 4 + 5 + 8] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 5, 0, 0, 0, 'z', 'o', 'n', 'e', '9' };
+    for (int i = 0; i < 8; i++)
+        hz[17 + i] = (uint8_t)((uint64_t)until >> (8 * i));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff\x02/healthyZone"), cfdb_bytes_make(hz, sizeof hz));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/dataDistributionMode"),
+           CFDB_BYTES_LIT("\x00\x00\x00\x00"));
+    assert_int_equal(tc_commit(f, &t), 0);
+    json = status_json(f);
+    ASSERT_HAS(json, "\"database_lock_state\":{\"locked\":true,\"lock_uid\":\"01020304050607081112131415161718\"}");
+    ASSERT_HAS(json, "\"excluded_servers\":[{\"address\":\"10.0.0.1:4500\"},{\"address\":\"127.0.0.1\"},"
+                     "{\"address\":\"10.0.0.2\"},{\"locality\":\"zoneid:z1\"}]");
+    ASSERT_HAS(json, "\"excluded\":true");
+    ASSERT_HAS(json, "\"maintenance_zone\":\"zone9\",\"maintenance_seconds_remaining\":");
+    ASSERT_HAS(json, "\"data_distribution_disabled\":true");
+    free(json);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_tenant_id),        cmocka_unit_test(test_tenant_reads),
         cmocka_unit_test(test_tenant_locked),    cmocka_unit_test(test_tenant_commit_checks),
         cmocka_unit_test(test_watch_tenant_removed), cmocka_unit_test(test_database_lock),
+        cmocka_unit_test(test_workers_and_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
