@@ -654,6 +654,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     /* roles */
     s->cluster_id_uid = srv_random_uid(s);
     hex_id(s, s->proxy_process_id);
+    s->log_id = srv_random_uid(s);
     s->cc_base = srv_random_base(s);
     s->leader_change_id = srv_random_uid(s);
     if (srv_register_interface(s, s->cc_base, 10, ROLE_CLUSTER, -1, s->coord_listener))

@@ -166,6 +166,7 @@ struct cfdb_server {
     cfdb_uid grv_base, commit_base, cc_base;
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
+    cfdb_uid log_id; /* the transaction log's id (\xff/logs) */
     char forward[512]; /* coordinators moved: the new connection string ("" = none) */
     srv_storage *storage;
     int nstorage;

@@ -2,6 +2,7 @@
  * \xff/serverTag/ and \xff/serverList/, written into the store like real metadata;
  * \xff/worker/ (the cluster controller's worker list, which fdbcli's configure and
  * exclude read through getWorkers: one ProcessData for this one process, see worker_value);
+ * \xff/logs (the transaction logs, which fdbcli's exclude asserts present: logs_value);
  * and
  * \xff/coordinators (fdbclient/SystemData.cpp coordinatorsKey), which a real cluster
  * sets to its connection string as ClusterConnectionString::toString() gives it
@@ -93,11 +94,35 @@ static cfdb_bytes worker_value(srv *s, cfdb_arena *a)
     return cfdb_bytes_make(v, o);
 }
 
+/* \xff/logs (fdbclient/SystemData.cpp logsValue): BinaryWriter with IncludeVersion(
+ * withLogsValue = 0x0FDB00B062010001), then the current logs and the old logs, each a
+ * std::vector<std::pair<UID, NetworkAddress>> (int32 count; UID as two little-endian
+ * uint64; the address as in worker_value). One log, this process; no old logs. */
+static cfdb_bytes logs_value(srv *s, cfdb_arena *a)
+{
+    uint8_t *v = cfdb_arena_alloc(a, 8 + 4 + 16 + 9 + 4);
+    if (!v)
+        return (cfdb_bytes){ 0, 0 };
+    uint64_t pv = PV_KEY_SERVER_VALUE; /* withLogsValue has the same number */
+    int32_t one = 1, zero = 0;
+    memcpy(v, &pv, 8);
+    memcpy(v + 8, &one, 4);
+    memcpy(v + 12, &s->log_id.first, 8);
+    memcpy(v + 20, &s->log_id.second, 8);
+    cfdb_network_address addr = srv_listener_address(s, s->coord_listener);
+    v[28] = 0; /* not v6 */
+    memcpy(v + 29, &addr.ip.v4, 4);
+    memcpy(v + 33, &addr.port, 2);
+    memcpy(v + 35, &addr.flags, 2);
+    memcpy(v + 37, &zero, 4);
+    return cfdb_bytes_make(v, 41);
+}
+
 int srv_write_system_keys(srv *s)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 7;
+    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 8;
     cfdb_mutation *m = cfdb_arena_zalloc(&a, cap * sizeof(*m));
     size_t n = 0;
     int rc = -1;
@@ -146,6 +171,12 @@ int srv_write_system_keys(srv *s)
     m[n].param1 = worker_key(&a, s->proxy_process_id);
     m[n].param2 = worker_value(s, &a);
     if (!m[n].param1.len || !m[n].param2.len)
+        goto out;
+    n++;
+    m[n].type = CFDB_MUT_SET_VALUE;
+    m[n].param1 = CFDB_BYTES_LIT("\xff/logs");
+    m[n].param2 = logs_value(s, &a);
+    if (!m[n].param2.len)
         goto out;
     n++;
     m[n].type = CFDB_MUT_SET_VALUE;

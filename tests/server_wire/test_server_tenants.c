@@ -827,6 +827,17 @@ static void test_workers_and_status(void **state)
     assert_memory_equal(v.ptr + o, addr, 9);
     assert_int_equal(v.len, o + 9);
 
+    /* \xff/logs: withLogsValue, one (UID, address) pair, no old logs */
+    bool present = false;
+    cfdb_bytes lv;
+    cfdb_bytes lk = CFDB_BYTES_LIT("\xff/logs");
+    assert_int_equal(wc_get(&f->w, owner_of(f, lk), lk, wc_grv(&f->w), &present, &lv, &f->a), 0);
+    assert_true(present);
+    assert_int_equal(lv.len, 8 + 4 + 16 + 9 + 4);
+    assert_memory_equal(lv.ptr, "\x01\x00\x01\x62\xb0\x00\xdb\x0f\x01\x00\x00\x00", 12);
+    assert_memory_equal(lv.ptr + 28, addr, 9);
+    assert_memory_equal(lv.ptr + 37, "\x00\x00\x00\x00", 4);
+
     char *json = status_json(f);
     ASSERT_HAS(json, "\"configuration\":{\"redundancy_mode\":\"single\",\"log_engine\":\"ssd-2\","
                      "\"storage_engine\":\"memory\",\"log_spill\":2,\"usable_regions\":1,\"logs\":3,"
