@@ -36,8 +36,7 @@
 #include "cfdb/errors.h"
 #include "cfdb/protocol_version.h"
 #include "fdb_ref.h"
-#include "server.h"
-#include "wire_client.h"
+#include "server_embed.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -47,14 +46,7 @@
 #define PB "\x00\x00\x00\x00\x00\x00\x00\x02"
 #define K(p, s) cfdb_bytes_make(p s, sizeof(p s) - 1)
 
-typedef struct fx {
-    cfdb_loop *loop;
-    cfdb_server *srv;
-    wc w;
-    cfdb_arena a;
-    char key[128];
-    cfdb_client_db_info info;
-} fx;
+typedef se_fx fx; /* the shared in-process fixture (server_embed.h) */
 
 static fx *fx_start(int tenant_mode)
 {
@@ -74,24 +66,13 @@ static fx *fx_start(int tenant_mode)
     cfg.boundary_lens[1] = 8;
     cfg.nboundaries = 2;
     cfg.custom_boundaries = true;
-    f->loop = cfdb_loop_create();
-    f->srv = cfdb_server_create(f->loop, &cfg);
-    assert_non_null(f->srv);
-    cfdb_arena_init(&f->a);
-    const char *cs = cfdb_server_connection_string(f->srv);
-    snprintf(f->key, sizeof f->key, "%.*s", (int)(strchr(cs, '@') - cs), cs);
-    assert_int_equal(wc_connect(&f->w, f->loop, cfdb_server_port(f->srv)), 0);
-    assert_int_equal(wc_open_database(&f->w, f->key, &f->info, &f->a), 0);
+    assert_int_equal(se_start(f, &cfg), 0);
     return f;
 }
 
 static void fx_stop(fx *f)
 {
-    wc_close(&f->w);
-    cfdb_server_destroy(f->srv);
-    cfdb_loop_run_once(f->loop, 0);
-    cfdb_loop_destroy(f->loop);
-    cfdb_arena_free(&f->a);
+    se_stop(f);
     free(f);
 }
 
