@@ -582,9 +582,11 @@ static void test_tenant_commit_checks(void **state)
     tc_init(&t, 1, 0);
     tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, K(PB, "x"), CFDB_BYTES_LIT("no"));
     assert_int_equal(tc_commit(f, &t), CFDB_ERR_ILLEGAL_TENANT_ACCESS);
-    /* a clear whose end leaves the prefix */
+    /* a clear whose end leaves the prefix (its conflict range kept inside, so that only the
+     * mutation's param2 is wrong) */
     tc_init(&t, 1, 0);
     tc_mut(&t, &f->a, CFDB_MUT_CLEAR_RANGE, K(PA, "a"), K(PB, ""));
+    t.writes[0].end = K(PA, "b");
     assert_int_equal(tc_commit(f, &t), CFDB_ERR_ILLEGAL_TENANT_ACCESS);
     /* a read conflict range outside */
     tc_init(&t, 1, 0);
