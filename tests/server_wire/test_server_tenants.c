@@ -557,6 +557,51 @@ static void test_tenant_locked(void **state)
     fx_stop(f);
 }
 
+/* GetMappedKeyValues in a tenant: the index rows, the mapper's keys and the records read
+ * are all relative to the tenant (quickGetKeyValues runs in the request's tenant) */
+static void test_tenant_mapped_range(void **state)
+{
+    (void)state;
+    fx *f = fx_start(1);
+    two_tenants(f);
+    /* tuple("idx", "r1") -> record prefix tuple("rec", "r1") */
+#define IDX "\x02idx\x00\x02r1\x00"
+#define REC "\x02rec\x00\x02r1\x00\x02f\x00"
+    put_raw(f, K(PA, IDX), "");
+    put_raw(f, K(PA, REC), "v");
+    put_raw(f, K(PB, REC), "beta's");
+    put_raw(f, K("", REC), "raw");
+    cfdb_get_mapped_key_values_request req;
+    memset(&req, 0, sizeof req);
+    req.begin = (cfdb_key_selector){ CFDB_BYTES_LIT("\x02idx\x00"), false, 1 };
+    req.end = (cfdb_key_selector){ CFDB_BYTES_LIT("\x02idx\x01"), false, 1 };
+    req.mapper = CFDB_BYTES_LIT("\x02rec\x00\x02{K[1]}\x00\x02{...}\x00");
+    req.version = wc_grv(&f->w);
+    req.limit = 10;
+    req.limitBytes = 100000;
+    req.tenantInfo.tenantId = 1;
+    req.ssLatestCommitVersions = cfdb_version_vector_empty();
+    cfdb_get_mapped_key_values_reply rep;
+    cfdb_reply_error err = 0;
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(owner_of(f, K(PA, IDX)), CFDB_SS_GET_MAPPED_KEY_VALUES),
+                             &cfdb_msg_get_mapped_key_values_request, &req, &req.reply.token,
+                             &cfdb_msg_get_mapped_key_values_reply, &rep, &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_false(rep.error.present);
+    assert_int_equal(rep.data.count, 1);
+    ASSERT_BYTES(rep.data.items[0].kv.key, IDX);
+    assert_int_equal(rep.data.items[0].reqAndResult.tag, 2);
+    const cfdb_get_range_req_and_result *g = &rep.data.items[0].reqAndResult.getRange;
+    ASSERT_BYTES(g->begin.key, "\x02rec\x00\x02r1\x00");
+    assert_int_equal(g->result.data.count, 1);
+    ASSERT_BYTES(g->result.data.items[0].key, REC);
+    ASSERT_BYTES(g->result.data.items[0].value, "v");
+#undef IDX
+#undef REC
+    fx_stop(f);
+}
+
 /* ---- commits ---- */
 
 static void test_tenant_commit_checks(void **state)
@@ -869,7 +914,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conf_published),   cmocka_unit_test(test_tenant_mode_flag),
         cmocka_unit_test(test_tenant_id),        cmocka_unit_test(test_tenant_reads),
-        cmocka_unit_test(test_tenant_locked),    cmocka_unit_test(test_tenant_commit_checks),
+        cmocka_unit_test(test_tenant_locked),
+        cmocka_unit_test(test_tenant_mapped_range),    cmocka_unit_test(test_tenant_commit_checks),
         cmocka_unit_test(test_watch_tenant_removed), cmocka_unit_test(test_database_lock),
         cmocka_unit_test(test_workers_and_status),
     };
