@@ -673,6 +673,40 @@ static void test_tenant_commit_checks(void **state)
     fx_stop(f);
 }
 
+/* Tenant mode required: a transaction without a tenant may write normal keys only inside
+ * existing tenants, and not together with a tenant map change */
+static void test_required_raw_access(void **state)
+{
+    (void)state;
+    fx *f = fx_start(2);
+    put_tenant(f, 1, "alpha", 0);
+    t_commit t;
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, K(PA, "raw"), CFDB_BYTES_LIT("ok"));
+    assert_int_equal(tc_commit(f, &t), 0);
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, K(PB, "raw"), CFDB_BYTES_LIT("no tenant 2"));
+    assert_int_equal(tc_commit(f, &t), CFDB_ERR_ILLEGAL_TENANT_ACCESS);
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("short"), CFDB_BYTES_LIT("x"));
+    assert_int_equal(tc_commit(f, &t), CFDB_ERR_ILLEGAL_TENANT_ACCESS);
+    /* system keys are fine */
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/anything"), CFDB_BYTES_LIT("x"));
+    assert_int_equal(tc_commit(f, &t), 0);
+    /* a tenant map change with a normal write */
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, map_key(&f->a, 2), entry_value(&f->a, 2, "beta", 0));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, K(PA, "raw2"), CFDB_BYTES_LIT("x"));
+    assert_int_equal(tc_commit(f, &t), CFDB_ERR_ILLEGAL_TENANT_ACCESS);
+    /* optional mode lets the same write through */
+    put_raw(f, CFDB_BYTES_LIT("\xff/conf/tenant_mode"), "1");
+    tc_init(&t, -1, 0);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("short"), CFDB_BYTES_LIT("x"));
+    assert_int_equal(tc_commit(f, &t), 0);
+    fx_stop(f);
+}
+
 /* ---- watches ---- */
 
 static void test_watch_tenant_removed(void **state)
@@ -915,7 +949,8 @@ int main(void)
         cmocka_unit_test(test_conf_published),   cmocka_unit_test(test_tenant_mode_flag),
         cmocka_unit_test(test_tenant_id),        cmocka_unit_test(test_tenant_reads),
         cmocka_unit_test(test_tenant_locked),
-        cmocka_unit_test(test_tenant_mapped_range),    cmocka_unit_test(test_tenant_commit_checks),
+        cmocka_unit_test(test_tenant_mapped_range),
+        cmocka_unit_test(test_required_raw_access),    cmocka_unit_test(test_tenant_commit_checks),
         cmocka_unit_test(test_watch_tenant_removed), cmocka_unit_test(test_database_lock),
         cmocka_unit_test(test_workers_and_status),
     };
