@@ -341,12 +341,21 @@ static void test_watch_tenant_removed(void **state)
     cfdb_reply_error err = 0;
     assert_int_equal(wc_wait(&f->w, tok, &cfdb_msg_watch_value_reply, &r, &err, &f->a, 5 * SEC), 0);
     assert_int_equal(err, CFDB_ERR_TENANT_REMOVED);
-    /* a watch in a tenant that is not there */
+    /* a watch set in a tenant that is not there: checkTenantEntry's tenant_not_found */
     req.version = wc_grv(&f->w);
     tok = wc_send(&f->w, cfdb_adjusted_token(ss, CFDB_SS_WATCH_VALUE), &cfdb_msg_watch_value_request, &req,
                   &req.reply.token);
     assert_int_equal(wc_wait(&f->w, tok, &cfdb_msg_watch_value_reply, &r, &err, &f->a, 5 * SEC), 0);
-    assert_int_equal(err, CFDB_ERR_TENANT_REMOVED);
+    assert_int_equal(err, CFDB_ERR_TENANT_NOT_FOUND);
+    /* ... or that is LOCKED: tenant_locked (a watch is never lock aware) */
+    put_tenant(f, 2, "beta", 2);
+    req.tenantInfo.tenantId = 2;
+    req.version = wc_grv(&f->w);
+    tok = wc_send(&f->w, cfdb_adjusted_token(owner_of(f, K(PB, "k1")), CFDB_SS_WATCH_VALUE),
+                  &cfdb_msg_watch_value_request, &req, &req.reply.token);
+    assert_int_equal(wc_wait(&f->w, tok, &cfdb_msg_watch_value_reply, &r, &err, &f->a, 5 * SEC), 0);
+    assert_int_equal(err, CFDB_ERR_TENANT_LOCKED);
+    put_tenant(f, 2, "beta", 0);
     /* a watch in beta fires on beta's key, relative */
     req.tenantInfo.tenantId = 2;
     req.value.value = CFDB_BYTES_LIT("b2");
