@@ -248,6 +248,25 @@ static void test_workers_and_status(void **state)
     ASSERT_HAS(json, "\"excluded_servers\":[]");
     ASSERT_HAS(json, "\"database_lock_state\":{\"locked\":false}");
     ASSERT_HAS(json, "\"excluded\":false");
+    /* what the client's exclude safety check reads: the process's locality and address,
+     * each storage role's kvstore_used/free/available_bytes */
+    char loc[200];
+    snprintf(loc, sizeof loc, "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"}", machine,
+             pid, machine);
+    ASSERT_HAS(json, loc);
+    int nstorage = 0;
+    for (const char *p = json; (p = strstr(p, "{\"role\":\"storage\"")); p++) {
+        const char *end = strchr(p, '}');
+        end = strchr(end + 1, '}'); /* past data_lag's object */
+        assert_non_null(end);
+        char role[512];
+        snprintf(role, sizeof role, "%.*s", (int)(end - p), p);
+        ASSERT_HAS(role, "\"kvstore_used_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_free_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_available_bytes\":");
+        nstorage++;
+    }
+    assert_int_equal(nstorage, 3);
     assert_null(strstr(json, "maintenance_zone"));
     assert_null(strstr(json, "data_distribution_disabled"));
     free(json);
