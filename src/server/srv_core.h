@@ -42,6 +42,7 @@ typedef enum srv_role {
     ROLE_GRV,
     ROLE_COMMIT,
     ROLE_STORAGE,
+    ROLE_WORKER, /* ClientWorkerInterface.reboot */
 } srv_role;
 
 typedef struct srv_endpoint {
@@ -167,6 +168,9 @@ struct cfdb_server {
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
     cfdb_uid log_id; /* the transaction log's id (\xff/logs) */
+    cfdb_uid worker_base; /* ClientWorkerInterface streams (management.c) */
+    cfdb_timer reboot_timer;
+    uint32_t reboot_wait_s;
     char forward[512]; /* coordinators moved: the new connection string ("" = none) */
     srv_storage *storage;
     int nstorage;
