@@ -130,6 +130,10 @@ cfdb_bytes cfdb_rl_cursor_continuation(const cfdb_rl_cursor *c, bool *is_end);
 cfdb_rl_stop cfdb_rl_cursor_stop(const cfdb_rl_cursor *c);
 /* Which fetch the cursor ended up using (a fallback shows as SCAN_AND_FETCH). */
 cfdb_rl_fetch_method cfdb_rl_cursor_fetch_used(const cfdb_rl_cursor *c);
+/* What the cursor did: the most SCAN_AND_FETCH record reads it had in flight at once, and the
+ * range / mapped range requests its index or record key-value cursor issued (batches). */
+uint32_t cfdb_rl_cursor_max_in_flight(const cfdb_rl_cursor *c);
+uint64_t cfdb_rl_cursor_requests(const cfdb_rl_cursor *c);
 void cfdb_rl_cursor_free(cfdb_rl_cursor *c);
 
 /* The continuation token codec (Java's KeyValueCursorBase.Continuation): inner is the key

@@ -111,6 +111,7 @@ typedef struct rl_fetch_slot {
     cfdb_bytes cont;              /* the continuation after it */
     cfdb_bytes rec_begin, rec_end;
     FDBFuture *f;
+    int err;                      /* the entry could not be read: reported when it is reached */
 } rl_fetch_slot;
 
 struct cfdb_rl_cursor {
@@ -147,6 +148,9 @@ struct cfdb_rl_cursor {
     rl_fetch_slot *slots;
     uint32_t nslots, head, count;
     bool index_done;
+    int fill_err;                 /* the index cursor failed: reported after the slots before */
+    uint32_t max_in_flight;
+    uint64_t requests_before;     /* requests of key-value cursors closed by a fallback */
     bool fell_back;
 };
 

@@ -111,6 +111,7 @@ int rl_fetch_open(cfdb_rl_cursor *c, cfdb_bytes continuation)
 void rl_fetch_close(cfdb_rl_cursor *c)
 {
     for (uint32_t i = 0; i < c->nslots; i++) {
+        c->slots[i].err = 0;
         if (c->slots[i].f)
             fdb_future_destroy(c->slots[i].f);
         cfdb_arena_free(&c->slots[i].arena);
@@ -221,25 +222,30 @@ static int issue_read(cfdb_rl_cursor *c, rl_fetch_slot *sl)
 
 static int fill(cfdb_rl_cursor *c)
 {
-    while (c->count < c->nslots && !c->index_done) {
+    while (c->count < c->nslots && !c->index_done && !c->fill_err) {
         rl_kv kv;
         bool got;
         int rc = rl_kvc_next(&c->kv, &kv, &got);
-        if (rc)
-            return rc;
+        if (rc) {
+            c->fill_err = rc;
+            break;
+        }
         if (!got) {
             c->index_done = true;
             break;
         }
         rl_fetch_slot *sl = &c->slots[(c->head + c->count) % c->nslots];
         cfdb_arena_reset(&sl->arena);
+        sl->f = NULL;
+        sl->err = 0;
         if ((rc = cfdb_arena_dup_bytes(&sl->arena, kv.key, &sl->key)) ||
             (rc = cfdb_arena_dup_bytes(&sl->arena, kv.value, &sl->value)) ||
             (rc = rl_kvc_continuation(&c->kv, &sl->arena, &sl->cont)))
             return rc;
         c->count++;
-        if ((rc = issue_read(c, sl)))
-            return rc;
+        if (c->count > c->max_in_flight)
+            c->max_in_flight = c->count;
+        sl->err = issue_read(c, sl);
     }
     return 0;
 }
@@ -320,13 +326,14 @@ static int saf_next(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, bool *
             return rc;
         if (!c->count) {
             *has = false;
-            return 0;
+            return c->fill_err;
         }
         rl_fetch_slot *sl = &c->slots[c->head];
-        FDBKeyValue *rows;
-        int n;
-        rc = collect(c, sl, a, &rows, &n);
-        fdb_future_destroy(sl->f);
+        FDBKeyValue *rows = NULL;
+        int n = 0;
+        rc = sl->err ? sl->err : collect(c, sl, a, &rows, &n);
+        if (sl->f)
+            fdb_future_destroy(sl->f);
         sl->f = NULL;
         c->head = (c->head + 1) % c->nslots;
         c->count--;

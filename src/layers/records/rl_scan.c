@@ -262,6 +262,7 @@ int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit
 int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper)
 {
     if (c->kv_open) {
+        c->requests_before += c->kv.requests;
         rl_kvc_close(&c->kv);
         c->kv_open = false;
     }
@@ -416,6 +417,16 @@ cfdb_rl_stop cfdb_rl_cursor_stop(const cfdb_rl_cursor *c)
 cfdb_rl_fetch_method cfdb_rl_cursor_fetch_used(const cfdb_rl_cursor *c)
 {
     return c->used;
+}
+
+uint32_t cfdb_rl_cursor_max_in_flight(const cfdb_rl_cursor *c)
+{
+    return c->max_in_flight;
+}
+
+uint64_t cfdb_rl_cursor_requests(const cfdb_rl_cursor *c)
+{
+    return c->requests_before + c->kv.requests;
 }
 
 void cfdb_rl_cursor_free(cfdb_rl_cursor *c)

@@ -142,6 +142,15 @@ void rls_scan(rls_kind kind, cfdb_rl_metadata *md, cfdb_bytes prefix, const char
                 id = -1;
             out->ids[out->n] = id;
             out->bytes[out->n] = (size_t)it.record_bytes;
+            out->hash[out->n] = 0;
+            if (it.record) {
+                cfdb_bytes enc;
+                assert_int_equal(cfdb_pb_encode(it.record, &a, &enc), 0);
+                uint64_t h = 1469598103934665603ull;
+                for (size_t i = 0; i < enc.len; i++)
+                    h = (h ^ enc.ptr[i]) * 1099511628211ull;
+                out->hash[out->n] = h;
+            }
             bool end;
             cfdb_bytes k = cfdb_rl_cursor_continuation(c, &end);
             assert_false(end);
@@ -154,6 +163,8 @@ void rls_scan(rls_kind kind, cfdb_rl_metadata *md, cfdb_bytes prefix, const char
             out->stop = cfdb_rl_cursor_stop(c);
             if (kind == RLS_FETCH)
                 out->used = cfdb_rl_cursor_fetch_used(c);
+            out->max_in_flight = cfdb_rl_cursor_max_in_flight(c);
+            out->requests = cfdb_rl_cursor_requests(c);
         }
         cfdb_rl_cursor_free(c);
         cfdb_rl_store_free(s);

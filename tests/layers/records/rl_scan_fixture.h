@@ -39,11 +39,14 @@ typedef struct rls_result {
     int n;
     int64_t ids[RLS_MAX];            /* the id of each item (-1: orphan returned) */
     size_t bytes[RLS_MAX];           /* record sizes */
+    uint64_t hash[RLS_MAX];          /* FNV-1a of the record re-encoded (0: none) */
     cfdb_bytes conts[RLS_MAX];       /* continuation after each item */
     cfdb_bytes final_cont;
     bool final_end;
     cfdb_rl_stop stop;
     cfdb_rl_fetch_method used;
+    uint32_t max_in_flight;
+    uint64_t requests;
     int err;
 } rls_result;
 
