@@ -102,7 +102,7 @@ int rl_index_subspace(cfdb_arena *a, const cfdb_rl_store *s, const cfdb_rl_index
 
 /* ---- the cursor (rl_scan.c; fetching in rl_fetch.c) ---- */
 
-enum { RL_CUR_RECORDS = 0, RL_CUR_INDEX = 1, RL_CUR_FETCH = 2 };
+enum { RL_CUR_RECORDS = 0, RL_CUR_INDEX = 1, RL_CUR_FETCH = 2, RL_CUR_QUERY = 3 };
 
 /* One SCAN_AND_FETCH read in flight: an index entry and the future of its record's keys. */
 typedef struct rl_fetch_slot {
@@ -152,7 +152,13 @@ struct cfdb_rl_cursor {
     uint32_t max_in_flight;
     uint64_t requests_before;     /* requests of key-value cursors closed by a fallback */
     bool fell_back;
+    /* query: the scan it runs and the plan's residual comparisons */
+    cfdb_rl_cursor *inner;
+    const struct cfdb_rl_plan *plan;
 };
+
+/* rl_query.c */
+int rl_query_next(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, bool *has);
 
 /* rl_fetch.c */
 int rl_fetch_open(cfdb_rl_cursor *c, cfdb_bytes continuation);

@@ -346,7 +346,11 @@ int cfdb_rl_cursor_next(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, bo
         return 0;
     int rc = 0;
     bool has = false;
-    if (c->kind == RL_CUR_FETCH) {
+    if (c->kind == RL_CUR_QUERY) {
+        rc = rl_query_next(c, a, item, &has);
+        if (!rc && !has)
+            c->stopped = true;
+    } else if (c->kind == RL_CUR_FETCH) {
         rc = rl_fetch_next(c, a, item, &has);
         if (!rc && !has) {
             c->stopped = true;
@@ -416,17 +420,17 @@ cfdb_rl_stop cfdb_rl_cursor_stop(const cfdb_rl_cursor *c)
 
 cfdb_rl_fetch_method cfdb_rl_cursor_fetch_used(const cfdb_rl_cursor *c)
 {
-    return c->used;
+    return c->inner ? c->inner->used : c->used;
 }
 
 uint32_t cfdb_rl_cursor_max_in_flight(const cfdb_rl_cursor *c)
 {
-    return c->max_in_flight;
+    return c->inner ? c->inner->max_in_flight : c->max_in_flight;
 }
 
 uint64_t cfdb_rl_cursor_requests(const cfdb_rl_cursor *c)
 {
-    return c->requests_before + c->kv.requests;
+    return c->inner ? cfdb_rl_cursor_requests(c->inner) : c->requests_before + c->kv.requests;
 }
 
 void cfdb_rl_cursor_free(cfdb_rl_cursor *c)
@@ -435,6 +439,7 @@ void cfdb_rl_cursor_free(cfdb_rl_cursor *c)
         return;
     if (c->kind == RL_CUR_FETCH)
         rl_fetch_close(c);
+    cfdb_rl_cursor_free(c->inner);
     if (c->kv_open)
         rl_kvc_close(&c->kv);
     if (c->us_open)
