@@ -290,7 +290,7 @@ int bench_rl_main(int argc, char **argv)
                                   "--arm", (char *)(fetch ? arm_names[arm] : "saf"), "--ops", opss, "--warmup",
                                   warms, "--seed", seed, "--records", recs, "--big", bigs, "--out", prefix, NULL };
                     if (run_proc(w, log, 600)) {
-                        fprintf(stderr, "  %s %s block %d failed (see %s)\n", kase, arm_names[arm], b, log);
+                        fprintf(stderr, "  %s %s block %d failed (see %s)\n", kase, fetch ? arm_names[arm] : "run", b, log);
                         failures++;
                     }
                     snprintf(lat, sizeof lat, "%s.lat", prefix);
