@@ -250,6 +250,15 @@ static int fill(cfdb_rl_cursor *c)
     return 0;
 }
 
+/* n bytes of p into a (one byte more allocated, so that an empty copy is not NULL). */
+static const uint8_t *copy(cfdb_arena *a, const uint8_t *p, int n)
+{
+    uint8_t *d = cfdb_arena_alloc(a, (size_t)n + 1);
+    if (d && n)
+        memcpy(d, p, (size_t)n);
+    return d;
+}
+
 /* Waits for the head slot's read; its rows into *rows (in a). */
 static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyValue **rows, int *n)
 {
@@ -274,8 +283,10 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
                     return CFDB_ERR_INTERNAL_ERROR;
                 r->key = sl->rec_begin.ptr;
                 r->key_length = (int)sl->rec_begin.len;
-                r->value = cfdb_arena_dup(a, v, (size_t)vl ? (size_t)vl : 1);
+                r->value = copy(a, v, vl);
                 r->value_length = vl;
+                if (!r->value)
+                    return CFDB_ERR_INTERNAL_ERROR;
                 *rows = r;
                 *n = 1;
             }
@@ -298,9 +309,9 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
         }
         for (int i = 0; i < m; i++) {
             FDBKeyValue *r = &(*rows)[(*n)++];
-            r->key = cfdb_arena_dup(a, kvs[i].key, (size_t)kvs[i].key_length + 1);
+            r->key = copy(a, kvs[i].key, kvs[i].key_length);
             r->key_length = kvs[i].key_length;
-            r->value = cfdb_arena_dup(a, kvs[i].value, (size_t)kvs[i].value_length + 1);
+            r->value = copy(a, kvs[i].value, kvs[i].value_length);
             r->value_length = kvs[i].value_length;
             if (!r->key || !r->value)
                 return CFDB_ERR_INTERNAL_ERROR;
