@@ -383,7 +383,7 @@ int bench_rl_main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/ratios.gp", out);
         FILE *g = fopen(path, "w");
         if (g) {
-            fprintf(g, "set terminal png size 1200,%d\nset output '%s/records.png'\n"
+            fprintf(g, "set terminal png size 1200,%d noenhanced\nset output '%s/records.png'\n"
                        "set title 'USE_REMOTE_FETCH / SCAN_AND_FETCH latency (95%% bootstrap)'\n"
                        "set xtics rotate by -60\nset grid y\nset yrange [0:*]\nset xrange [-1:%d]\n"
                        "set arrow from -1,1 to %d,1 nohead dt 2\nunset key\n"
