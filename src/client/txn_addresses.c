@@ -109,34 +109,23 @@ static void deliver(op *o)
     op_finish(o, 0);
 }
 
+static void list_relocate(op *o, int error)
+{
+    (void)error;
+    relocate(o, state_of(o)->list_key, false);
+}
+
+static const txn_reply_desc list_reply = {
+    &cfdb_msg_get_value_reply, sizeof(cfdb_get_value_reply), offsetof(cfdb_get_value_reply, error), 0
+};
+
 static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
+    cfdb_get_value_reply rep;
+    if (!txn_storage_reply(o, error, msg, len, &list_reply, &rep, &o->f->arena, list_relocate))
         return;
     addr_state *st = state_of(o);
-    if (error) {
-        relocate(o, st->list_key, false);
-        return;
-    }
-    cfdb_get_value_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc && op_bad_reply(o, rc))
-        return;
-    if (!rc)
-        op_good_reply(o);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || storage_error_relocates(e)) {
-        relocate(o, st->list_key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     add_cost(o, st->list_key.len + (rep.value.present ? rep.value.value.len : 0));
     /* a server gone from the list since \xff/keyServers/ was read: libfdb_c asserts, as the
      * two are read in one transaction */

@@ -193,6 +193,34 @@ static inline int txn_decode(const fb_message *m, const uint8_t *msg, uint32_t l
     return fb_decode(m, msg, len, item, err, arena);
 }
 
+/* ---------- a storage server's reply (txn_op.c) ----------
+ *
+ * Every reply from a storage server starts the same way: forget the request, stop if the op
+ * was abandoned, decode, take the in-band error, and decide between "go on", "fail" and
+ * "look the location up again". txn_storage_reply does that, driven by this description. */
+#define TXN_REPLY_NO_INBAND SIZE_MAX
+enum {
+    /* future_version is retried through relocation as well (storage metrics) */
+    TXN_REPLY_RELOCATE_FUTURE_VERSION = 1u << 0,
+};
+typedef struct txn_reply_desc {
+    const fb_message *msg;
+    size_t size;          /* the reply struct's size (zeroed before decoding) */
+    size_t error_offset;  /* offsetof its cfdb_opt_error, or TXN_REPLY_NO_INBAND */
+    uint32_t flags;
+} txn_reply_desc;
+/* The relocation action of a kind: look the location up again and retry, for `error` -- a
+ * transport error, storage_error_relocates(error), an undecodable reply's code (a garbage
+ * reply may come from a server being replaced: relocation, bounded by TXN_MAX_BAD_REPLIES),
+ * or another error the kind's flags send here. The range kinds also receive
+ * wrong_shard_server here (their fallback). */
+typedef void (*txn_relocate_fn)(op *o, int error);
+/* true: `rep` holds a good reply without error, the caller goes on. false: the op was
+ * abandoned, relocated (relocate ran), or finished (an error it cannot retry, or too many
+ * undecodable replies); the caller returns. Decodes into `arena`. */
+bool txn_storage_reply(op *o, int transport_error, const uint8_t *msg, uint32_t len, const txn_reply_desc *d,
+                       void *rep, cfdb_arena *arena, txn_relocate_fn relocate);
+
 /* Small helpers shared by the transaction files. */
 static inline bool key_is_system(cfdb_bytes k)
 {

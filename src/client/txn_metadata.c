@@ -329,33 +329,32 @@ static int next_shard(op *o)
     return cfdb_arena_dup_bytes(&o->f->arena, s->end, &M(o)->key) ? TXN_ERR_NO_MEMORY : 0;
 }
 
+static void metadata_relocate(op *o, int error)
+{
+    (void)error;
+    retry_later(o, M(o)->key, false);
+}
+
+/* StorageMetrics has no in-band error; future_version is retried (getStorageMetrics) */
+static const txn_reply_desc metrics_reply = {
+    &cfdb_msg_storage_metrics_reply, sizeof(cfdb_storage_metrics), TXN_REPLY_NO_INBAND,
+    TXN_REPLY_RELOCATE_FUTURE_VERSION
+};
+static const txn_reply_desc split_reply = {
+    &cfdb_msg_split_range_reply, sizeof(cfdb_split_range_reply), TXN_REPLY_NO_INBAND, 0
+};
+
 static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
     cfdb_storage_metrics m;
-    memset(&m, 0, sizeof m);
-    cfdb_reply_error err = 0;
     cfdb_arena a;
     uint64_t mem[32];
     cfdb_arena_init_with(&a, mem, sizeof mem);
-    int rc = error ? 0 : txn_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
+    bool ok = txn_storage_reply(o, error, msg, len, &metrics_reply, &m, &a, metadata_relocate);
     cfdb_arena_free(&a);
-    if (rc && op_bad_reply(o, rc))
+    if (!ok)
         return;
-    if (!error && !rc)
-        op_good_reply(o);
-    int e = error ? error : rc ? rc : err;
-    if (e == CFDB_ERR_FUTURE_VERSION || storage_error_relocates(e) || error || rc) {
-        retry_later(o, M(o)->key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     M(o)->sum += m.bytes;
     int next = next_shard(o);
     if (next == 1) {
@@ -371,26 +370,9 @@ static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
 static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
     cfdb_split_range_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = error ? 0 : txn_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc && op_bad_reply(o, rc))
+    if (!txn_storage_reply(o, error, msg, len, &split_reply, &rep, &o->f->arena, metadata_relocate))
         return;
-    if (!error && !rc)
-        op_good_reply(o);
-    int e = error ? error : rc ? rc : err;
-    if (storage_error_relocates(e) || error || rc) {
-        retry_later(o, M(o)->key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     /* [begin] + split points and shard boundaries in order + [end] (getRangeSplitPoints) */
     for (uint32_t i = 0; i < rep.splitPoints.count; i++)
         if (add_point(o, rep.splitPoints.items[i])) {

@@ -69,12 +69,6 @@ void txn_storage_failed(read_op *r, int error, bool backward)
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
 }
 
-void txn_storage_bad_reply(read_op *r, int rc, bool backward)
-{
-    if (!op_bad_reply(&r->base, rc))
-        txn_storage_failed(r, rc, backward);
-}
-
 /* A location lookup answered: go on, or (no answer) try again shortly. */
 static void located(cfdb_waiter *w, int error, int64_t v)
 {
@@ -100,36 +94,23 @@ static bool selector_backward(const read_op *r)
 
 static void native_key_done(read_op *r);
 
+static void get_key_relocate(op *o, int error)
+{
+    read_op *r = (read_op *)o;
+    txn_storage_failed(r, error, selector_backward(r));
+}
+
+static const txn_reply_desc get_key_reply = {
+    &cfdb_msg_get_key_reply, sizeof(cfdb_get_key_reply), offsetof(cfdb_get_key_reply, error), 0
+};
+
 static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     read_op *r = ctx;
     op *o = &r->base;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    bool backward = selector_backward(r);
-    if (error) {
-        txn_storage_failed(r, error, backward);
-        return;
-    }
     cfdb_get_key_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc) {
-        txn_storage_bad_reply(r, rc, backward);
+    if (!txn_storage_reply(o, error, msg, len, &get_key_reply, &rep, &o->f->arena, get_key_relocate))
         return;
-    }
-    op_good_reply(o);
-    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (storage_error_relocates(e)) {
-        txn_storage_failed(r, e, backward);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     if (cfdb_arena_dup_bytes(&o->f->arena, rep.sel.key, &r->key)) {
         op_finish(o, TXN_ERR_NO_MEMORY);
         return;
@@ -204,44 +185,35 @@ static void native_key_done(read_op *r)
 
 /* ---------- NativeAPI getRange: selectors to the storage servers, shard by shard ---------- */
 
-static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+/* wrong_shard_server on a range: a selector the shard cannot resolve, so the location is
+ * forgotten and NativeAPI's fallback resolves the selectors first; other relocating errors as
+ * for point reads. */
+static void range_relocate(op *o, int error)
 {
-    read_op *r = ctx;
-    op *o = &r->base;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
+    read_op *r = (read_op *)o;
     r->key = r->nr->loc_key; /* what a relocation forgets */
-    if (error) {
-        txn_storage_failed(r, error, r->nr->loc_backward);
-        return;
-    }
-    cfdb_get_key_values_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    /* decoded into the future's (recycled) arena: no heap allocation per reply */
-    int rc = txn_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc) {
-        txn_storage_bad_reply(r, rc, r->nr->loc_backward);
-        return;
-    }
-    op_good_reply(o);
-    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER) {
-        /* a selector the shard cannot resolve: forget the location, NativeAPI's fallback */
+    if (error == CFDB_ERR_WRONG_SHARD_SERVER) {
         cfdb_db_invalidate(o->tx->db, r->nr->loc_key, r->nr->loc_backward);
         cfdb_native_range_wrong_shard(r->nr);
         native_step(r);
         return;
     }
-    if (storage_error_relocates(e)) {
-        txn_storage_failed(r, e, r->nr->loc_backward);
+    txn_storage_failed(r, error, r->nr->loc_backward);
+}
+
+static const txn_reply_desc get_key_values_reply = {
+    &cfdb_msg_get_key_values_reply, sizeof(cfdb_get_key_values_reply), offsetof(cfdb_get_key_values_reply, error), 0
+};
+
+static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    read_op *r = ctx;
+    op *o = &r->base;
+    cfdb_get_key_values_reply rep;
+    /* decoded into the future's (recycled) arena: no heap allocation per reply */
+    if (!txn_storage_reply(o, error, msg, len, &get_key_values_reply, &rep, &o->f->arena, range_relocate))
         return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
+    int rc;
     txn_cost_read_rows(o, rep.data.items, rep.data.count);
     /* NativeAPI asserts a reply with `more` carries rows; a server that breaks it is not
      * followed into a loop */

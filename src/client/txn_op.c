@@ -211,6 +211,41 @@ bool op_bad_reply(op *o, int rc)
     return true;
 }
 
+bool txn_storage_reply(op *o, int transport_error, const uint8_t *msg, uint32_t len, const txn_reply_desc *d,
+                       void *rep, cfdb_arena *arena, txn_relocate_fn relocate)
+{
+    o->request = 0;
+    if (op_abandoned(o))
+        return false;
+    if (transport_error) {
+        relocate(o, transport_error);
+        return false;
+    }
+    memset(rep, 0, d->size);
+    cfdb_reply_error err = 0;
+    int rc = txn_decode(d->msg, msg, len, rep, &err, arena);
+    if (rc) {
+        if (!op_bad_reply(o, rc))
+            relocate(o, rc);
+        return false;
+    }
+    op_good_reply(o);
+    int e = err;
+    if (!e && d->error_offset != TXN_REPLY_NO_INBAND) {
+        const cfdb_opt_error *inband = (const cfdb_opt_error *)(const void *)((const char *)rep + d->error_offset);
+        if (inband->present)
+            e = inband->value.code;
+    }
+    if (!e)
+        return true;
+    if (storage_error_relocates(e) ||
+        (e == CFDB_ERR_FUTURE_VERSION && (d->flags & TXN_REPLY_RELOCATE_FUTURE_VERSION)))
+        relocate(o, e);
+    else
+        op_finish(o, e);
+    return false;
+}
+
 /* Ends the application's side of the ops in flight: their futures become ready with error at
  * once, as libfdb_c fails outstanding reads when a transaction is reset, cancelled or times
  * out. Each op finds its future ready at its next step and winds down then (it may be

@@ -55,9 +55,6 @@ const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward,
  * load balancer's behaviour); wrong shard, or every replica tried: the location is forgotten
  * and looked up again shortly (WRONG_SHARD_SERVER_DELAY); then r->resume runs. */
 void txn_storage_failed(read_op *r, int error, bool backward);
-/* A reply did not decode: the op fails with rc after TXN_MAX_BAD_REPLIES in a row, else
- * as txn_storage_failed. */
-void txn_storage_bad_reply(read_op *r, int rc, bool backward);
 /* NativeAPI getKey of sel; r->key_resolved runs with r->key. */
 void txn_native_get_key(read_op *r, cfdb_key_selector sel);
 /* NativeAPI getRange: r->nr must point at storage for it; rows go to rows_arena (the
