@@ -21,6 +21,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
+#include "tenant.h"
 #include "txn_internal.h"
 #include "txn_read.h"
 
@@ -82,7 +83,7 @@ static void resume_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
  * (on another replica). */
 static void relocate(op *o, cfdb_bytes key, bool backward)
 {
-    cfdb_db_invalidate(o->tx->db, key, backward);
+    cfdb_db_invalidate(o->tx->db, -1, key, backward);
     o->replica++;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, resume_fire);
 }
@@ -172,7 +173,7 @@ static void list_step(op *o)
     memcpy(k, prefix, sizeof prefix - 1);
     memcpy(k + sizeof prefix - 1, uid, 16);
     st->list_key = cfdb_bytes_make(k, sizeof prefix - 1 + 16);
-    const cfdb_shard *s = txn_shard_or_locate(o, st->list_key, false, located);
+    const cfdb_shard *s = txn_shard_or_locate(o, -1, st->list_key, false, located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -317,15 +318,19 @@ static void range_done(read_op *r)
         st->ntags = res->n;
         st->stage = STAGE_KEY_SERVERS;
         static const char prefix[] = "\xff/keyServers/";
-        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + st->key.len + 1);
+        /* a tenant's key is looked up as the absolute key it is (resolvedKey) */
+        size_t tp = o->tx->tenant ? CFDB_TENANT_PREFIX_SIZE : 0;
+        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + tp + st->key.len + 1);
         if (!k) {
             op_finish(o, TXN_ERR_NO_MEMORY);
             return;
         }
         memcpy(k, prefix, sizeof prefix - 1);
+        if (tp)
+            cfdb_tenant_prefix_of(o->tx->tenant_id, k + sizeof prefix - 1);
         if (st->key.len)
-            memcpy(k + sizeof prefix - 1, st->key.ptr, st->key.len);
-        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + st->key.len);
+            memcpy(k + sizeof prefix - 1 + tp, st->key.ptr, st->key.len);
+        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + tp + st->key.len);
         start_range(o, ks, ks, 1);
         return;
     }
@@ -377,7 +382,7 @@ static void addresses_start(op *o)
  * (its reads add theirs as they end: add_cost) */
 static const txn_op_kind addresses_kind = {
     .name = "get_addresses_for_key",
-    .flags = TXN_OP_READ,
+    .flags = TXN_OP_READ | TXN_OP_TENANT_NO_CHECK,
     .start = addresses_start,
 };
 

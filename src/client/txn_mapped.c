@@ -86,7 +86,7 @@ static void retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 
 static void retry_later(op *o, cfdb_bytes key, bool backward)
 {
-    cfdb_db_invalidate(o->tx->db, key, backward);
+    cfdb_db_invalidate(o->tx->db, o->tx->tenant_id, key, backward);
     o->replica = 0;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, retry_fire);
 }
@@ -105,10 +105,10 @@ static void located(cfdb_waiter *w, int error, int64_t v)
 /* The shard for key, or NULL after starting a location lookup. */
 static const cfdb_shard *shard_for(op *o, cfdb_bytes key, bool backward)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, key, backward);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->tx->tenant_id, key, backward);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, key, backward, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->tx->tenant_id, key, backward, o->tx->read_version, &o->w);
     }
     return s;
 }
@@ -174,7 +174,7 @@ static void gk_step(op *o)
     memset(&req, 0, sizeof req);
     req.sel = m->gk;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
                                      &cfdb_msg_get_key_request, &req, &req.reply.token, on_gk_reply, o);
@@ -301,7 +301,7 @@ static void exact_step(op *o)
     req.mapper = m->mapper;
     req.version = o->tx->read_version;
     mapped_request_limits(&m->lim, m->reverse, &req.limit, &req.limitBytes);
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer,
                                      cfdb_adjusted_token(server->token, CFDB_SS_GET_MAPPED_KEY_VALUES),
@@ -393,7 +393,7 @@ static void range_step(op *o)
     req.mapper = m->mapper;
     req.version = o->tx->read_version;
     mapped_request_limits(&m->lim, m->reverse, &req.limit, &req.limitBytes);
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     o->request = cfdb_client_request(o->tx->cl, server->peer,
@@ -409,7 +409,7 @@ static void range_relocate(op *o, int error)
 {
     mstate *m = MS(o);
     if (error == CFDB_ERR_WRONG_SHARD_SERVER) {
-        cfdb_db_invalidate(o->tx->db, m->loc_key, m->loc_backward);
+        cfdb_db_invalidate(o->tx->db, o->tx->tenant_id, m->loc_key, m->loc_backward);
         o->replica = 0;
         fallback(o, &m->nbegin, &m->nend);
         return;

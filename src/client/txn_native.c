@@ -17,13 +17,13 @@ static void get_key_step(read_op *r);
 
 /* ---------- locations and relocation ---------- */
 
-const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward,
+const cfdb_shard *txn_shard_or_locate(op *o, int64_t tenant, cfdb_bytes key, bool backward,
                                       void (*located)(cfdb_waiter *w, int error, int64_t value))
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, key, backward);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, tenant, key, backward);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, key, backward, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(o->tx->db, tenant, key, backward, o->tx->read_version, &o->w);
     }
     return s;
 }
@@ -58,13 +58,14 @@ void txn_storage_failed(read_op *r, int error, bool backward)
     op *o = &r->base;
     bool transport = error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_CONNECTION_FAILED ||
                      error == CFDB_ERR_BROKEN_PROMISE;
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, r->key, backward);
+    int64_t tenant = read_tenant(r, r->key);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, tenant, r->key, backward);
     if (transport && s && ++o->replicas_tried < s->nservers) {
         o->replica++;
         op_retry_after(o, 0, relocate_fire);
         return;
     }
-    cfdb_db_invalidate(o->tx->db, r->key, backward);
+    cfdb_db_invalidate(o->tx->db, tenant, r->key, backward);
     o->replicas_tried = 0;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
 }
@@ -136,7 +137,7 @@ static void get_key_step(read_op *r)
     }
     r->or_equal = sel.orEqual;
     bool backward = selector_backward(r);
-    const cfdb_shard *s = txn_shard_or_locate(o, r->key, backward, located);
+    const cfdb_shard *s = txn_shard_or_locate(o, read_tenant(r, r->key), r->key, backward, located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -146,7 +147,7 @@ static void get_key_step(read_op *r)
     req.sel.orEqual = r->or_equal;
     req.sel.offset = r->offset;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, r->key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
                                      &cfdb_msg_get_key_request, &req, &req.reply.token, on_get_key_reply, r);
@@ -193,7 +194,7 @@ static void range_relocate(op *o, int error)
     read_op *r = (read_op *)o;
     r->key = r->nr->loc_key; /* what a relocation forgets */
     if (error == CFDB_ERR_WRONG_SHARD_SERVER) {
-        cfdb_db_invalidate(o->tx->db, r->nr->loc_key, r->nr->loc_backward);
+        cfdb_db_invalidate(o->tx->db, read_tenant(r, r->nr->loc_key), r->nr->loc_key, r->nr->loc_backward);
         cfdb_native_range_wrong_shard(r->nr);
         native_step(r);
         return;
@@ -259,7 +260,7 @@ static void native_send(read_op *r, const cfdb_shard *s)
     req.version = o->tx->read_version;
     req.limit = nr->req_limit;
     req.limitBytes = nr->req_limit_bytes;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, nr->loc_key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer,
                                      cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY_VALUES),
@@ -275,7 +276,8 @@ static void native_step(read_op *r)
     switch (cfdb_native_range_next(r->nr)) {
     case CFDB_NR_NEED_LOCATION:
     case CFDB_NR_NEED_REQUEST: {
-        const cfdb_shard *s = txn_shard_or_locate(&r->base, r->nr->loc_key, r->nr->loc_backward, located);
+        const cfdb_shard *s = txn_shard_or_locate(&r->base, read_tenant(r, r->nr->loc_key), r->nr->loc_key,
+                                                     r->nr->loc_backward, located);
         if (s)
             native_send(r, s);
         return;
@@ -301,6 +303,7 @@ void txn_native_read(read_op *r, cfdb_key_selector begin, cfdb_key_selector end,
                      bool reverse, void (*done)(read_op *r))
 {
     r->through = true;
+    r->raw = true;
     r->range_done = done;
     txn_native_range(r, &r->base.f->arena, begin, end, limits, reverse);
 }

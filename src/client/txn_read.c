@@ -83,7 +83,7 @@ static void get_located(cfdb_waiter *w, int error, int64_t v)
 static void get_send(read_op *r)
 {
     op *o = &r->base;
-    const cfdb_shard *s = txn_shard_or_locate(o, r->key, false, get_located);
+    const cfdb_shard *s = txn_shard_or_locate(o, read_tenant(r, r->key), r->key, false, get_located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -91,7 +91,7 @@ static void get_send(read_op *r)
     memset(&req, 0, sizeof req);
     req.key = r->key;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, r->key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_VALUE),
                                      &cfdb_msg_get_value_request, &req, &req.reply.token, on_get_reply, r);
