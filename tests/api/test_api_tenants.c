@@ -513,6 +513,58 @@ static void test_transactions_keep_tenant(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* FoundationDB's "Tenant create, access, and delete": a tenant removed while its handle (and
+ * a transaction of it) exists: reads at a later version find no tenant (2131, from the storage
+ * server), and it is not retryable. */
+static void test_tenant_deleted(void **state)
+{
+    (void)state;
+    int64_t id;
+    assert_int_equal(tf_create_tenant(g_env.db, "gone", &id), 0);
+    FDBTenant *t = open_tenant("gone");
+    tenant_set(t, "foo", "bar");
+    char buf[16];
+    assert_int_equal(tenant_get(t, "foo", 3, buf, sizeof buf), 0);
+    assert_string_equal(buf, "bar");
+    tenant_set(t, "foo", NULL);
+    FDBTransaction *tr = tenant_tr(t);
+    int present, len;
+    assert_int_equal(api_get(tr, S("foo"), 3, 0, &present, buf, sizeof buf, &len), 0);
+    assert_false(present);
+    assert_int_equal(tf_delete_tenant(g_env.db, "gone", id), 0);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_get(tr, S("foo"), 3, 0, &present, buf, sizeof buf, &len), 2131);
+    assert_int_equal(api_on_error(tr, 2131), 2131);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(t);
+}
+
+/* What FoundationDB's unit tests ask of read versions and size limits, in a tenant. */
+static void test_read_version_and_size_limit_in_tenant(void **state)
+{
+    (void)state;
+    FDBTenant *t = open_tenant("alpha");
+    FDBTransaction *tr = tenant_tr(t);
+    /* an old read version: transaction_too_old */
+    fdb_transaction_set_read_version(tr, 1);
+    char buf[16];
+    int present, len;
+    assert_int_equal(api_get(tr, S("rv"), 2, 0, &present, buf, sizeof buf, &len), 1007);
+    /* a version from the future: future_version */
+    fdb_transaction_reset(tr);
+    fdb_transaction_set_read_version(tr, (int64_t)1 << 62);
+    assert_int_equal(api_get(tr, S("rv"), 2, 0, &present, buf, sizeof buf, &len), 1009);
+    /* SIZE_LIMIT counts the tenant's writes: a commit above it is transaction_too_large */
+    fdb_transaction_reset(tr);
+    int64_t limit = 100;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SIZE_LIMIT, (const uint8_t *)&limit, 8), 0);
+    static const char big[200] = { 'v' };
+    fdb_transaction_set(tr, S("big"), 3, (const uint8_t *)big, sizeof big);
+    assert_int_equal(api_commit(tr), 2101);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(t);
+}
+
 /* ---------- tenant modes ---------- */
 
 /* Retries op until it answers want: the mode reaches the client with the next ClientDBInfo. */
@@ -618,6 +670,8 @@ int main(void)
         cmocka_unit_test(test_watch_in_tenant),
         cmocka_unit_test(test_metadata_and_mapped_in_tenant),
         cmocka_unit_test(test_transactions_keep_tenant),
+        cmocka_unit_test(test_tenant_deleted),
+        cmocka_unit_test(test_read_version_and_size_limit_in_tenant),
         cmocka_unit_test(test_tenant_modes),
         cmocka_unit_test(test_force_recovery_answers),
         cmocka_unit_test(test_create_snapshot),
