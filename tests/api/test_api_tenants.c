@@ -634,6 +634,9 @@ static void test_create_snapshot(void **state)
     f = fdb_database_create_snapshot(g_env.db, S("0123456789abcdefABCDEF012345678g"), 32, S("test"), 4);
     assert_int_equal(api_wait_ms(f, 10000), 2509);
     fdb_future_destroy(f);
+    f = fdb_database_create_snapshot(g_env.db, S("0123456789abcdef0123456789abcde"), 31, S("test"), 4);
+    assert_int_equal(api_wait_ms(f, 10000), 2509);
+    fdb_future_destroy(f);
     /* a valid one reaches a commit proxy, which has no whitelisted binary: 2505 */
     f = fdb_database_create_snapshot(g_env.db, S("0123456789abcdefABCDEF0123456789"), 32, S("test"), 4);
     assert_int_equal(api_wait_ms(f, 10000), 2505);
