@@ -10,7 +10,8 @@
  *     decode them (bytes derived by hand below), and status json reflects configuration,
  *     tenant mode, the lock, exclusions, maintenance and data distribution mode as
  *     fdbserver/Status.actor.cpp writes them;
- *   - with --datadir, configuration, tenants and the lock survive a restart. */
+ *   - with --datadir, configuration, tenants and the lock survive a restart;
+ *   - the binary's --tenant-mode reaches ClientDBInfo.tenantMode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,6 +249,25 @@ static void test_workers_and_status(void **state)
     ASSERT_HAS(json, "\"excluded_servers\":[]");
     ASSERT_HAS(json, "\"database_lock_state\":{\"locked\":false}");
     ASSERT_HAS(json, "\"excluded\":false");
+    /* what the client's exclude safety check reads: the process's locality and address,
+     * each storage role's kvstore_used/free/available_bytes */
+    char loc[200];
+    snprintf(loc, sizeof loc, "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"}", machine,
+             pid, machine);
+    ASSERT_HAS(json, loc);
+    int nstorage = 0;
+    for (const char *p = json; (p = strstr(p, "{\"role\":\"storage\"")); p++) {
+        const char *end = strchr(p, '}');
+        end = strchr(end + 1, '}'); /* past data_lag's object */
+        assert_non_null(end);
+        char role[512];
+        snprintf(role, sizeof role, "%.*s", (int)(end - p), p);
+        ASSERT_HAS(role, "\"kvstore_used_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_free_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_available_bytes\":");
+        nstorage++;
+    }
+    assert_int_equal(nstorage, 3);
     assert_null(strstr(json, "maintenance_zone"));
     assert_null(strstr(json, "data_distribution_disabled"));
     free(json);
@@ -321,12 +341,38 @@ static void test_durable_config(void **state)
     sp_rmtree(dir);
 }
 
+/* The cfdb-server binary's --tenant-mode: \xff/conf/tenant_mode at start, so a client's
+ * first ClientDBInfo already carries the mode */
+static void test_tenant_mode_option(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cfdb-tmode-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *extra[] = { "--tenant-mode", "required", NULL };
+    sp_proc p;
+    assert_int_equal(sp_start(&p, CFDB_SERVER_BIN, dir, NULL, extra), 0);
+    cfdb_loop *loop = cfdb_loop_create();
+    wc w;
+    memset(&w, 0, sizeof w);
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    assert_int_equal(wc_connect(&w, loop, p.port), 0);
+    cfdb_client_db_info info;
+    assert_int_equal(wc_open_database(&w, p.key, &info, &a), 0);
+    assert_int_equal(info.tenantMode.mode, 2);
+    wc_close(&w);
+    cfdb_arena_free(&a);
+    cfdb_loop_destroy(loop);
+    sp_kill9(&p);
+    sp_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conf_published),     cmocka_unit_test(test_tenant_mode_flag),
         cmocka_unit_test(test_database_lock),      cmocka_unit_test(test_workers_and_status),
-        cmocka_unit_test(test_durable_config),
+        cmocka_unit_test(test_durable_config),     cmocka_unit_test(test_tenant_mode_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
