@@ -324,7 +324,7 @@ static void test_rename_and_groups(void **state)
     assert_int_equal(read_sys("\xff/tenant/tenantGroup/map/g1", SL("\xff/tenant/tenantGroup/map/g1"), &present, buf, sizeof buf, &len), 0);
     assert_true(present);
     /* an unknown parameter: invalid_tenant_configuration */
-    static const char bad[] = "\xff\xff/management/tenant/configure/\x01new\x00\x01colour\x00";
+    static const char bad[] = "\xff\xff/management/tenant/configure/\x01new\x00\x01" "colour\x00";
     assert_int_equal(manage(bad, (int)sizeof bad - 1, "x", 1), 2140);
     /* deleting the group's last tenant removes the group */
     assert_int_equal(delete("new"), 0);
