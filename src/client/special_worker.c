@@ -368,7 +368,8 @@ static cfdb_future *start(sk_job *j, cfdb_future_kind kind)
         free(j);
         return txn_future_no_memory(kind);
     }
-    cfdb_future_ref(j->f);
+    cfdb_future *f = j->f; /* the job may be gone as soon as its thread runs */
+    cfdb_future_ref(f);
     txn_ref(j->tx);
     pthread_attr_t attr;
     pthread_t t;
@@ -376,7 +377,6 @@ static cfdb_future *start(sk_job *j, cfdb_future_kind kind)
     ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
     ok = ok && pthread_create(&t, &attr, job_main, j) == 0;
     pthread_attr_destroy(&attr);
-    cfdb_future *f = j->f;
     if (!ok) {
         cfdb_future_complete(f, CFDB_ERR_UNKNOWN_ERROR);
         cfdb_future_unref(f);
