@@ -22,6 +22,7 @@
 #include "cfdb/object_cache.h"
 #include "ryw.h"
 #include "special_keys.h"
+#include "tenant.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"
@@ -105,6 +106,8 @@ static void txn_free_task(void *arg)
         cfdb_future_unref(tx->versionstamp_future);
         tx->versionstamp_future = NULL;
     }
+    if (tx->tenant)
+        cfdb_tenant_unref(tx->tenant);
     cfdb_db_user_unref(tx->db);
     if (cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
         cfdb_ryw_reset(&tx->ryw);
@@ -169,7 +172,20 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     cfdb_task_init(&tx->after_reset_task, txn_after_reset, tx);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
+    tx->tenant_id = -1;
     cfdb_db_apply_defaults(db, tx, apply_default);
+    return tx;
+}
+
+/* fdb_tenant_create_transaction: the transaction keeps its tenant (and so the tenant's
+ * database) alive. */
+cfdb_txn *cfdb_txn_create_in_tenant(cfdb_tenant *t)
+{
+    cfdb_txn *tx = cfdb_txn_create(cfdb_tenant_db(t));
+    if (!tx)
+        return NULL;
+    cfdb_tenant_ref(t);
+    tx->tenant = t;
     return tx;
 }
 
@@ -221,13 +237,29 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     case FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE: o->priority_system_immediate = true; break;
     case FDB_TR_OPTION_PRIORITY_BATCH: o->priority_batch = true; break;
     case FDB_TR_OPTION_INITIALIZE_NEW_DATABASE:
-    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
         o->access_system_keys = o->read_system_keys = true;
         atomic_store(&tx->sys_readable, true);
         break;
+    /* NativeAPI: the system-key options imply raw access (no tenant checks, no tenant), and a
+     * tenant's transaction refuses them (invalid_option), as it refuses provisional proxies */
+    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
     case FDB_TR_OPTION_READ_SYSTEM_KEYS:
-        o->read_system_keys = true;
-        atomic_store(&tx->sys_readable, true);
+    case FDB_TR_OPTION_RAW_ACCESS:
+        if (tx->tenant) {
+            rc = CFDB_ERR_INVALID_OPTION;
+            break;
+        }
+        o->raw_access = true;
+        if (option == FDB_TR_OPTION_ACCESS_SYSTEM_KEYS)
+            o->access_system_keys = true;
+        if (option != FDB_TR_OPTION_RAW_ACCESS) {
+            o->read_system_keys = true;
+            atomic_store(&tx->sys_readable, true);
+        }
+        break;
+    case FDB_TR_OPTION_USE_PROVISIONAL_PROXIES:
+        if (tx->tenant)
+            rc = CFDB_ERR_INVALID_OPTION;
         break;
     case FDB_TR_OPTION_TIMEOUT:
         if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
@@ -475,7 +507,8 @@ static void grv_start(op *o)
     txn_need_read_version(o->tx, &o->w);
 }
 
-static const txn_op_kind grv_kind = { .name = "get_read_version", .start = grv_start };
+/* getReadVersion waits for no tenant (TransactionState::getReadVersion, not startTransaction) */
+static const txn_op_kind grv_kind = { .name = "get_read_version", .flags = TXN_OP_TENANT_NONE, .start = grv_start };
 
 cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {

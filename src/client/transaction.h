@@ -27,6 +27,7 @@ typedef struct cfdb_txn_options {
     bool read_your_writes_disable;
     bool snapshot_ryw_disable;
     bool access_system_keys;
+    bool raw_access;         /* RAW_ACCESS, READ_/ACCESS_SYSTEM_KEYS: no tenant checks */
     bool read_system_keys;
     bool lock_aware;
     bool priority_batch;
@@ -42,6 +43,9 @@ typedef struct cfdb_txn_options {
 } cfdb_txn_options;
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db);
+struct cfdb_tenant;
+/* A transaction of a tenant: its keys are relative to the tenant's prefix (tenant.h). */
+cfdb_txn *cfdb_txn_create_in_tenant(struct cfdb_tenant *t);
 /* The application's destroy: pending operations are cancelled. */
 void cfdb_txn_destroy(cfdb_txn *tx);
 

@@ -33,7 +33,7 @@ void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out)
     out->commitProxies.count = 1;
     out->id = s->client_info_id;
     out->clusterId = s->cluster_id_uid;
-    out->tenantMode.mode = 0;
+    out->tenantMode.mode = (uint32_t)s->tenant_mode;
     out->clusterType = 0;
 }
 

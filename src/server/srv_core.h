@@ -94,6 +94,7 @@ struct srv_parked {
     uint32_t value_len;
     bool value_present;
     int32_t owner;      /* storage server index */
+    int64_t tenant;     /* watch: the tenant it was set in, -1 none */
     uint64_t deadline_ns;
 };
 
@@ -165,6 +166,7 @@ struct cfdb_server {
     cfdb_uid grv_base, commit_base, cc_base;
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
+    cfdb_uid log_id; /* the transaction log's id (\xff/logs) */
     char forward[512]; /* coordinators moved: the new connection string ("" = none) */
     srv_storage *storage;
     int nstorage;
@@ -200,6 +202,9 @@ struct cfdb_server {
     /* counters (status) */
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
+    /* configuration (db_config.c) */
+    int tenant_mode; /* TenantMode: 0 disabled, 1 optional, 2 required */
+    bool db_locked;  /* \xff/dbLocked set */
     bool started;
     bool cluster_file_written;
 };
