@@ -387,6 +387,8 @@ int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
     const sk_impl *m = sk_find_write_impl(key);
     if (!m)
         return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
+    if (tx->tenant) /* no writable implementation supports tenants */
+        return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     cfdb_sk_state *st = state(tx);
     if (!st)
         return CFDB_ERR_UNKNOWN_ERROR;
@@ -433,6 +435,8 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
         if (!m)
             return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
     }
+    if (tx->tenant)
+        return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     int rc = 0;
     cfdb_sk_state *st = state(tx);
     if (!st) {
@@ -537,6 +541,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         return error_message(tx);
     case M_MANAGEMENT:
     case M_CONFIGURATION: {
+        if (tx->tenant) /* their implementations do not support tenants */
+            return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
         if (!after)
             return txn_future_no_memory(CFDB_FUTURE_VALUE);
@@ -583,6 +589,8 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
         if (cfdb_bytes_cmp(begin, end) >= 0)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
+        if (tx->tenant)
+            return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         return m == M_MANAGEMENT ? sk_async_read(tx, sk_management_impls, sk_management_impl_count, begin, end,
                                                  limit, reverse, false)
                                  : sk_async_read(tx, sk_configuration_impls, sk_configuration_impl_count, begin,

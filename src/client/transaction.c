@@ -307,7 +307,6 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     case FDB_TR_OPTION_SKIP_GRV_CACHE: o->skip_grv_cache = true; break;
     case FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES: o->special_key_space_enable_writes = true; break;
     case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED: o->special_key_space_relaxed = true; break;
-    case FDB_TR_OPTION_RAW_ACCESS: o->raw_access = true; break;
     default:
         break;
     }

@@ -39,7 +39,6 @@ typedef struct cfdb_txn_options {
     /* special key space (special_keys.c) */
     bool special_key_space_enable_writes; /* SPECIAL_KEY_SPACE_ENABLE_WRITES */
     bool special_key_space_relaxed;       /* SPECIAL_KEY_SPACE_RELAXED */
-    bool raw_access;                      /* RAW_ACCESS */
 } cfdb_txn_options;
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db);

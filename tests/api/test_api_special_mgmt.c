@@ -116,6 +116,16 @@ static void test_lock_unlock(void **state)
                                         0xff, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00 };
     assert_memory_equal(raw + 10, halves, 16);
     fdb_transaction_destroy(tr);
+    /* locked: a transaction that is not LOCK_AWARE fails with database_locked, one that is
+     * commits */
+    tr = api_tr();
+    fdb_transaction_set(tr, S("mgmt/k"), 6, S("v"), 1);
+    assert_int_equal(api_commit(tr), 1038);
+    fdb_transaction_reset(tr);
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_LOCK_AWARE, NULL, 0);
+    fdb_transaction_set(tr, S("mgmt/k"), 6, S("v"), 1);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
     /* the same UID again: nothing to do; another: database_locked */
     assert_int_equal(manage(MG "db_locked", SL(MG "db_locked"), uid, SL(uid)), 0);
     assert_int_equal(manage(MG "db_locked", SL(MG "db_locked"), "ffffffffffffffffffffffffffffffff", 32), 1038);
@@ -149,6 +159,10 @@ static void test_lock_unlock(void **state)
     fdb_transaction_destroy(tr);
     assert_int_equal(sget(MG "db_locked", SL(MG "db_locked"), &present, v, sizeof v), 0);
     assert_false(present);
+    tr = api_tr();
+    fdb_transaction_set(tr, S("mgmt/k"), 6, S("w"), 1);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
 }
 
 static void test_consistency_check(void **state)
