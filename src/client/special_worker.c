@@ -217,6 +217,8 @@ static void grant_system_access(sk_job *j)
     j->saved_read = tx->opt.read_system_keys;
     j->saved_readable = atomic_load(&tx->sys_readable);
     tx->opt.access_system_keys = tx->opt.read_system_keys = true;
+    /* the module code's RAW_ACCESS, which libfdb_c leaves set on the transaction */
+    tx->opt.raw_access = true;
     atomic_store(&tx->sys_readable, true);
     pthread_mutex_unlock(&tx->mu);
 }

@@ -179,6 +179,10 @@ static void test_tenants_disabled(void **state)
     assert_int_equal(create("nope"), 2136);
     tenant_mode("0");
     assert_int_equal(create("nope"), 2136);
+    /* tenant mode required: the management transaction works in raw access */
+    tenant_mode("2");
+    assert_int_equal(create("required"), 0);
+    assert_int_equal(delete("required"), 0);
     tenant_mode("1");
 }
 
