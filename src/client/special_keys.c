@@ -19,7 +19,7 @@
 
 #include "cfdb/errors.h"
 #include "database.h"
-#include "json_writer.h"
+#include <stdio.h>
 #include "special_keys.h"
 #include "special_keys_internal.h"
 #include "txn_internal.h"
@@ -320,30 +320,49 @@ static const sk_impl *write_impl_before(cfdb_bytes end)
     return m;
 }
 
-int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message)
+/* json_spirit's string escaping with raw_utf8: \" \\ \b \f \n \r \t, other control bytes as
+ * \u00XX, every other byte as is. Returns the length written (out: 6 * strlen(s) + 1). */
+static size_t json_escape(const char *s, char *out)
 {
-    cfdb_json j;
-    cfdb_json_init(&j);
-    cfdb_json_begin_object(&j);
-    cfdb_json_key(&j, "command");
-    cfdb_json_string(&j, command);
-    cfdb_json_key(&j, "message");
-    cfdb_json_string(&j, message);
-    cfdb_json_key(&j, "retriable");
-    cfdb_json_bool(&j, retriable);
-    cfdb_json_end_object(&j);
-    pthread_mutex_lock(&tx->mu);
-    if (!j.failed && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
-        char *m = malloc(j.len + 1);
-        if (m) {
-            memcpy(m, j.buf, j.len);
-            m[j.len] = 0;
-            free(tx->sk->error_msg);
-            tx->sk->error_msg = m;
+    size_t o = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                      : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+        if (e) {
+            memcpy(out + o, e, 2);
+            o += 2;
+        } else if (c < 0x20) {
+            o += (size_t)snprintf(out + o, 7, "\\u%04X", c);
+        } else {
+            out[o++] = (char)c;
         }
     }
+    out[o] = 0;
+    return o;
+}
+
+int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message)
+{
+    /* ManagementAPIError::toJsonString: {"command":..,"message":..,"retriable":..} */
+    size_t cap = 6 * (strlen(command) + strlen(message)) + 64;
+    char *m = malloc(cap), *ce = malloc(6 * strlen(command) + 1), *me = malloc(6 * strlen(message) + 1);
+    if (m && ce && me) {
+        json_escape(command, ce);
+        json_escape(message, me);
+        snprintf(m, cap, "{\"command\":\"%s\",\"message\":\"%s\",\"retriable\":%s}", ce, me,
+                 retriable ? "true" : "false");
+    }
+    free(ce);
+    free(me);
+    pthread_mutex_lock(&tx->mu);
+    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
+        free(tx->sk->error_msg);
+        tx->sk->error_msg = m;
+        m = NULL;
+    }
     pthread_mutex_unlock(&tx->mu);
-    cfdb_json_free(&j);
+    free(m);
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
 

@@ -15,14 +15,21 @@
  *                                IgnoreSSFailures
  *   options/                     the management options written in this transaction
  *   tenant/                      special_tenant_map.c
+ *                                excluded/ and failed/ commit: set addresses join \xff/conf/<same>/
+ *                                (with options/<same>/force; without it libfdb_c's free-space
+ *                                and safety checks are not done by cfdb: 2108), cleared ones
+ *                                leave it, with the version keys \xff/conf/excluded, /failed
  * Not answered (2108): auto_coordinators, in_progress_exclusion/, min_required_commit_version,
- * profiling/, version_epoch, and the commit of exclusions and includes. */
+ * profiling/, version_epoch, the commit of the locality exclusions. */
+#define _GNU_SOURCE /* memmem */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfdb/errors.h"
 #include "cfdb/mutation.h"
+#include "cfdb/network_address.h"
 #include "cfdb/protocol_version.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
@@ -101,6 +108,151 @@ MAPPED(excluded_read, "excluded", "excluded")
 MAPPED(excluded_locality_read, "excluded_locality", "excluded_locality")
 MAPPED(failed_read, "failed", "failed")
 MAPPED(failed_locality_read, "failed_locality", "failed_locality")
+
+/* AddressExclusion::parse then toString: a whole machine ("IP") or one process ("IP:port");
+ * ":tls" is refused. Returns false for an invalid address; out gets the canonical text. */
+static bool parse_exclusion(cfdb_bytes text, char *out, size_t cap)
+{
+    char buf[128];
+    if (text.len == 0 || text.len >= sizeof buf)
+        return false;
+    memcpy(buf, text.ptr, text.len);
+    buf[text.len] = 0;
+    uint8_t ip[16];
+    if (inet_pton(AF_INET, buf, ip) == 1 || inet_pton(AF_INET6, buf, ip) == 1) {
+        int v6 = strchr(buf, ':') != NULL;
+        return inet_ntop(v6 ? AF_INET6 : AF_INET, ip, out, (socklen_t)cap) != NULL;
+    }
+    cfdb_network_address na;
+    uint8_t v6[16];
+    if (cfdb_network_address_parse(buf, text.len, &na, v6) || (na.flags & CFDB_ADDR_FLAG_TLS) || na.fromHostname)
+        return false;
+    cfdb_network_address_format(&na, out, cap);
+    return true;
+}
+
+/* excludeCommitActor / includeServers (SpecialKeySpace.actor.cpp): the addresses set under
+ * excluded/ (failed/) join \xff/conf/excluded/ (failed/) with a new version key; cleared ones
+ * leave it. Without options/<excluded|failed>/force the libfdb_c commit first checks the
+ * cluster's free space (from status json) and, for failed, the safety of the exclusion with
+ * the commit proxies: cfdb does neither, so an exclusion without force answers 2108. */
+static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, bool failed)
+{
+    const char *sk = failed ? SK_MGMT "failed/" : SK_MGMT "excluded/";
+    const char *sk_end = failed ? SK_MGMT "failed0" : SK_MGMT "excluded0";
+    const char *sys = failed ? "\xff/conf/failed/" : "\xff/conf/excluded/";
+    const char *sys_end = failed ? "\xff/conf/failed0" : "\xff/conf/excluded0";
+    cfdb_bytes version_key = failed ? CFDB_BYTES_LIT("\xff/conf/failed") : CFDB_BYTES_LIT("\xff/conf/excluded");
+    const char *command = failed ? "exclude failed" : "exclude";
+    sk_entries w;
+    int rc = sk_collect(tx, cfdb_bytes_str(sk), cfdb_bytes_str(sk_end), a, &w);
+    if (rc)
+        return rc;
+    size_t skl = strlen(sk), nadd = 0;
+    char(*addrs)[128] = cfdb_arena_alloc(a, (w.n + 1) * sizeof *addrs);
+    if (!addrs)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    for (size_t i = 0; i < w.n; i++) {
+        if (!w.items[i].has_value)
+            continue;
+        cfdb_bytes text = cfdb_bytes_make(w.items[i].begin.ptr + skl, w.items[i].begin.len - skl);
+        if (!parse_exclusion(text, addrs[nadd], sizeof addrs[nadd])) {
+            char msg[512];
+            int tls = memmem(text.ptr, text.len, ":tls", 4) != NULL;
+            snprintf(msg, sizeof msg, "ERROR: '%.*s' is not a valid network endpoint address\n%s",
+                     (int)(text.len < 200 ? text.len : 200), (const char *)text.ptr,
+                     tls ? "        Do not include the `:tls' suffix when naming a process\n" : "");
+            return sk_api_failure(tx, false, command, msg);
+        }
+        nadd++;
+    }
+    bool written = false, forced = false;
+    cfdb_bytes fv;
+    rc = own_write(tx, a, failed ? CFDB_BYTES_LIT(SK_MGMT "options/failed/force")
+                                 : CFDB_BYTES_LIT(SK_MGMT "options/excluded/force"),
+                   &written, &forced, &fv);
+    if (rc)
+        return rc;
+    if (nadd && !(written && forced))
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    char version[33];
+    cfdb_uid u = { (uint64_t)rand() << 32 ^ (uint64_t)rand(), (uint64_t)rand() << 32 ^ (uint64_t)rand() };
+    cfdb_uid_format(u, version);
+    /* excludeServers: the new ones only */
+    if (nadd) {
+        skw_set_option(tx, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE);
+        skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
+        sk_rows have;
+        if ((rc = skw_range(tx, cfdb_bytes_str(sys), cfdb_bytes_str(sys_end), 0, a, &have)))
+            return rc;
+        bool any_new = false;
+        for (size_t i = 0; i < nadd && !rc; i++) {
+            cfdb_bytes k = join(a, sys, cfdb_bytes_str(addrs[i]));
+            if (!k.ptr)
+                return CFDB_ERR_UNKNOWN_ERROR;
+            bool known = false;
+            for (int h = 0; h < have.n && !known; h++)
+                known = cfdb_bytes_eq(k, cfdb_bytes_make(have.items[h].key, (size_t)have.items[h].key_length));
+            if (!known) {
+                any_new = true;
+                rc = skw_set(tx, k, CFDB_BYTES_LIT(""));
+            }
+        }
+        if (!rc && any_new) {
+            uint8_t end[64];
+            memcpy(end, version_key.ptr, version_key.len);
+            end[version_key.len] = 0;
+            rc = skw_read_conflict(tx, version_key, cfdb_bytes_make(end, version_key.len + 1));
+            if (!rc)
+                rc = skw_set(tx, version_key, cfdb_bytes_str(version));
+        }
+        if (rc)
+            return rc;
+    }
+    /* includeServers: every cleared range of excluded/ and failed/ */
+    skw_set_option(tx, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE);
+    skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
+    skw_set_option(tx, FDB_TR_OPTION_CAUSAL_WRITE_RISKY);
+    for (int f = 0; f < 2 && !rc; f++) {
+        const char *isk = f ? SK_MGMT "failed/" : SK_MGMT "excluded/";
+        const char *isys = f ? "\xff/conf/failed/" : "\xff/conf/excluded/";
+        cfdb_bytes ivk = f ? CFDB_BYTES_LIT("\xff/conf/failed") : CFDB_BYTES_LIT("\xff/conf/excluded");
+        sk_entries c;
+        rc = sk_collect(tx, cfdb_bytes_str(isk), f ? CFDB_BYTES_LIT(SK_MGMT "failed0") : CFDB_BYTES_LIT(SK_MGMT "excluded0"),
+                        a, &c);
+        size_t il = strlen(isk);
+        for (size_t i = 0; i < c.n && !rc; i++) {
+            if (c.items[i].has_value)
+                continue;
+            uint8_t end[64];
+            memcpy(end, ivk.ptr, ivk.len);
+            end[ivk.len] = 0;
+            rc = skw_read_conflict(tx, ivk, cfdb_bytes_make(end, ivk.len + 1));
+            if (!rc)
+                rc = skw_set(tx, ivk, cfdb_bytes_str(version));
+            /* the cleared special range, decoded onto \xff/conf/ */
+            cfdb_bytes b = join(a, isys, cfdb_bytes_make(c.items[i].begin.ptr + il, c.items[i].begin.len - il));
+            cfdb_bytes e = c.items[i].end.len >= il && memcmp(c.items[i].end.ptr, isk, il) == 0
+                               ? join(a, isys, cfdb_bytes_make(c.items[i].end.ptr + il, c.items[i].end.len - il))
+                               : (f ? CFDB_BYTES_LIT("\xff/conf/failed0") : CFDB_BYTES_LIT("\xff/conf/excluded0"));
+            if (!b.ptr || !e.ptr)
+                return CFDB_ERR_UNKNOWN_ERROR;
+            if (!rc)
+                rc = skw_clear(tx, b, e);
+        }
+    }
+    return rc;
+}
+
+static int excluded_commit(cfdb_txn *tx, cfdb_arena *a)
+{
+    return exclusion_commit(tx, a, false);
+}
+
+static int failed_commit(cfdb_txn *tx, cfdb_arena *a)
+{
+    return exclusion_commit(tx, a, true);
+}
 
 /* ---- options/ ---- */
 
@@ -394,9 +546,9 @@ const sk_impl sk_management_impls[] = {
     K("consistency_check_suspended", cc_read, cc_commit, true),
     R("data_distribution/", "data_distribution0", dd_read, NULL, true, SK_W_DEFAULT),
     K("db_locked", lock_read, lock_commit, true),
-    R("excluded/", "excluded0", excluded_read, NULL, true, SK_W_IGNORE_VALUE),
+    R("excluded/", "excluded0", excluded_read, excluded_commit, true, SK_W_IGNORE_VALUE),
     R("excluded_locality/", "excluded_locality0", excluded_locality_read, NULL, true, SK_W_IGNORE_VALUE),
-    R("failed/", "failed0", failed_read, NULL, true, SK_W_IGNORE_VALUE),
+    R("failed/", "failed0", failed_read, failed_commit, true, SK_W_IGNORE_VALUE),
     R("failed_locality/", "failed_locality0", failed_locality_read, NULL, true, SK_W_IGNORE_VALUE),
     R("in_progress_exclusion/", "in_progress_exclusion0", NULL, NULL, false, SK_W_DEFAULT),
     R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),

@@ -221,6 +221,63 @@ static void test_exclusions_listed(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* read the system key (NULL: absent) */
+static bool sys_present(const char *key, int klen)
+{
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+    int present = 0;
+    assert_int_equal(api_get(tr, key, klen, 0, &present, NULL, 0, NULL), 0);
+    fdb_transaction_destroy(tr);
+    return present;
+}
+
+static void test_exclude_include(void **state)
+{
+    (void)state;
+    /* without the force option cfdb does not run libfdb_c's free-space check: 2108 */
+    assert_int_equal(manage(MG "excluded/10.1.1.1:4500", SL(MG "excluded/10.1.1.1:4500"), "", 0), 2108);
+    assert_false(sys_present("\xff/conf/excluded/10.1.1.1:4500", SL("\xff/conf/excluded/10.1.1.1:4500")));
+    /* with it: \xff/conf/excluded/<address> and a new version key */
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
+    fdb_transaction_set(tr, S(MG "options/excluded/force"), SL(MG "options/excluded/force"), S(""), 0);
+    fdb_transaction_set(tr, S(MG "excluded/10.1.1.1:4500"), SL(MG "excluded/10.1.1.1:4500"), S(""), 0);
+    fdb_transaction_set(tr, S(MG "excluded/10.1.1.2"), SL(MG "excluded/10.1.1.2"), S(""), 0);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    assert_true(sys_present("\xff/conf/excluded/10.1.1.1:4500", SL("\xff/conf/excluded/10.1.1.1:4500")));
+    assert_true(sys_present("\xff/conf/excluded/10.1.1.2", SL("\xff/conf/excluded/10.1.1.2")));
+    assert_true(sys_present("\xff/conf/excluded", SL("\xff/conf/excluded")));
+    /* an address that does not parse: 2117 and libfdb_c's message */
+    tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
+    fdb_transaction_set(tr, S(MG "options/excluded/force"), SL(MG "options/excluded/force"), S(""), 0);
+    fdb_transaction_set(tr, S(MG "excluded/10.1.1.3:4500:tls"), SL(MG "excluded/10.1.1.3:4500:tls"), S(""), 0);
+    assert_int_equal(api_commit(tr), 2117);
+    int present, len;
+    char msg[512];
+    assert_int_equal(api_get(tr, "\xff\xff/error_message", SL("\xff\xff/error_message"), 0, &present, msg,
+                             sizeof msg - 1, &len),
+                     0);
+    msg[len] = 0;
+    assert_string_equal(msg, "{\"command\":\"exclude\",\"message\":\"ERROR: '10.1.1.3:4500:tls' is not a valid "
+                             "network endpoint address\\n        Do not include the `:tls' suffix when naming a "
+                             "process\\n\",\"retriable\":false}");
+    fdb_transaction_destroy(tr);
+    /* include: a clear takes the address out */
+    assert_int_equal(manage(MG "excluded/10.1.1.2", SL(MG "excluded/10.1.1.2"), NULL, 0), 0);
+    assert_false(sys_present("\xff/conf/excluded/10.1.1.2", SL("\xff/conf/excluded/10.1.1.2")));
+    assert_true(sys_present("\xff/conf/excluded/10.1.1.1:4500", SL("\xff/conf/excluded/10.1.1.1:4500")));
+    /* include all: a range clear */
+    tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
+    fdb_transaction_clear_range(tr, S(MG "excluded/"), SL(MG "excluded/"), S(MG "excluded0"), SL(MG "excluded0"));
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    assert_false(sys_present("\xff/conf/excluded/10.1.1.1:4500", SL("\xff/conf/excluded/10.1.1.1:4500")));
+}
+
 static void test_maintenance_and_dd(void **state)
 {
     (void)state;
@@ -322,7 +379,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lock_unlock),         cmocka_unit_test(test_consistency_check),
-        cmocka_unit_test(test_exclusions_listed),   cmocka_unit_test(test_maintenance_and_dd),
+        cmocka_unit_test(test_exclusions_listed),   cmocka_unit_test(test_exclude_include),
+        cmocka_unit_test(test_maintenance_and_dd),
         cmocka_unit_test(test_coordinators_read),   cmocka_unit_test(test_modules_not_answered),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
