@@ -15,12 +15,12 @@
  *                                IgnoreSSFailures
  *   options/                     the management options written in this transaction
  *   tenant/                      special_tenant_map.c
- *                                excluded/ and failed/ commit: set addresses join \xff/conf/<same>/
+ *                                the four commits: set addresses / localities join \xff/conf/<same>/
  *                                (with options/<same>/force; without it libfdb_c's free-space
  *                                and safety checks are not done by cfdb: 2108), cleared ones
  *                                leave it, with the version keys \xff/conf/excluded, /failed
  * Not answered (2108): auto_coordinators, in_progress_exclusion/, min_required_commit_version,
- * profiling/, version_epoch, the commit of the locality exclusions. */
+ * profiling/, version_epoch. */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -131,110 +131,58 @@ static bool parse_exclusion(cfdb_bytes text, char *out, size_t cap)
     return true;
 }
 
-/* excludeCommitActor / includeServers (SpecialKeySpace.actor.cpp): the addresses set under
- * excluded/ (failed/) join \xff/conf/excluded/ (failed/) with a new version key; cleared ones
- * leave it. Without options/<excluded|failed>/force the libfdb_c commit first checks the
- * cluster's free space (from status json) and, for failed, the safety of the exclusion with
- * the commit proxies: cfdb does neither, so an exclusion without force answers 2108. */
-static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, bool failed)
+/* The four exclusion implementations: special range, \xff/conf/ range, version key, force
+ * option, command name; addresses (excluded/, failed/) or localities (..._locality/). */
+typedef struct exclusion_kind {
+    const char *sk, *sk_end, *sys, *sys_end, *version_key, *force, *command;
+    bool locality;
+} exclusion_kind;
+
+static const exclusion_kind exclusion_kinds[4] = {
+    { SK_MGMT "excluded/", SK_MGMT "excluded0", "\xff/conf/excluded/", "\xff/conf/excluded0", "\xff/conf/excluded",
+      SK_MGMT "options/excluded/force", "exclude", false },
+    { SK_MGMT "failed/", SK_MGMT "failed0", "\xff/conf/failed/", "\xff/conf/failed0", "\xff/conf/failed",
+      SK_MGMT "options/failed/force", "exclude failed", false },
+    { SK_MGMT "excluded_locality/", SK_MGMT "excluded_locality0", "\xff/conf/excluded_locality/",
+      "\xff/conf/excluded_locality0", "\xff/conf/excluded_locality", SK_MGMT "options/excluded_locality/force",
+      "exclude", true },
+    { SK_MGMT "failed_locality/", SK_MGMT "failed_locality0", "\xff/conf/failed_locality/",
+      "\xff/conf/failed_locality0", "\xff/conf/failed_locality", SK_MGMT "options/failed_locality/force",
+      "exclude failed", true },
+};
+
+static int set_version_key(cfdb_txn *tx, const char *key, const char *version)
 {
-    const char *sk = failed ? SK_MGMT "failed/" : SK_MGMT "excluded/";
-    const char *sk_end = failed ? SK_MGMT "failed0" : SK_MGMT "excluded0";
-    const char *sys = failed ? "\xff/conf/failed/" : "\xff/conf/excluded/";
-    const char *sys_end = failed ? "\xff/conf/failed0" : "\xff/conf/excluded0";
-    cfdb_bytes version_key = failed ? CFDB_BYTES_LIT("\xff/conf/failed") : CFDB_BYTES_LIT("\xff/conf/excluded");
-    const char *command = failed ? "exclude failed" : "exclude";
-    sk_entries w;
-    int rc = sk_collect(tx, cfdb_bytes_str(sk), cfdb_bytes_str(sk_end), a, &w);
-    if (rc)
-        return rc;
-    size_t skl = strlen(sk), nadd = 0;
-    char(*addrs)[128] = cfdb_arena_alloc(a, (w.n + 1) * sizeof *addrs);
-    if (!addrs)
-        return CFDB_ERR_UNKNOWN_ERROR;
-    for (size_t i = 0; i < w.n; i++) {
-        if (!w.items[i].has_value)
-            continue;
-        cfdb_bytes text = cfdb_bytes_make(w.items[i].begin.ptr + skl, w.items[i].begin.len - skl);
-        if (!parse_exclusion(text, addrs[nadd], sizeof addrs[nadd])) {
-            char msg[512];
-            int tls = memmem(text.ptr, text.len, ":tls", 4) != NULL;
-            snprintf(msg, sizeof msg, "ERROR: '%.*s' is not a valid network endpoint address\n%s",
-                     (int)(text.len < 200 ? text.len : 200), (const char *)text.ptr,
-                     tls ? "        Do not include the `:tls' suffix when naming a process\n" : "");
-            return sk_api_failure(tx, false, command, msg);
-        }
-        nadd++;
-    }
-    bool written = false, forced = false;
-    cfdb_bytes fv;
-    rc = own_write(tx, a, failed ? CFDB_BYTES_LIT(SK_MGMT "options/failed/force")
-                                 : CFDB_BYTES_LIT(SK_MGMT "options/excluded/force"),
-                   &written, &forced, &fv);
-    if (rc)
-        return rc;
-    if (nadd && !(written && forced))
-        return CFDB_ERR_UNSUPPORTED_OPERATION;
-    char version[33];
-    cfdb_uid u = { (uint64_t)rand() << 32 ^ (uint64_t)rand(), (uint64_t)rand() << 32 ^ (uint64_t)rand() };
-    cfdb_uid_format(u, version);
-    /* excludeServers: the new ones only */
-    if (nadd) {
-        skw_set_option(tx, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE);
-        skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
-        sk_rows have;
-        if ((rc = skw_range(tx, cfdb_bytes_str(sys), cfdb_bytes_str(sys_end), 0, a, &have)))
-            return rc;
-        bool any_new = false;
-        for (size_t i = 0; i < nadd && !rc; i++) {
-            cfdb_bytes k = join(a, sys, cfdb_bytes_str(addrs[i]));
-            if (!k.ptr)
-                return CFDB_ERR_UNKNOWN_ERROR;
-            bool known = false;
-            for (int h = 0; h < have.n && !known; h++)
-                known = cfdb_bytes_eq(k, cfdb_bytes_make(have.items[h].key, (size_t)have.items[h].key_length));
-            if (!known) {
-                any_new = true;
-                rc = skw_set(tx, k, CFDB_BYTES_LIT(""));
-            }
-        }
-        if (!rc && any_new) {
-            uint8_t end[64];
-            memcpy(end, version_key.ptr, version_key.len);
-            end[version_key.len] = 0;
-            rc = skw_read_conflict(tx, version_key, cfdb_bytes_make(end, version_key.len + 1));
-            if (!rc)
-                rc = skw_set(tx, version_key, cfdb_bytes_str(version));
-        }
-        if (rc)
-            return rc;
-    }
-    /* includeServers: every cleared range of excluded/ and failed/ */
+    uint8_t end[64];
+    size_t n = strlen(key);
+    memcpy(end, key, n);
+    end[n] = 0;
+    int rc = skw_read_conflict(tx, cfdb_bytes_make(key, n), cfdb_bytes_make(end, n + 1));
+    return rc ? rc : skw_set(tx, cfdb_bytes_make(key, n), cfdb_bytes_str(version));
+}
+
+/* includeServers / includeLocalities: every cleared range of the two kinds k0, k1 */
+static int include_cleared(cfdb_txn *tx, cfdb_arena *a, const exclusion_kind *k0, const exclusion_kind *k1,
+                           const char *version)
+{
     skw_set_option(tx, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE);
     skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
     skw_set_option(tx, FDB_TR_OPTION_CAUSAL_WRITE_RISKY);
+    int rc = 0;
     for (int f = 0; f < 2 && !rc; f++) {
-        const char *isk = f ? SK_MGMT "failed/" : SK_MGMT "excluded/";
-        const char *isys = f ? "\xff/conf/failed/" : "\xff/conf/excluded/";
-        cfdb_bytes ivk = f ? CFDB_BYTES_LIT("\xff/conf/failed") : CFDB_BYTES_LIT("\xff/conf/excluded");
+        const exclusion_kind *k = f ? k1 : k0;
         sk_entries c;
-        rc = sk_collect(tx, cfdb_bytes_str(isk), f ? CFDB_BYTES_LIT(SK_MGMT "failed0") : CFDB_BYTES_LIT(SK_MGMT "excluded0"),
-                        a, &c);
-        size_t il = strlen(isk);
+        rc = sk_collect(tx, cfdb_bytes_str(k->sk), cfdb_bytes_str(k->sk_end), a, &c);
+        size_t il = strlen(k->sk);
         for (size_t i = 0; i < c.n && !rc; i++) {
             if (c.items[i].has_value)
                 continue;
-            uint8_t end[64];
-            memcpy(end, ivk.ptr, ivk.len);
-            end[ivk.len] = 0;
-            rc = skw_read_conflict(tx, ivk, cfdb_bytes_make(end, ivk.len + 1));
-            if (!rc)
-                rc = skw_set(tx, ivk, cfdb_bytes_str(version));
+            rc = set_version_key(tx, k->version_key, version);
             /* the cleared special range, decoded onto \xff/conf/ */
-            cfdb_bytes b = join(a, isys, cfdb_bytes_make(c.items[i].begin.ptr + il, c.items[i].begin.len - il));
-            cfdb_bytes e = c.items[i].end.len >= il && memcmp(c.items[i].end.ptr, isk, il) == 0
-                               ? join(a, isys, cfdb_bytes_make(c.items[i].end.ptr + il, c.items[i].end.len - il))
-                               : (f ? CFDB_BYTES_LIT("\xff/conf/failed0") : CFDB_BYTES_LIT("\xff/conf/excluded0"));
+            cfdb_bytes b = join(a, k->sys, cfdb_bytes_make(c.items[i].begin.ptr + il, c.items[i].begin.len - il));
+            cfdb_bytes e = c.items[i].end.len >= il && memcmp(c.items[i].end.ptr, k->sk, il) == 0
+                               ? join(a, k->sys, cfdb_bytes_make(c.items[i].end.ptr + il, c.items[i].end.len - il))
+                               : cfdb_bytes_str(k->sys_end);
             if (!b.ptr || !e.ptr)
                 return CFDB_ERR_UNKNOWN_ERROR;
             if (!rc)
@@ -244,14 +192,103 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, bool failed)
     return rc;
 }
 
+/* excludeCommitActor / excludeLocalityCommitActor (SpecialKeySpace.actor.cpp): what is set
+ * joins \xff/conf/<kind>/ with a new version key (excludeServers / excludeLocalities: the new
+ * ones only), then the clears of both kinds of its family are included. Without the force
+ * option libfdb_c first checks the cluster's free space from status json (and, for failed
+ * servers, the exclusion's safety with the commit proxies): cfdb does neither, so an
+ * exclusion without force answers 2108. */
+static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
+{
+    const exclusion_kind *k = &exclusion_kinds[kind];
+    sk_entries w;
+    int rc = sk_collect(tx, cfdb_bytes_str(k->sk), cfdb_bytes_str(k->sk_end), a, &w);
+    if (rc)
+        return rc;
+    size_t skl = strlen(k->sk), nadd = 0;
+    char(*items)[128] = cfdb_arena_alloc(a, (w.n + 1) * sizeof *items);
+    if (!items)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    for (size_t i = 0; i < w.n; i++) {
+        if (!w.items[i].has_value)
+            continue;
+        cfdb_bytes text = cfdb_bytes_make(w.items[i].begin.ptr + skl, w.items[i].begin.len - skl);
+        bool ok;
+        if (k->locality) {
+            ok = text.len < sizeof items[nadd] && text.len > 9 && memcmp(text.ptr, "locality_", 9) == 0 &&
+                 memchr(text.ptr, ':', text.len) != NULL;
+            if (ok) {
+                memcpy(items[nadd], text.ptr, text.len);
+                items[nadd][text.len] = 0;
+            }
+        } else {
+            ok = parse_exclusion(text, items[nadd], sizeof items[nadd]);
+        }
+        if (!ok) {
+            char msg[512];
+            int tls = !k->locality && memmem(text.ptr, text.len, ":tls", 4) != NULL;
+            snprintf(msg, sizeof msg, "ERROR: '%.*s' is not a valid %s\n%s", (int)(text.len < 200 ? text.len : 200),
+                     (const char *)text.ptr, k->locality ? "locality" : "network endpoint address",
+                     tls ? "        Do not include the `:tls' suffix when naming a process\n" : "");
+            return sk_api_failure(tx, false, k->command, msg);
+        }
+        nadd++;
+    }
+    bool written = false, forced = false;
+    cfdb_bytes fv;
+    if ((rc = own_write(tx, a, cfdb_bytes_str(k->force), &written, &forced, &fv)))
+        return rc;
+    if (nadd && !(written && forced))
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    char version[33];
+    cfdb_uid u = { (uint64_t)rand() << 32 ^ (uint64_t)rand(), (uint64_t)rand() << 32 ^ (uint64_t)rand() };
+    cfdb_uid_format(u, version);
+    if (nadd) {
+        skw_set_option(tx, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE);
+        skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
+        sk_rows have;
+        if ((rc = skw_range(tx, cfdb_bytes_str(k->sys), cfdb_bytes_str(k->sys_end), 0, a, &have)))
+            return rc;
+        bool any_new = false;
+        for (size_t i = 0; i < nadd && !rc; i++) {
+            cfdb_bytes key = join(a, k->sys, cfdb_bytes_str(items[i]));
+            if (!key.ptr)
+                return CFDB_ERR_UNKNOWN_ERROR;
+            bool known = false;
+            for (int h = 0; h < have.n && !known; h++)
+                known = cfdb_bytes_eq(key, cfdb_bytes_make(have.items[h].key, (size_t)have.items[h].key_length));
+            if (!known) {
+                any_new = true;
+                rc = skw_set(tx, key, CFDB_BYTES_LIT(""));
+            }
+        }
+        if (!rc && any_new)
+            rc = set_version_key(tx, k->version_key, version);
+        if (rc)
+            return rc;
+    }
+    return k->locality ? include_cleared(tx, a, &exclusion_kinds[2], &exclusion_kinds[3], version)
+                       : include_cleared(tx, a, &exclusion_kinds[0], &exclusion_kinds[1], version);
+}
+
 static int excluded_commit(cfdb_txn *tx, cfdb_arena *a)
 {
-    return exclusion_commit(tx, a, false);
+    return exclusion_commit(tx, a, 0);
 }
 
 static int failed_commit(cfdb_txn *tx, cfdb_arena *a)
 {
-    return exclusion_commit(tx, a, true);
+    return exclusion_commit(tx, a, 1);
+}
+
+static int excluded_locality_commit(cfdb_txn *tx, cfdb_arena *a)
+{
+    return exclusion_commit(tx, a, 2);
+}
+
+static int failed_locality_commit(cfdb_txn *tx, cfdb_arena *a)
+{
+    return exclusion_commit(tx, a, 3);
 }
 
 /* ---- options/ ---- */
@@ -547,9 +584,10 @@ const sk_impl sk_management_impls[] = {
     R("data_distribution/", "data_distribution0", dd_read, NULL, true, SK_W_DEFAULT),
     K("db_locked", lock_read, lock_commit, true),
     R("excluded/", "excluded0", excluded_read, excluded_commit, true, SK_W_IGNORE_VALUE),
-    R("excluded_locality/", "excluded_locality0", excluded_locality_read, NULL, true, SK_W_IGNORE_VALUE),
+    R("excluded_locality/", "excluded_locality0", excluded_locality_read, excluded_locality_commit, true,
+      SK_W_IGNORE_VALUE),
     R("failed/", "failed0", failed_read, failed_commit, true, SK_W_IGNORE_VALUE),
-    R("failed_locality/", "failed_locality0", failed_locality_read, NULL, true, SK_W_IGNORE_VALUE),
+    R("failed_locality/", "failed_locality0", failed_locality_read, failed_locality_commit, true, SK_W_IGNORE_VALUE),
     R("in_progress_exclusion/", "in_progress_exclusion0", NULL, NULL, false, SK_W_DEFAULT),
     R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),
     K("min_required_commit_version", NULL, NULL, true),

@@ -151,6 +151,64 @@ static void test_maintenance_and_coordinators(void **state)
     assert_null(special_value("\xff\xff/management/maintenance/zone1"));
 }
 
+static void set_sys(const char *key)
+{
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
+    fdb_transaction_set(tr, (const uint8_t *)key, (int)strlen(key), (const uint8_t *)"", 0);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+}
+
+static void test_exclude_list_and_include(void **state)
+{
+    (void)state;
+    CASES(C("exclude",
+            "There are currently no servers or localities excluded from the database.\n"
+            "To learn how to exclude a server, type `help exclude'.\n",
+            "", 0));
+    set_sys("\xff/conf/excluded/10.0.0.9:4500");
+    set_sys("\xff/conf/excluded/10.0.0.7");
+    set_sys("\xff/conf/excluded/10.0.0.7:4501");
+    set_sys("\xff/conf/failed/10.0.0.8");
+    set_sys("\xff/conf/excluded_locality/locality_zoneid:z1");
+    CASES(C("exclude",
+            "There are currently 4 servers or localities being excluded from the database:\n"
+            "  10.0.0.7\n  10.0.0.7:4501\n  10.0.0.9:4500\n  locality_zoneid:z1\n"
+            "To find out whether it is safe to remove one or more of these\n"
+            "servers from the cluster, type `exclude <addresses>'.\n"
+            "To return one of these servers to the cluster, type `include <addresses>'.\n"
+            "\n"
+            "There are currently 1 servers or localities marked as failed in the database:\n"
+            "  10.0.0.8\n"
+            "To return one of these servers to the cluster, type `include failed <addresses>'.\n",
+            "", 0),
+          /* a whole machine takes its processes with it */
+          C("include 10.0.0.7", "", "", 0), C("include locality_zoneid:z1", "", "", 0),
+          C("include 10.0.0.9:4500:tls", "        Do not include the `:tls' suffix when naming a process\n",
+            "ERROR: '10.0.0.9:4500:tls' is neither a valid network endpoint address nor a locality\n", 1),
+          C("include", "Usage: include all|[<ADDRESS...>] [locality_dcid:<excludedcid>] [locality_zoneid:<excludezoneid>] "
+                       "[locality_machineid:<excludemachineid>] [locality_processid:<excludeprocessid>] or any locality "
+                       "data\n",
+            "", 1),
+          C("exclude",
+            "There are currently 1 servers or localities being excluded from the database:\n"
+            "  10.0.0.9:4500\n"
+            "To find out whether it is safe to remove one or more of these\n"
+            "servers from the cluster, type `exclude <addresses>'.\n"
+            "To return one of these servers to the cluster, type `include <addresses>'.\n"
+            "\n"
+            "There are currently 1 servers or localities marked as failed in the database:\n"
+            "  10.0.0.8\n"
+            "To return one of these servers to the cluster, type `include failed <addresses>'.\n",
+            "", 0),
+          C("include all; include failed all", ">>> include all\n>>> include failed all\n", "", 0),
+          C("exclude",
+            "There are currently no servers or localities excluded from the database.\n"
+            "To learn how to exclude a server, type `help exclude'.\n",
+            "", 0));
+}
+
 static void test_lock_unlock(void **state)
 {
     (void)state;
@@ -215,6 +273,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configure_and_tenants),
         cmocka_unit_test(test_maintenance_and_coordinators),
+        cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

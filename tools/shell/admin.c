@@ -10,7 +10,12 @@
  *                             not done by cfdb: the special key commit answers 2108)
  *   configure tenant_mode=... \xff/conf/tenant_mode (the only configuration cfdb's shell
  *                             changes; anything else prints the usage, as an unknown option)
+ *   exclude                   lists \xff\xff/management/excluded/, excluded_locality/, failed/,
+ *                             failed_locality/ (excluding addresses needs the worker list and
+ *                             in_progress_exclusion/, which cfdb does not have: not in the shell)
+ *   include all|failed|<ADDRESS...>   clears them (whole machines: IP and IP:*)
  * Each runs in a transaction of its own with fdbcli's retry loop (on_error). */
+#define _GNU_SOURCE /* memmem */
 #include "admin.h"
 
 #include <inttypes.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <arpa/inet.h>
 
 #include "cfdb/errors.h"
 #include "json.h"
@@ -457,6 +463,220 @@ int shell_cmd_configure(shell *s, const shell_token *t, size_t n, fdb_error_t *e
         }
         if ((r = admin_on_error(tr, e, NULL, err)) != ADMIN_RETRY)
             break;
+    }
+    fdb_transaction_destroy(tr);
+    return r;
+}
+
+/* ---- exclude (listing) / include ---- */
+
+/* The keys of one special range, after its prefix, into a NUL-separated list. */
+static fdb_error_t list_suffixes(FDBTransaction *tr, const char *b, const char *e, char **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    FDBFuture *f = fdb_transaction_get_range(tr, (const uint8_t *)b, (int)strlen(b), 0, 1, (const uint8_t *)e,
+                                             (int)strlen(e), 0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    fdb_error_t err = shell_wait(f);
+    const FDBKeyValue *kv;
+    int n = 0;
+    fdb_bool_t more;
+    if (!err)
+        err = fdb_future_get_keyvalue_array(f, &kv, &n, &more);
+    size_t total = 1, pl = strlen(b);
+    for (int i = 0; !err && i < n; i++)
+        total += (size_t)kv[i].key_length - pl + 1;
+    if (!err && (*out = malloc(total)) != NULL) {
+        size_t o = 0;
+        for (int i = 0; i < n; i++) {
+            memcpy(*out + o, kv[i].key + pl, (size_t)kv[i].key_length - pl);
+            o += (size_t)kv[i].key_length - pl;
+            (*out)[o++] = 0;
+        }
+        *count = (size_t)n;
+    } else if (!err) {
+        err = CFDB_ERR_INTERNAL_ERROR;
+    }
+    fdb_future_destroy(f);
+    return err;
+}
+
+static void print_list(const char *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++, list += strlen(list) + 1)
+        printf("  %s\n", list);
+}
+
+int shell_cmd_exclude(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
+{
+    (void)t;
+    if (n > 1) {
+        fprintf(stderr, "ERROR: cfdb's shell lists exclusions only (exclusions through the special keys: "
+                        "\\xff\\xff/management/excluded/ with options/excluded/force)\n");
+        return CMD_FAIL;
+    }
+    static const char *const ranges[4][2] = {
+        { "\xff\xff/management/excluded/", "\xff\xff/management/excluded0" },
+        { "\xff\xff/management/excluded_locality/", "\xff\xff/management/excluded_locality0" },
+        { "\xff\xff/management/failed/", "\xff\xff/management/failed0" },
+        { "\xff\xff/management/failed_locality/", "\xff\xff/management/failed_locality0" },
+    };
+    FDBTransaction *tr = new_tr(s, err);
+    if (!tr)
+        return CMD_FDB;
+    char *lists[4] = { NULL };
+    size_t counts[4] = { 0 };
+    int r = CMD_OK;
+    for (int i = 0; i < 4; i++) {
+        for (;;) { /* each list in a retry loop of its own, as fdbcli's getters */
+            fdb_error_t e = list_suffixes(tr, ranges[i][0], ranges[i][1], &lists[i], &counts[i]);
+            if (!e)
+                break;
+            if ((r = admin_on_error(tr, e, NULL, err)) != ADMIN_RETRY)
+                goto done;
+            r = CMD_OK;
+        }
+    }
+    if (!counts[0] && !counts[1] && !counts[2] && !counts[3]) {
+        printf("There are currently no servers or localities excluded from the database.\n"
+               "To learn how to exclude a server, type `help exclude'.\n");
+        goto done;
+    }
+    printf("There are currently %zu servers or localities being excluded from the database:\n", counts[0] + counts[1]);
+    print_list(lists[0], counts[0]);
+    print_list(lists[1], counts[1]);
+    if (counts[0] || counts[1])
+        printf("To find out whether it is safe to remove one or more of these\n"
+               "servers from the cluster, type `exclude <addresses>'.\n"
+               "To return one of these servers to the cluster, type `include <addresses>'.\n");
+    printf("\n");
+    printf("There are currently %zu servers or localities marked as failed in the database:\n", counts[2] + counts[3]);
+    print_list(lists[2], counts[2]);
+    print_list(lists[3], counts[3]);
+    if (counts[2] || counts[3])
+        printf("To return one of these servers to the cluster, type `include failed <addresses>'.\n");
+done:
+    for (int i = 0; i < 4; i++)
+        free(lists[i]);
+    fdb_transaction_destroy(tr);
+    return r;
+}
+
+/* AddressExclusion::parse: "IP" (a whole machine) or "IP:port" ("[v6]:port"), no ":tls" */
+static bool exclusion_address(shell_token t, char *out, size_t cap, bool *whole)
+{
+    char buf[128];
+    if (t.n == 0 || t.n >= sizeof buf || memchr(t.p, 0, t.n))
+        return false;
+    memcpy(buf, t.p, t.n);
+    buf[t.n] = 0;
+    uint8_t ip[16];
+    if (inet_pton(AF_INET, buf, ip) == 1 || inet_pton(AF_INET6, buf, ip) == 1) {
+        *whole = true;
+        return inet_ntop(strchr(buf, ':') ? AF_INET6 : AF_INET, ip, out, (socklen_t)cap) != NULL;
+    }
+    *whole = false;
+    char *colon = strrchr(buf, ':');
+    if (!colon || strstr(buf, ":tls"))
+        return false;
+    char *end;
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (*end || colon[1] == 0 || port > 65535)
+        return false;
+    *colon = 0;
+    char *host = buf;
+    bool v6 = false;
+    if (host[0] == '[' && colon > host && colon[-1] == ']') {
+        host++;
+        colon[-1] = 0;
+        v6 = true;
+    }
+    char canon[64];
+    if (inet_pton(v6 ? AF_INET6 : AF_INET, host, ip) != 1 || !inet_ntop(v6 ? AF_INET6 : AF_INET, ip, canon, sizeof canon))
+        return false;
+    snprintf(out, cap, v6 ? "[%s]:%lu" : "%s:%lu", canon, port);
+    return true;
+}
+
+int shell_cmd_include(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
+{
+    if (n < 2)
+        return shell_usage("include");
+    bool failed = false, all = false;
+    for (size_t i = 1; i < n; i++) {
+        if (shell_token_is(t[i], "all"))
+            all = true;
+        else if (shell_token_is(t[i], "failed"))
+            failed = true;
+    }
+    const char *pre = failed ? "\xff\xff/management/failed/" : "\xff\xff/management/excluded/";
+    const char *pre_end = failed ? "\xff\xff/management/failed0" : "\xff\xff/management/excluded0";
+    const char *loc = failed ? "\xff\xff/management/failed_locality/" : "\xff\xff/management/excluded_locality/";
+    const char *loc_end = failed ? "\xff\xff/management/failed_locality0" : "\xff\xff/management/excluded_locality0";
+    FDBTransaction *tr = new_tr(s, err);
+    if (!tr)
+        return CMD_FDB;
+    int r = CMD_OK;
+    for (int pass = 0; pass < 2 && r == CMD_OK; pass++) { /* servers, then localities (two transactions) */
+        for (;;) {
+            enable_writes(tr);
+            bool any = false;
+            for (size_t i = 1; i < n && r == CMD_OK; i++) {
+                if (shell_token_is(t[i], "all") || shell_token_is(t[i], "failed"))
+                    continue;
+                bool locality = t[i].n > 9 && memcmp(t[i].p, "locality_", 9) == 0 && memchr(t[i].p, ':', t[i].n);
+                if (locality != (pass == 1) || all)
+                    continue;
+                char key[256];
+                if (locality) {
+                    snprintf(key, sizeof key, "%s%.*s", loc, (int)t[i].n, t[i].p);
+                    fdb_transaction_clear(tr, (const uint8_t *)key, (int)strlen(key));
+                    any = true;
+                    continue;
+                }
+                char addr[128];
+                bool whole = false;
+                if (!exclusion_address(t[i], addr, sizeof addr, &whole)) {
+                    fprintf(stderr, "ERROR: '%.*s' is neither a valid network endpoint address nor a locality\n",
+                            (int)t[i].n, t[i].p);
+                    if (memmem(t[i].p, t[i].n, ":tls", 4))
+                        printf("        Do not include the `:tls' suffix when naming a process\n");
+                    r = CMD_FAIL;
+                    break;
+                }
+                snprintf(key, sizeof key, "%s%s", pre, addr);
+                fdb_transaction_clear(tr, (const uint8_t *)key, (int)strlen(key));
+                if (whole) { /* IP:* too */
+                    char b[300], e[300];
+                    snprintf(b, sizeof b, "%s:", key);
+                    snprintf(e, sizeof e, "%s;", key);
+                    fdb_transaction_clear_range(tr, (const uint8_t *)b, (int)strlen(b), (const uint8_t *)e,
+                                                (int)strlen(e));
+                }
+                any = true;
+            }
+            if (r != CMD_OK)
+                break;
+            if (all) {
+                if (pass == 0)
+                    fdb_transaction_clear_range(tr, (const uint8_t *)pre, (int)strlen(pre), (const uint8_t *)pre_end,
+                                                (int)strlen(pre_end));
+                else
+                    fdb_transaction_clear_range(tr, (const uint8_t *)loc, (int)strlen(loc), (const uint8_t *)loc_end,
+                                                (int)strlen(loc_end));
+                any = true;
+            }
+            if (!any)
+                break;
+            fdb_error_t e = admin_commit(tr);
+            if (!e) {
+                fdb_transaction_reset(tr);
+                break;
+            }
+            if ((r = admin_on_error(tr, e, NULL, err)) != ADMIN_RETRY)
+                break;
+            r = CMD_OK;
+        }
     }
     fdb_transaction_destroy(tr);
     return r;

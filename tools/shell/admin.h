@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The cfdb shell's management commands (admin.c: lock, unlock, maintenance, coordinators,
- * configure tenant_mode; tenant.c: tenant and its old one-word forms), all through the
+ * configure tenant_mode, exclude (listing), include; tenant.c: tenant and its old one-word forms), all through the
  * special key space as fdbcli 7.3.77 drives it, with fdbcli's texts. Shared helpers below:
  * a management transaction's error handling (fdbcli's catch blocks), the
  * \xff\xff/error_message text, and one-shot reads. */
@@ -17,6 +17,8 @@ int shell_cmd_unlock(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 int shell_cmd_maintenance(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_coordinators(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_configure(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+int shell_cmd_exclude(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+int shell_cmd_include(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 
 /* fdbcli's printUsage for a command name. */
 int shell_usage(const char *name);

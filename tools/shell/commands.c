@@ -627,6 +627,14 @@ static const command commands[] = {
      shell_cmd_coordinators},
     {"createtenant", "createtenant", NULL, NULL, shell_cmd_tenant_old},
     {"deletetenant", "deletetenant", NULL, NULL, shell_cmd_tenant_old},
+    {"exclude",
+     "exclude [FORCE] [failed] [no_wait] [<ADDRESS...>] [locality_dcid:<excludedcid>]\n"
+     "        [locality_zoneid:<excludezoneid>] [locality_machineid:<excludemachineid>]\n"
+     "        [locality_processid:<excludeprocessid>] [locality_<KEY>:<localtyvalue>]",
+     "exclude servers from the database by IP address or locality",
+     "If no addresses or localities are specified, lists the set of excluded addresses and localities. (cfdb's "
+     "shell only lists them.)",
+     shell_cmd_exclude},
     {"exit", "exit", "exit the CLI", "", cmd_exit},
     {"get", "get <KEY>", "fetch the value for a given key",
      "Prints the value of KEY, or `not found' when there is none." ESCK, cmd_get},
@@ -647,6 +655,15 @@ static const command commands[] = {
      "Prints the read version of the current transaction, or of a new one.", cmd_getversion},
     {"gettenant", "gettenant", NULL, NULL, shell_cmd_tenant_old},
     {"help", "help [<topic>]", "get help about a topic or command", "", cmd_help},
+    {"include",
+     "include all|[<ADDRESS...>] [locality_dcid:<excludedcid>] [locality_zoneid:<excludezoneid>] "
+     "[locality_machineid:<excludemachineid>] [locality_processid:<excludeprocessid>] or any locality data",
+     "permit previously-excluded servers and localities to rejoin the database",
+     "If `all' is specified, the excluded servers and localities list is cleared.\n\nFor each IP address or IP:port "
+     "pair in <ADDRESS...> or any LocalityData (like dcid, zoneid, machineid, processid), removes any matching "
+     "exclusions from the excluded servers and localities list. (A specified IP will match all IP:* exclusion "
+     "entries)",
+     shell_cmd_include},
     {"listtenants", "listtenants", NULL, NULL, shell_cmd_tenant_old},
     {"lock", "lock", "lock the database with a randomly generated lockUID",
      "Randomly generates a lockUID, prints this lockUID, and then uses the lockUID to lock the database.",
