@@ -578,21 +578,30 @@ fdb_error_t fdb_database_create_transaction(FDBDatabase *d, FDBTransaction **out
     return 0;
 }
 
+static cfdb_bytes BL(const uint8_t *p, int n)
+{
+    return cfdb_bytes_make(p, n > 0 ? (size_t)n : 0);
+}
+
 FDBFuture *fdb_database_reboot_worker(FDBDatabase *db, uint8_t const *address, int address_length, fdb_bool_t check,
                                       int duration)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(
+        cfdb_db_reboot_worker(DB(db), BL(address, address_length), check != 0, duration), CFDB_FUTURE_INT64);
 }
 
 FDBFuture *fdb_database_force_recovery_with_data_loss(FDBDatabase *db, uint8_t const *dcid, int dcid_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(cfdb_db_force_recovery(DB(db), BL(dcid, dcid_length)),
+                                                 CFDB_FUTURE_VOID);
 }
 
 FDBFuture *fdb_database_create_snapshot(FDBDatabase *db, uint8_t const *uid, int uid_length,
                                        uint8_t const *snap_command, int snap_command_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(
+        cfdb_db_create_snapshot(DB(db), BL(uid, uid_length), BL(snap_command, snap_command_length)),
+        CFDB_FUTURE_VOID);
 }
 
 double fdb_database_get_main_thread_busyness(FDBDatabase *db)

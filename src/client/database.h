@@ -56,6 +56,14 @@ void cfdb_db_user_unref(cfdb_db *db);
  * as soon as it differs from expected (0: the first one learned). A uint64 future. */
 struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
 
+/* Any thread: the management calls (db_manage.c). create_snapshot: a void future (2509 for a
+ * uid that is not 32 hex digits); force_recovery: a void future; reboot_worker: an int64
+ * future, 1 once the reboot requests went out, 0 when an address is not a worker's or a worker
+ * cannot be reached. NULL only when no future could be allocated. */
+struct cfdb_future *cfdb_db_create_snapshot(cfdb_db *db, cfdb_bytes uid, cfdb_bytes command);
+struct cfdb_future *cfdb_db_force_recovery(cfdb_db *db, cfdb_bytes dcid);
+struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, bool check, int duration);
+
 /* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
  * storage servers in the location cache, each connection's state and counters, health. */
 struct cfdb_future *cfdb_db_get_client_status(cfdb_db *db);

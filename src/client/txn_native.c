@@ -71,12 +71,25 @@ void txn_storage_failed(read_op *r, int error, bool backward)
 }
 
 /* A location lookup answered: go on, or (no answer) try again shortly. */
+static bool selector_backward(const read_op *r);
+
 static void located(cfdb_waiter *w, int error, int64_t v)
 {
     (void)v;
     read_op *r = (read_op *)w;
     if (op_abandoned(&r->base))
         return;
+    if (!error) {
+        /* a proxy whose answer does not hold the key asked about would have the read ask
+         * again forever: such answers count as bad replies (TXN_MAX_BAD_REPLIES) */
+        cfdb_bytes k = r->native_key ? r->key : r->nr->loc_key;
+        bool back = r->native_key ? selector_backward(r) : r->nr->loc_backward;
+        if (!cfdb_db_cached_shard(r->base.tx->db, read_tenant(r, k), k, back)) {
+            if (op_bad_reply(&r->base, CFDB_ERR_WRONG_SHARD_SERVER))
+                return;
+            error = CFDB_ERR_WRONG_SHARD_SERVER;
+        }
+    }
     if (error)
         op_retry_after(&r->base, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
     else if (r->native_key)

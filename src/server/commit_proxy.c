@@ -257,6 +257,50 @@ static bool tenant_prefix_ok(const cfdb_commit_transaction_request *req)
     return true;
 }
 
+/* Tenant mode required, a transaction without a tenant (RAW_ACCESS): each single-key write
+ * to a normal key must land in an existing tenant (its first 8 bytes, as a big-endian id;
+ * a versionstamp inside them or a shorter key names none), and no transaction may both
+ * change \xff/tenant/map/ and write normal keys (CommitProxyServer.actor.cpp
+ * validateAndProcessTenantAccess, validTenantAccess; TenantManagement.actor.cpp
+ * extractTenantIdFromMutation, tenantMapChanging). Clears are let through whole (fdbserver
+ * splits them on tenant boundaries and drops the parts outside tenants: not done here).
+ * 0 or illegal_tenant_access. */
+static int raw_access_check(srv *s, const cfdb_commit_transaction *ct, cfdb_arena *a)
+{
+    static const cfdb_bytes map_b = { (const uint8_t *)"\xff/tenant/map/", 13 };
+    static const cfdb_bytes map_e = { (const uint8_t *)"\xff/tenant/map0", 13 };
+    bool change_tenant = false, write_normal = false;
+    for (uint32_t k = 0; k < ct->mutations.count; k++) {
+        const cfdb_mutation *m = &ct->mutations.items[k];
+        if (m->type == CFDB_MUT_CLEAR_RANGE) {
+            if (cfdb_bytes_cmp(m->param1, map_e) < 0 && cfdb_bytes_cmp(map_b, m->param2) < 0)
+                change_tenant = true;
+            continue;
+        }
+        if (starts_with(m->param1, map_b))
+            change_tenant = true;
+        if (m->param1.len && m->param1.ptr[0] == 0xff)
+            continue; /* a system key */
+        write_normal = true;
+        bool valid = m->param1.len >= SRV_TENANT_PREFIX_SIZE;
+        if (valid && m->type == CFDB_MUT_SET_VERSIONSTAMPED_KEY && m->param1.len >= 4) {
+            const uint8_t *o = m->param1.ptr + m->param1.len - 4;
+            int32_t off = (int32_t)((uint32_t)o[0] | (uint32_t)o[1] << 8 | (uint32_t)o[2] << 16 | (uint32_t)o[3] << 24);
+            valid = off >= SRV_TENANT_PREFIX_SIZE;
+        }
+        if (valid) {
+            uint64_t id = 0;
+            for (int i = 0; i < SRV_TENANT_PREFIX_SIZE; i++)
+                id = id << 8 | m->param1.ptr[i];
+            srv_tenant t;
+            valid = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), (int64_t)id, a, &t) == 0;
+        }
+        if (!valid)
+            return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
+    }
+    return change_tenant && write_normal ? CFDB_ERR_ILLEGAL_TENANT_ACCESS : 0;
+}
+
 /* A full disk, as FoundationDB 7.3 shows it to clients:
  * - the batch whose log write fails answers commit_unknown_result (1021). In fdbserver a
  *   TLog that cannot write fails (io_error); the commit proxy's push of that batch then
@@ -380,6 +424,14 @@ void cp_flush(srv *s)
             continue;
         bool lock_aware = (t->req.flags & CFDB_COMMIT_FLAG_IS_LOCK_AWARE) != 0;
         int64_t tid = t->req.tenantInfo.tenantId;
+        if (tid == -1 && s->tenant_mode == 2) {
+            int rrc = raw_access_check(s, &t->req.transaction, &a);
+            if (rrc) {
+                t->state = TX_ERROR;
+                t->error = rrc;
+                continue;
+            }
+        }
         if (tid != -1) {
             srv_tenant te;
             int trc = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), tid, &a, &te);

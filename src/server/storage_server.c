@@ -7,8 +7,9 @@
  * (tenant_not_found, 2131) and, unless ReadOptions.lockAware, not be LOCKED
  * (tenant_locked, 2144); keys and selectors are then prefixed with the tenant's 8-byte
  * prefix, the shard searched is clamped to the tenant (TenantAPI::clampRangeToTenant) and
- * the prefix is removed from the keys answered. A watch in a tenant that is removed ends
- * with tenant_removed (2142). */
+ * the prefix is removed from the keys answered. A watch is set only in a tenant that
+ * exists and is not LOCKED; one whose tenant is removed later ends with tenant_removed
+ * (2142). Metrics and split points in a tenant are checked lock aware and prefixed. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -486,16 +487,14 @@ static void watch_value(ss_ctx *x)
         return;
     if (rc == CFDB_ERR_TRANSACTION_TOO_OLD)
         rc = 0; /* compare with the newest value: a change since then fires at once */
-    /* a watch in a tenant: the key is relative; a tenant that is not there (any more)
-     * ends it with tenant_removed (watchValueSendReply looks at the newest tenant map) */
-    if (rc == 0 && req.tenantInfo.tenantId != -1) {
-        if (!tenant_exists(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId)) {
-            rc = CFDB_ERR_TENANT_REMOVED;
-        } else {
-            uint8_t pb[SRV_TENANT_PREFIX_SIZE];
-            srv_tenant_prefix(req.tenantInfo.tenantId, pb);
-            req.key = add_prefix(&x->a, cfdb_bytes_make(pb, sizeof pb), req.key);
-        }
+    if (rc == 0) {
+        /* watchValueWaitForVersion: checkTenantEntry at the newest version, not lock aware
+         * (tenant_not_found, tenant_locked), then the key prefixed */
+        cfdb_bytes prefix;
+        rc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, false, &x->a,
+                                   &prefix);
+        if (rc == 0)
+            req.key = add_prefix(&x->a, prefix, req.key);
     }
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
@@ -558,6 +557,16 @@ static void wait_metrics(ss_ctx *x)
         srv_bad_request(s, x->c, "WaitMetricsRequest");
         return;
     }
+    /* waitMetricsTenantAware: the tenant checked lock aware, the range prefixed */
+    cfdb_bytes prefix;
+    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
+                                    &prefix);
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
+        return;
+    }
+    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
+    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
         return;
@@ -578,6 +587,17 @@ static void split_range(ss_ctx *x)
         srv_bad_request(s, x->c, "SplitRangeRequest");
         return;
     }
+    /* getSplitPoints: the tenant checked lock aware, the range prefixed, the points
+     * answered without the prefix */
+    cfdb_bytes prefix;
+    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
+                                    &prefix);
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
+        return;
+    }
+    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
+    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
         return;
@@ -598,7 +618,7 @@ static void split_range(ss_ctx *x)
                 pts = np;
                 cap *= 2;
             }
-            cfdb_arena_dup_bytes(&x->a, it.key, &pts[n++]);
+            cfdb_arena_dup_bytes(&x->a, strip_prefix(it.key, prefix), &pts[n++]);
             acc = 0;
         }
         acc += it.key.len + it.value.len;
