@@ -208,6 +208,47 @@ static void test_tenant_mapped_range(void **state)
     fx_stop(f);
 }
 
+/* WaitMetrics and SplitRange in a tenant: the range is relative and prefixed by the server
+ * (waitMetricsTenantAware, getSplitPoints with the prefix removed from the points) */
+static void test_tenant_metrics(void **state)
+{
+    (void)state;
+    fx *f = fx_start(1);
+    two_tenants(f);
+    cfdb_wait_metrics_request wm;
+    memset(&wm, 0, sizeof wm);
+    wm.keys = (cfdb_key_range){ CFDB_BYTES_LIT(""), CFDB_BYTES_LIT("k2") };
+    wm.tenantInfo.tenantId = 1;
+    cfdb_storage_metrics m;
+    cfdb_reply_error err = 0;
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(owner_of(f, K(PA, "")), CFDB_SS_WAIT_METRICS),
+                             &cfdb_msg_wait_metrics_request, &wm, &wm.reply.token, &cfdb_msg_storage_metrics_reply, &m,
+                             &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_int_equal(m.bytes, 10 + 2); /* alpha's k1 = a1, as stored (prefix included) */
+    wm.tenantInfo.tenantId = 9;
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(owner_of(f, K(PA, "")), CFDB_SS_WAIT_METRICS),
+                             &cfdb_msg_wait_metrics_request, &wm, &wm.reply.token, &cfdb_msg_storage_metrics_reply, &m,
+                             &err, &f->a),
+                     0);
+    assert_int_equal(err, CFDB_ERR_TENANT_NOT_FOUND);
+    cfdb_split_range_request sr;
+    memset(&sr, 0, sizeof sr);
+    sr.keys = (cfdb_key_range){ CFDB_BYTES_LIT("k2"), CFDB_BYTES_LIT("\xff") };
+    sr.chunkSize = 1;
+    sr.tenantInfo.tenantId = 1;
+    cfdb_split_range_reply rep;
+    assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(owner_of(f, K(PA, "k2")), CFDB_SS_GET_RANGE_SPLIT_POINTS),
+                             &cfdb_msg_split_range_request, &sr, &sr.reply.token, &cfdb_msg_split_range_reply, &rep,
+                             &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_int_equal(rep.splitPoints.count, 1);
+    ASSERT_BYTES(rep.splitPoints.items[0], "k3");
+    fx_stop(f);
+}
+
 /* ---- commits ---- */
 
 static void test_tenant_commit_checks(void **state)
@@ -376,7 +417,7 @@ int main(void)
         cmocka_unit_test(test_tenant_id),           cmocka_unit_test(test_tenant_reads),
         cmocka_unit_test(test_tenant_locked),       cmocka_unit_test(test_tenant_mapped_range),
         cmocka_unit_test(test_tenant_commit_checks), cmocka_unit_test(test_required_raw_access),
-        cmocka_unit_test(test_watch_tenant_removed),
+        cmocka_unit_test(test_watch_tenant_removed), cmocka_unit_test(test_tenant_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
