@@ -3,7 +3,8 @@
  *   consistency_check_suspended  \xff\x02/ConsistencyCheck/Suspend (a bool byte): present
  *                                "" when true; a set writes true, a clear false
  *   data_distribution/mode, /rebalance_ignored   \xff/dataDistributionMode (int32 LE, -1
- *                                when absent), \xff\x02/rebalanceDDIgnored
+ *                                when absent), \xff\x02/rebalanceDDIgnored; the commit sets them
+ *                                (mode 0..2, with the move-keys lock) or clears them
  *   db_locked                    \xff/dbLocked: the lock UID (32 hex digits) from bytes
  *                                10..26 of the versionstamped value; a set locks with that
  *                                UID (database_locked 1038 when locked by another), a clear
@@ -574,6 +575,70 @@ static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     return rc ? rc : sk_ryw_merge(tx, begin, end, a, &db, out);
 }
 
+/* DataDistributionImpl::commit: mode (0, 1 or 2) takes the move-keys lock as data
+ * distribution's mode lock (UID(6345, 3425)) with a new write UID and sets
+ * \xff/dataDistributionMode (int32); rebalance_ignored sets \xff\x02/rebalanceDDIgnored;
+ * clears clear them. A bad value: 2117 with libfdb_c's message (the last one found). */
+static int dd_commit(cfdb_txn *tx, cfdb_arena *a)
+{
+    static const char mode_key[] = SK_MGMT "data_distribution/mode";
+    static const char ignored_key[] = SK_MGMT "data_distribution/rebalance_ignored";
+    skw_set_option(tx, FDB_TR_OPTION_RAW_ACCESS);
+    sk_entries w;
+    int rc = sk_collect(tx, CFDB_BYTES_LIT(SK_MGMT "data_distribution/"), CFDB_BYTES_LIT(SK_MGMT "data_distribution0"),
+                        a, &w);
+    char msg[256] = "";
+    cfdb_bytes mk = CFDB_BYTES_LIT(mode_key), ik = CFDB_BYTES_LIT(ignored_key);
+    for (size_t i = 0; i < w.n && !rc; i++) {
+        const sk_write *e = &w.items[i];
+        bool is_mode = cfdb_bytes_eq(e->begin, mk) && e->end.len == mk.len + 1;
+        bool is_ignored = cfdb_bytes_eq(e->begin, ik) && e->end.len == ik.len + 1;
+        if (e->has_value && is_mode) {
+            char buf[32] = { 0 }, *end = NULL;
+            long mode = 0;
+            bool ok = e->value.len > 0 && e->value.len < sizeof buf;
+            if (ok) {
+                memcpy(buf, e->value.ptr, e->value.len);
+                mode = strtol(buf, &end, 10);
+                ok = *end == 0 && buf[0] != ' ' && buf[0] != '\t';
+            }
+            if (!ok) {
+                snprintf(msg, sizeof msg, "Invalid datadistribution mode(int): %.*s",
+                         (int)(e->value.len < 64 ? e->value.len : 64), (const char *)e->value.ptr);
+            } else if (mode >= 0 && mode <= 2) {
+                uint8_t owner[16], write[16];
+                uint64_t o1 = 6345, o2 = 3425, w1 = (uint64_t)rand() << 32 ^ (uint64_t)rand(),
+                         w2 = (uint64_t)rand() << 32 ^ (uint64_t)rand();
+                memcpy(owner, &o1, 8);
+                memcpy(owner + 8, &o2, 8);
+                memcpy(write, &w1, 8);
+                memcpy(write + 8, &w2, 8);
+                int32_t m = (int32_t)mode;
+                rc = skw_set(tx, CFDB_BYTES_LIT("\xff/moveKeysLock/Owner"), cfdb_bytes_make(owner, 16));
+                if (!rc)
+                    rc = skw_set(tx, CFDB_BYTES_LIT("\xff/moveKeysLock/Write"), cfdb_bytes_make(write, 16));
+                if (!rc)
+                    rc = skw_set(tx, CFDB_BYTES_LIT(DD_MODE_KEY), cfdb_bytes_make(&m, 4));
+            } else {
+                snprintf(msg, sizeof msg, "Please set the value of the data_distribution/mode to 0(disable) or "
+                                          "1(enable), other values are not allowed");
+            }
+        } else if (e->has_value && is_ignored) {
+            rc = skw_set(tx, CFDB_BYTES_LIT(DD_REBALANCE_IGNORE_KEY), e->value);
+        } else if (e->has_value) {
+            snprintf(msg, sizeof msg,
+                     "Changing invalid keys, please read the documentation to check valid keys in the range");
+        } else if (cfdb_bytes_cmp(mk, e->begin) >= 0 && cfdb_bytes_cmp(mk, e->end) < 0) {
+            rc = skw_clear(tx, CFDB_BYTES_LIT(DD_MODE_KEY), CFDB_BYTES_LIT(DD_MODE_KEY "\x00"));
+        } else if (cfdb_bytes_cmp(ik, e->begin) >= 0 && cfdb_bytes_cmp(ik, e->end) < 0) {
+            rc = skw_clear(tx, CFDB_BYTES_LIT(DD_REBALANCE_IGNORE_KEY), CFDB_BYTES_LIT(DD_REBALANCE_IGNORE_KEY "\x00"));
+        }
+    }
+    if (!rc && msg[0])
+        rc = sk_api_failure(tx, false, "datadistribution", msg);
+    return rc;
+}
+
 /* ---- the table ---- */
 
 #define R(b, e, read, commit, w, kind) { SK_MGMT b, SK_MGMT e, read, commit, w, kind }
@@ -581,7 +646,7 @@ static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
 const sk_impl sk_management_impls[] = {
     K("auto_coordinators", NULL, NULL, false),
     K("consistency_check_suspended", cc_read, cc_commit, true),
-    R("data_distribution/", "data_distribution0", dd_read, NULL, true, SK_W_DEFAULT),
+    R("data_distribution/", "data_distribution0", dd_read, dd_commit, true, SK_W_DEFAULT),
     K("db_locked", lock_read, lock_commit, true),
     R("excluded/", "excluded0", excluded_read, excluded_commit, true, SK_W_IGNORE_VALUE),
     R("excluded_locality/", "excluded_locality0", excluded_locality_read, excluded_locality_commit, true,

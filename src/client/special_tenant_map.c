@@ -218,15 +218,13 @@ static int group_members(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes group, int limi
     return skw_range(tx, b, e, limit, a, out);
 }
 
-static int64_t member_id(const cfdb_fdb_kv *kv, cfdb_arena *a)
+/* The tenant id of a group index row (false when the key does not decode). */
+static bool member_id(const cfdb_fdb_kv *kv, cfdb_arena *a, int64_t *id)
 {
     cfdb_bytes k = cfdb_bytes_make(kv->key, (size_t)kv->key_length);
     size_t pos = strlen(TENANT_GROUP_INDEX_PREFIX);
     cfdb_bytes g;
-    int64_t id = -1;
-    if (tuple_get_bytes(k, &pos, a, &g) || tuple_get_int(k, &pos, &id))
-        return -1;
-    return id;
+    return tuple_get_bytes(k, &pos, a, &g) == 0 && tuple_get_int(k, &pos, id) == 0;
 }
 
 static int ensure_group(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes group)
@@ -245,7 +243,8 @@ static int drop_group_if_empty(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes group, in
 {
     sk_rows m;
     int rc = group_members(tx, a, group, 2, &m);
-    if (!rc && (m.n == 0 || (m.n == 1 && member_id(&m.items[0], a) == id))) {
+    int64_t only = 0;
+    if (!rc && (m.n == 0 || (m.n == 1 && member_id(&m.items[0], a, &only) && only == id))) {
         cfdb_bytes k = cat(a, TENANT_GROUP_MAP_PREFIX, group);
         NOMEM_IF(k);
         uint8_t *end = cfdb_arena_alloc(a, k.len + 1);

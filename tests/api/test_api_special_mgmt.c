@@ -321,6 +321,28 @@ static void test_maintenance_and_dd(void **state)
     set_sys("\xff/dataDistributionMode", SL("\xff/dataDistributionMode"), &one, 4);
     assert_int_equal(sget(MG "data_distribution/mode", SL(MG "data_distribution/mode"), &present, m, 16), 0);
     assert_string_equal(m, "1");
+    /* the commit: mode 0 takes the move-keys lock as data distribution's mode lock */
+    assert_int_equal(manage(MG "data_distribution/mode", SL(MG "data_distribution/mode"), "0", 1), 0);
+    assert_int_equal(sget(MG "data_distribution/mode", SL(MG "data_distribution/mode"), &present, m, 16), 0);
+    assert_string_equal(m, "0");
+    tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+    uint8_t owner[32];
+    int len;
+    assert_int_equal(api_get(tr, "\xff/moveKeysLock/Owner", SL("\xff/moveKeysLock/Owner"), 0, &present, owner,
+                             sizeof owner, &len),
+                     0);
+    fdb_transaction_destroy(tr);
+    assert_true(present);
+    static const uint8_t mode_lock[16] = { 0xc9, 0x18, 0, 0, 0, 0, 0, 0, 0x61, 0x0d, 0, 0, 0, 0, 0, 0 };
+    assert_int_equal(len, 16);
+    assert_memory_equal(owner, mode_lock, 16);
+    assert_int_equal(manage(MG "data_distribution/mode", SL(MG "data_distribution/mode"), "7", 1), 2117);
+    assert_int_equal(manage(MG "data_distribution/mode", SL(MG "data_distribution/mode"), "x", 1), 2117);
+    assert_int_equal(manage(MG "data_distribution/other", SL(MG "data_distribution/other"), "1", 1), 2117);
+    assert_int_equal(manage(MG "data_distribution/mode", SL(MG "data_distribution/mode"), NULL, 0), 0);
+    assert_int_equal(sget(MG "data_distribution/mode", SL(MG "data_distribution/mode"), &present, m, 16), 0);
+    assert_string_equal(m, "-1");
 }
 
 static void test_coordinators_read(void **state)
