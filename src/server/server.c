@@ -670,6 +670,10 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
             goto fail;
     }
     coord_new_generation(s);
+    s->worker_base = srv_random_base(s);
+    cfdb_timer_init(&s->reboot_timer, NULL, s);
+    if (srv_register(s, s->worker_base, ROLE_WORKER, 0, -1, s->coord_listener))
+        goto fail;
 
     /* data */
     s->start_ns = cfdb_monotonic_ns();
@@ -722,6 +726,7 @@ void cfdb_server_destroy(cfdb_server *s)
     if (s->trace)
         fclose(s->trace);
     cfdb_loop_timer_cancel(s->loop, &s->maint_timer);
+    cfdb_loop_timer_cancel(s->loop, &s->reboot_timer);
     cfdb_loop_timer_cancel(s->loop, &s->batch_timer);
     cfdb_loop_timer_cancel(s->loop, &s->accept_timer);
     if (s->spare_fd >= 0)

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "status.h"
 #include "tenant_map.h"
@@ -266,6 +268,21 @@ static void lock_state(srv *s, jbuf *b)
          (unsigned long long)w[1]);
 }
 
+/* The space a storage server's kvstore figures describe: the data directory's file system,
+ * or the machine's memory for an in-memory server. */
+static void kv_space(srv *s, uint64_t *total, uint64_t *free_bytes)
+{
+    struct statvfs fs;
+    if (s->cfg.datadir && statvfs(s->cfg.datadir, &fs) == 0) {
+        *total = (uint64_t)fs.f_blocks * fs.f_frsize;
+        *free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+        return;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *total = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    *free_bytes = avail > 0 && page > 0 ? (uint64_t)avail * (uint64_t)page : 0;
+}
+
 cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
 {
     srv_wal_health health;
@@ -291,14 +308,25 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
              "\"contributing_workers\":1}},",
          s->storage[0].machine_id, s->storage[0].machine_id, s->cfg.listen_ip, excluded ? "true" : "false");
     jput(&b, "\"processes\":{\"%s\":{\"address\":\"%s:%u\",\"machine_id\":\"%s\",\"excluded\":%s,"
+             "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"},"
              "\"version\":\"7.3.77\",\"roles\":[{\"role\":\"coordinator\"},{\"role\":\"cluster_controller\"},"
              "{\"role\":\"grv_proxy\"},{\"role\":\"commit_proxy\"},{\"role\":\"resolver\"},{\"role\":\"log\"}",
          s->proxy_process_id, s->cfg.listen_ip, cfdb_server_port(s), s->storage[0].machine_id,
-         excluded ? "true" : "false");
+         excluded ? "true" : "false", s->storage[0].machine_id, s->proxy_process_id, s->storage[0].machine_id);
+    /* kvstore_* as a storage role reports them (the client's exclude safety check,
+     * fdbclient/SpecialKeySpace.actor.cpp checkExclusion, needs used, free and available):
+     * the data's bytes shared out over the storage servers, and the space of the data
+     * directory's file system (statvfs) or, in memory, of the machine's memory */
+    uint64_t total_space = 0, free_space = 0;
+    kv_space(s, &total_space, &free_space);
     for (int i = 0; i < s->nstorage; i++) {
         char id[33];
         cfdb_uid_format(s->storage[i].id, id);
-        jput(&b, ",{\"role\":\"storage\",\"id\":\"%.16s\",\"data_lag\":{\"versions\":0,\"seconds\":0}}", id);
+        jput(&b, ",{\"role\":\"storage\",\"id\":\"%.16s\",\"data_lag\":{\"versions\":0,\"seconds\":0},"
+                 "\"kvstore_used_bytes\":%zu,\"kvstore_free_bytes\":%llu,\"kvstore_available_bytes\":%llu,"
+                 "\"kvstore_total_bytes\":%llu}",
+             id, st.bytes / (size_t)s->nstorage, (unsigned long long)free_space, (unsigned long long)free_space,
+             (unsigned long long)total_space);
     }
     jput(&b, "],\"messages\":[");
     storage_messages(s, &b);

@@ -324,6 +324,7 @@ static void get_mapped_key_values(ss_ctx *x)
         srv_bad_request(s, x->c, "GetMappedKeyValuesRequest");
         return;
     }
+    s->n_mapped_requests++;
     cfdb_get_mapped_key_values_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
@@ -361,13 +362,11 @@ static void get_mapped_key_values(ss_ctx *x)
                 m->reqAndResult.getValue.key = mapped;
                 bool present = false;
                 cfdb_bytes val;
-                cfdb_bytes abs_key = add_prefix(&x->a, prefix, mapped);
-                size_t shard = srv_shard_map_find(&s->shards, abs_key);
-                if (!owns(s, x->ep->owner, shard)) {
-                    rc = CFDB_ERR_QUICK_GET_VALUE_MISS;
-                    break;
-                }
-                rc = cfdb_mvcc_get(s->store, v, abs_key, &val, &present);
+                /* A key on another storage server: FoundationDB reads it through a transaction
+                 * at the same version (QUICK_GET_VALUE_FALLBACK, on by default); here the one
+                 * store has it. In a tenant the mapped key is relative (quickGetValue reads in
+                 * the request's tenant). */
+                rc = cfdb_mvcc_get(s->store, v, add_prefix(&x->a, prefix, mapped), &val, &present);
                 if (rc == 0 && present) {
                     m->reqAndResult.getValue.result.present = 1;
                     m->reqAndResult.getValue.result.value = val;
@@ -381,15 +380,13 @@ static void get_mapped_key_values(ss_ctx *x)
                 g->end.key = strinc(&x->a, mapped);
                 g->end.orEqual = false;
                 g->end.offset = 1;
-                cfdb_bytes abs_begin = add_prefix(&x->a, prefix, g->begin.key);
-                cfdb_bytes abs_end = add_prefix(&x->a, prefix, g->end.key);
-                size_t shard = srv_shard_map_find(&s->shards, abs_begin);
-                if (!owns(s, x->ep->owner, shard) || cfdb_bytes_cmp(abs_end, srv_shard_end(&s->shards, shard)) > 0) {
-                    rc = CFDB_ERR_QUICK_GET_KEY_VALUES_MISS;
-                    break;
-                }
+                /* Another storage server's keys are read as FoundationDB's
+                 * QUICK_GET_KEY_VALUES_FALLBACK (on by default) reads them, at the same version;
+                 * limits: its QUICK_GET_KEY_VALUES_LIMIT (2000 rows) and _LIMIT_BYTES (1e7).
+                 * In a tenant the range is relative (quickGetKeyValues). */
                 cfdb_mvcc_range_result sub;
-                rc = cfdb_mvcc_read_range(s->store, v, abs_begin, abs_end, 10000, 80000, &x->a, &sub);
+                rc = cfdb_mvcc_read_range(s->store, v, add_prefix(&x->a, prefix, g->begin.key),
+                                          add_prefix(&x->a, prefix, g->end.key), 2000, 10000000, &x->a, &sub);
                 if (rc)
                     break;
                 if (sub.more) {

@@ -10,7 +10,8 @@
  *     decode them (bytes derived by hand below), and status json reflects configuration,
  *     tenant mode, the lock, exclusions, maintenance and data distribution mode as
  *     fdbserver/Status.actor.cpp writes them;
- *   - with --datadir, configuration, tenants and the lock survive a restart. */
+ *   - with --datadir, configuration, tenants and the lock survive a restart;
+ *   - the binary's --tenant-mode reaches ClientDBInfo.tenantMode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,7 +149,7 @@ static void test_database_lock(void **state)
 
 /* ---- \xff/worker/ and status json ---- */
 
-static char *status_json(fx *f)
+static cfdb_cluster_interface cluster_iface(fx *f)
 {
     cfdb_get_leader_request gl;
     cfdb_get_leader_reply lr;
@@ -164,10 +165,17 @@ static char *status_json(fx *f)
     memset(&cc, 0, sizeof cc);
     uint8_t *copy = cfdb_arena_dup(&f->a, si.ptr + 8, si.len - 8);
     assert_int_equal(fb_decode(&cfdb_msg_cluster_controller_client_interface, copy, si.len - 8, &cc, NULL, &f->a), 0);
+    return cc.clientInterface;
+}
+
+static char *status_json(fx *f)
+{
+    cfdb_cluster_interface ci = cluster_iface(f);
+    cfdb_reply_error err = 0;
     cfdb_status_request sr;
     cfdb_status_reply st;
     memset(&sr, 0, sizeof sr);
-    assert_int_equal(wc_call(&f->w, cc.clientInterface.databaseStatus.endpoint.token, &cfdb_msg_status_request, &sr,
+    assert_int_equal(wc_call(&f->w, ci.databaseStatus.endpoint.token, &cfdb_msg_status_request, &sr,
                              &sr.reply.token, &cfdb_msg_status_reply, &st, &err, &f->a),
                      0);
     assert_int_equal(err, 0);
@@ -248,6 +256,25 @@ static void test_workers_and_status(void **state)
     ASSERT_HAS(json, "\"excluded_servers\":[]");
     ASSERT_HAS(json, "\"database_lock_state\":{\"locked\":false}");
     ASSERT_HAS(json, "\"excluded\":false");
+    /* what the client's exclude safety check reads: the process's locality and address,
+     * each storage role's kvstore_used/free/available_bytes */
+    char loc[200];
+    snprintf(loc, sizeof loc, "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"}", machine,
+             pid, machine);
+    ASSERT_HAS(json, loc);
+    int nstorage = 0;
+    for (const char *p = json; (p = strstr(p, "{\"role\":\"storage\"")); p++) {
+        const char *end = strchr(p, '}');
+        end = strchr(end + 1, '}'); /* past data_lag's object */
+        assert_non_null(end);
+        char role[512];
+        snprintf(role, sizeof role, "%.*s", (int)(end - p), p);
+        ASSERT_HAS(role, "\"kvstore_used_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_free_bytes\":");
+        ASSERT_HAS(role, "\"kvstore_available_bytes\":");
+        nstorage++;
+    }
+    assert_int_equal(nstorage, 3);
     assert_null(strstr(json, "maintenance_zone"));
     assert_null(strstr(json, "data_distribution_disabled"));
     free(json);
@@ -321,12 +348,130 @@ static void test_durable_config(void **state)
     sp_rmtree(dir);
 }
 
+/* The cfdb-server binary's --tenant-mode: \xff/conf/tenant_mode at start, so a client's
+ * first ClientDBInfo already carries the mode */
+static void test_tenant_mode_option(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cfdb-tmode-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *extra[] = { "--tenant-mode", "required", NULL };
+    sp_proc p;
+    assert_int_equal(sp_start(&p, CFDB_SERVER_BIN, dir, NULL, extra), 0);
+    cfdb_loop *loop = cfdb_loop_create();
+    wc w;
+    memset(&w, 0, sizeof w);
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    assert_int_equal(wc_connect(&w, loop, p.port), 0);
+    cfdb_client_db_info info;
+    assert_int_equal(wc_open_database(&w, p.key, &info, &a), 0);
+    assert_int_equal(info.tenantMode.mode, 2);
+    wc_close(&w);
+    cfdb_arena_free(&a);
+    cfdb_loop_destroy(loop);
+    sp_kill9(&p);
+    sp_rmtree(dir);
+}
+
+/* ClusterInterface.getClientWorkers and the worker's reboot stream (fdbclient/include/
+ * fdbclient/ClusterInterface.h GetClientWorkersRequest, file id 10771791, field reply;
+ * the reply ErrorOr<EnsureTable<std::vector<ClientWorkerInterface>>>, file id
+ * (2 << 28) | (5 << 24) | 12418152 per flow/include/flow/FileIdentifier.h;
+ * ClientWorkerInterface.h: reboot, profiler, setFailureInjection; RebootRequest, file id
+ * 11913957: deleteData, checkData, waitForDuration), and the empty GetLeaderRequest
+ * libfdb_c's reboot_worker sends to check the worker is reachable */
+typedef struct t_cw_req {
+    cfdb_reply_promise reply;
+} t_cw_req;
+typedef struct t_cwi {
+    cfdb_request_stream reboot, profiler, setFailureInjection;
+} t_cwi;
+typedef CFDB_VEC(t_cwi) t_cwi_vec;
+typedef struct t_cw_reply {
+    t_cwi_vec workers;
+} t_cw_reply;
+typedef struct t_reboot {
+    bool deleteData, checkData;
+    uint32_t waitForDuration;
+} t_reboot;
+extern fb_type cfdb_fb_request_stream; /* the wire library's RequestStream */
+FB_TABLE_DEF(t_reply_promise, "ReplyPromise", cfdb_reply_promise, FB_FIELD(cfdb_reply_promise, token, fb_uid));
+FB_TABLE_DEF(t_cw_req_type, "GetClientWorkersRequest", t_cw_req, FB_FIELD(t_cw_req, reply, t_reply_promise));
+static const fb_message t_msg_cw = { "GetClientWorkersRequest", 10771791, FB_MSG_REQUEST, &t_cw_req_type };
+FB_TABLE_DEF(t_cwi_type, "ClientWorkerInterface", t_cwi, FB_FIELD(t_cwi, reboot, cfdb_fb_request_stream),
+             FB_FIELD(t_cwi, profiler, cfdb_fb_request_stream), FB_FIELD(t_cwi, setFailureInjection, cfdb_fb_request_stream));
+FB_VECTOR_DEF(t_cwi_vec_type, "std::vector<ClientWorkerInterface>", t_cwi_type);
+FB_TABLE_DEF(t_cw_reply_type, "EnsureTable", t_cw_reply, FB_FIELD(t_cw_reply, workers, t_cwi_vec_type));
+static const fb_message t_msg_cw_reply = { "ErrorOr<std::vector<ClientWorkerInterface>>", (2u << 28) | (5u << 24) | 12418152u,
+                                           FB_MSG_REPLY, &t_cw_reply_type };
+FB_TABLE_DEF(t_reboot_type, "RebootRequest", t_reboot, FB_FIELD(t_reboot, deleteData, fb_bool),
+             FB_FIELD(t_reboot, checkData, fb_bool), FB_FIELD(t_reboot, waitForDuration, fb_u32));
+static const fb_message t_msg_reboot = { "RebootRequest", 11913957, FB_MSG_REQUEST, &t_reboot_type };
+
+static void test_workers_reboot(void **state)
+{
+    (void)state;
+    fx *f = fx_start(-1);
+    cfdb_cluster_interface ci = cluster_iface(f);
+    t_cw_req req;
+    memset(&req, 0, sizeof req);
+    t_cw_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    assert_int_equal(wc_call(&f->w, ci.getClientWorkers.endpoint.token, &t_msg_cw, &req, &req.reply.token,
+                             &t_msg_cw_reply, &rep, &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_int_equal(rep.workers.count, 1);
+    t_cwi w = rep.workers.items[0];
+    assert_int_equal(w.reboot.endpoint.addresses.address.port, cfdb_server_port(f->srv));
+    assert_false(cfdb_uid_eq(w.reboot.endpoint.token, w.profiler.endpoint.token));
+    /* verifyInterfaceActor: GetLeaderRequest() with no key is answered (no leader) */
+    cfdb_get_leader_request gl;
+    memset(&gl, 0, sizeof gl);
+    cfdb_get_leader_reply lr;
+    assert_int_equal(wc_call(&f->w, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                             &cfdb_msg_get_leader_request, &gl, &gl.reply.token, &cfdb_msg_get_leader_reply, &lr, &err,
+                             &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    assert_false(lr.leader.present);
+    /* reboot: the connection drops, the data stays, the proxies are new */
+    put_raw(f, CFDB_BYTES_LIT("kept"), "yes");
+    cfdb_uid old_commit = f->w.commit;
+    t_reboot rb = { false, false, 0 };
+    fb_writer wr;
+    fb_writer_init(&wr, 0);
+    assert_int_equal(fb_encode(&wr, &t_msg_reboot, &rb, 0), 0);
+    assert_int_equal(cfdb_conn_send_raw(f->w.conn, w.reboot.endpoint.token, fb_writer_message(&wr),
+                                        (uint32_t)fb_writer_message_len(&wr)),
+                     0);
+    fb_writer_free(&wr);
+    for (int i = 0; i < 200 && !f->w.closed; i++)
+        wc_pump(&f->w, 10 * MS);
+    assert_true(f->w.closed);
+    wc_close(&f->w);
+    memset(&f->w, 0, sizeof f->w);
+    assert_int_equal(wc_connect(&f->w, f->loop, cfdb_server_port(f->srv)), 0);
+    assert_int_equal(wc_open_database(&f->w, f->key, &f->info, &f->a), 0);
+    assert_false(cfdb_uid_eq(f->w.commit, old_commit));
+    bool present = false;
+    cfdb_bytes v;
+    assert_int_equal(wc_get(&f->w, owner_of(f, CFDB_BYTES_LIT("kept")), CFDB_BYTES_LIT("kept"), wc_grv(&f->w),
+                            &present, &v, &f->a),
+                     0);
+    assert_true(present);
+    fx_stop(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conf_published),     cmocka_unit_test(test_tenant_mode_flag),
         cmocka_unit_test(test_database_lock),      cmocka_unit_test(test_workers_and_status),
-        cmocka_unit_test(test_durable_config),
+        cmocka_unit_test(test_durable_config),     cmocka_unit_test(test_tenant_mode_option),
+        cmocka_unit_test(test_workers_reboot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
