@@ -26,6 +26,9 @@ struct cfdb_waiter {
     bool mv_present;
     uint32_t mv_len;
     uint8_t mv[CFDB_WAITER_MV_MAX];
+    /* GRV replies: the database is locked (a transaction that is not LOCK_AWARE fails with
+     * database_locked, NativeAPI's getReadVersion check) */
+    bool locked;
 };
 
 typedef struct cfdb_endpoint_ref {

@@ -100,6 +100,7 @@ static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
     cfdb_conflicts_clear(tx);
+    cfdb_special_reset(tx);
     if (tx->versionstamp_future) {
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
@@ -304,6 +305,8 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
             o->use_grv_cache = true;
         break;
     case FDB_TR_OPTION_SKIP_GRV_CACHE: o->skip_grv_cache = true; break;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES: o->special_key_space_enable_writes = true; break;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED: o->special_key_space_relaxed = true; break;
     default:
         break;
     }
@@ -347,6 +350,13 @@ static bool writable(cfdb_txn *tx)
 void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
     pthread_mutex_lock(&tx->mu);
+    if (cfdb_special_key(key)) { /* RYW set: the special key space first */
+        int sk = cfdb_special_set(tx, key, value);
+        if (sk)
+            defer_error(tx, sk);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
     /* the metadata version only ever takes a versionstamp (RYW set) */
     int rc = is_metadata_version_key(key) ? CFDB_ERR_CLIENT_INVALID_OPERATION : check_write_key(tx, key);
     if (!rc && value.len > VALUE_SIZE_LIMIT)
@@ -361,6 +371,13 @@ void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 void cfdb_txn_clear(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
+    if (cfdb_special_key(key)) {
+        int sk = writable(tx) ? cfdb_special_clear(tx, key, key, true) : 0;
+        if (sk)
+            defer_error(tx, sk);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
     int rc = check_write_key(tx, key);
     if (rc == CFDB_ERR_KEY_TOO_LARGE)
         rc = 0; /* clearing a key that cannot exist is a no-op */
@@ -378,6 +395,11 @@ void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
     cfdb_bytes limit = tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff");
     if (cfdb_bytes_cmp(begin, end) > 0)
         defer_error(tx, CFDB_ERR_INVERTED_RANGE);
+    else if (cfdb_special_range(begin, end)) {
+        int sk = writable(tx) ? cfdb_special_clear(tx, begin, end, false) : 0;
+        if (sk)
+            defer_error(tx, sk);
+    }
     else if (cfdb_bytes_cmp(begin, limit) > 0 || cfdb_bytes_cmp(end, limit) > 0)
         defer_error(tx, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
     else if (cfdb_bytes_cmp(begin, end) < 0 && writable(tx)) {
@@ -548,6 +570,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     atomic_fetch_add(&tx->gen, 1);
     cfdb_ryw_reset(&tx->ryw);
     cfdb_conflicts_clear(tx);
+    cfdb_special_reset(tx);
     tx->deferred_error = 0;
     tx->cancelled = false;
     tx->committing = false;

@@ -36,6 +36,9 @@ typedef struct cfdb_txn_options {
     bool used_during_commit_protection_disable;
     bool use_grv_cache;  /* USE_GRV_CACHE: the read version may come from the database's cache */
     bool skip_grv_cache; /* SKIP_GRV_CACHE */
+    /* special key space (special_keys.c) */
+    bool special_key_space_enable_writes; /* SPECIAL_KEY_SPACE_ENABLE_WRITES */
+    bool special_key_space_relaxed;       /* SPECIAL_KEY_SPACE_RELAXED */
 } cfdb_txn_options;
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db);

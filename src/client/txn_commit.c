@@ -358,6 +358,14 @@ static const txn_op_kind commit_kind = { .name = "commit", .start = commit_start
 
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
 {
+    /* SPECIAL_KEY_SPACE_ENABLE_WRITES: the written modules' work first (RYW commit) */
+    if (cfdb_special_commit_first(tx))
+        return cfdb_special_commit(tx);
+    return cfdb_txn_commit_now(tx);
+}
+
+cfdb_future *cfdb_txn_commit_now(cfdb_txn *tx)
+{
     pthread_mutex_lock(&tx->mu);
     int rc = txn_error_locked(tx);
     if (!rc && tx->committing)

@@ -77,6 +77,7 @@ struct cfdb_txn {
         uint8_t *values;       /* '1' begins a conflicting range, '0' ends one */
         uint32_t count;
     } conflicts;
+    struct cfdb_sk_state *sk; /* special-key writes and error message (special_keys.c); NULL if none */
     int deferred_error;
     bool cancelled;
     bool committing;

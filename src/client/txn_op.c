@@ -376,6 +376,8 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
     pthread_mutex_lock(&tx->mu);
     unsigned gen = atomic_load(&tx->gen);
     bool current = tx->rv_gen == gen;
+    if (!error && w->locked && !tx->opt.lock_aware)
+        error = CFDB_ERR_DATABASE_LOCKED;
     if (current && !error && !tx->read_version) {
         tx->read_version = version;
         tx->tag_throttled_s = tx->tag_throttled_s + w->tag_throttled_s;
@@ -449,6 +451,7 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
         if (v) {
             tx->rv_waiter.tag_throttled_s = 0;
             tx->rv_waiter.mv_present = false;
+            tx->rv_waiter.locked = false;
             tx->rv_waiter.mv_len = UINT32_MAX; /* \xff/metadataVersion not known: read it */
             txn_rv_ready(&tx->rv_waiter, 0, v);
             return;
