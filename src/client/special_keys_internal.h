@@ -95,6 +95,11 @@ extern const int sk_configuration_impl_count;
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
+/* special_versions.c: version_epoch, min_required_commit_version */
+int sk_version_epoch_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_version_epoch_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_min_commit_version_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_min_commit_version_commit(cfdb_txn *tx, cfdb_arena *a);
 
 /* ---- running module code on a worker ---- */
 /* A range read answered by fn-s of the impls met in [begin, end); single: a get of begin. */
