@@ -95,6 +95,12 @@ extern const int sk_configuration_impl_count;
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
+/* AddressExclusion::parse then toString (special_management.c): false when invalid */
+bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
+/* special_process_class.c: process/class_type/, process/class_source/ */
+int sk_class_type_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_class_type_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_class_source_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 /* special_versions.c: version_epoch, min_required_commit_version */
 int sk_version_epoch_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_version_epoch_commit(cfdb_txn *tx, cfdb_arena *a);

@@ -112,7 +112,7 @@ MAPPED(failed_locality_read, "failed_locality", "failed_locality")
 
 /* AddressExclusion::parse then toString: a whole machine ("IP") or one process ("IP:port");
  * ":tls" is refused. Returns false for an invalid address; out gets the canonical text. */
-static bool parse_exclusion(cfdb_bytes text, char *out, size_t cap)
+bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap)
 {
     char buf[128];
     if (text.len == 0 || text.len >= sizeof buf)
@@ -223,7 +223,7 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
                 items[nadd][text.len] = 0;
             }
         } else {
-            ok = parse_exclusion(text, items[nadd], sizeof items[nadd]);
+            ok = sk_parse_exclusion(text, items[nadd], sizeof items[nadd]);
         }
         if (!ok) {
             char msg[512];
