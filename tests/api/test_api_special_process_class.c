@@ -102,10 +102,11 @@ static void fixture(void)
     fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
     fdb_transaction_clear_range(tr, S("\xff/worker/"), 9, S("\xff/worker0"), 9);
     fdb_transaction_clear_range(tr, S("\xff/processClass/"), 15, S("\xff/processClass0"), 15);
-    set_worker(tr, "p1", 0, 0, a, 0, 4500); /* unset, no class key: unset / command_line */
+    set_worker(tr, "p1", 0, 0, a, 0, 4500); /* unset: takes its key's class, whatever the source */
     set_worker(tr, "p2", 1, 0, b, 0, 4501); /* storage, overridden by its set_class key */
     set_worker(tr, "p3", 4, 0, b, 0, 4600); /* test class: left out */
     set_worker(tr, "p4", 8, 0, l6, 1, 4502); /* log; its command-line class key is ignored */
+    set_class(tr, "p1", 3, 1);
     set_class(tr, "p2", 7, 2);
     set_class(tr, "p4", 2, 0);
     assert_int_equal(api_commit(tr), 0);
@@ -169,7 +170,7 @@ static void test_classes_read(void **state)
 {
     (void)state;
     fixture();
-    expect_types("10.0.0.2:4501=stateless", "127.0.0.1:4500=unset", "[::1]:4502=log");
+    expect_types("10.0.0.2:4501=stateless", "127.0.0.1:4500=resolution", "[::1]:4502=log");
     char rows[8][128];
     fdb_error_t e;
     FDBTransaction *tr = api_tr();
@@ -183,7 +184,7 @@ static void test_classes_read(void **state)
     assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &n, &more), 0);
     assert_int_equal(n, 3);
     static const char *const want[3][2] = { { CS "10.0.0.2:4501", "set_class" },
-                                            { CS "127.0.0.1:4500", "command_line" },
+                                            { CS "127.0.0.1:4500", "configure_auto" },
                                             { CS "[::1]:4502", "command_line" } };
     for (int i = 0; i < 3; i++) {
         assert_int_equal(kv[i].key_length, (int)strlen(want[i][0]));
