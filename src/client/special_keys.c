@@ -486,6 +486,11 @@ void cfdb_special_reset(cfdb_txn *tx)
         return;
     sk_writes_free(&tx->sk->w);
     free(tx->sk->error_msg);
+    if (tx->sk->active > 0) { /* a worker restores the access later */
+        memset(&tx->sk->w, 0, sizeof tx->sk->w);
+        tx->sk->error_msg = NULL;
+        return;
+    }
     free(tx->sk);
     tx->sk = NULL;
 }

@@ -28,6 +28,11 @@
 typedef struct cfdb_sk_state {
     sk_writes w;
     char *error_msg; /* \xff\xff/error_message: the last management failure's JSON */
+    /* management jobs running on this transaction (special_worker.c): the first one saves
+     * the application's system-key access, the last one restores it; kept over a reset
+     * while any runs */
+    int active;
+    bool saved_access, saved_read, saved_readable;
 } cfdb_sk_state;
 
 /* Rows of a module's answer, in its future's arena. */

@@ -39,8 +39,7 @@ typedef struct sk_job {
     cfdb_bytes begin, end;
     int limit;
     bool reverse, single;
-    /* the application's system-key access, restored at the end */
-    bool saved_access, saved_read, saved_readable;
+    bool granted; /* counted in tx->sk->active */
 } sk_job;
 
 int sk_rows_push(sk_rows *r, cfdb_arena *a, cfdb_bytes key, cfdb_bytes value)
@@ -220,27 +219,46 @@ void skw_set_option(cfdb_txn *tx, int option)
 
 /* ---- jobs ---- */
 
-static void grant_system_access(sk_job *j)
+/* Several jobs may run on one transaction at once (a get and a range read of two modules):
+ * the first saves the application's access, the last restores it (cfdb_sk_state.active). */
+static bool grant_system_access(sk_job *j)
 {
     cfdb_txn *tx = j->tx;
     pthread_mutex_lock(&tx->mu);
-    j->saved_access = tx->opt.access_system_keys;
-    j->saved_read = tx->opt.read_system_keys;
-    j->saved_readable = atomic_load(&tx->sys_readable);
+    if (!tx->sk)
+        tx->sk = calloc(1, sizeof *tx->sk);
+    cfdb_sk_state *st = tx->sk;
+    if (!st) {
+        pthread_mutex_unlock(&tx->mu);
+        return false;
+    }
+    j->granted = true;
+    if (st->active++ == 0) {
+        st->saved_access = tx->opt.access_system_keys;
+        st->saved_read = tx->opt.read_system_keys;
+        st->saved_readable = atomic_load(&tx->sys_readable);
+    }
     tx->opt.access_system_keys = tx->opt.read_system_keys = true;
     /* the module code's RAW_ACCESS, which libfdb_c leaves set on the transaction */
     tx->opt.raw_access = true;
     atomic_store(&tx->sys_readable, true);
     pthread_mutex_unlock(&tx->mu);
+    return true;
 }
 
 static void restore_system_access(sk_job *j)
 {
     cfdb_txn *tx = j->tx;
+    if (!j->granted)
+        return;
+    j->granted = false;
     pthread_mutex_lock(&tx->mu);
-    tx->opt.access_system_keys = j->saved_access;
-    tx->opt.read_system_keys = j->saved_read;
-    atomic_store(&tx->sys_readable, j->saved_readable);
+    cfdb_sk_state *st = tx->sk; /* kept while active > 0 (cfdb_special_reset) */
+    if (st && st->active > 0 && --st->active == 0) {
+        tx->opt.access_system_keys = st->saved_access;
+        tx->opt.read_system_keys = st->saved_read;
+        atomic_store(&tx->sys_readable, st->saved_readable);
+    }
     pthread_mutex_unlock(&tx->mu);
 }
 
@@ -360,8 +378,9 @@ static int run_commit(sk_job *j)
 
 static void run_job(sk_job *j)
 {
-    grant_system_access(j);
-    if (j->commit) {
+    if (!grant_system_access(j)) {
+        j->rc = CFDB_ERR_UNKNOWN_ERROR;
+    } else if (j->commit) {
         j->rc = run_commit(j);
     } else {
         j->rc = run_read(j);

@@ -152,9 +152,40 @@ static void test_threads_bounded(void **state)
     fdb_database_destroy(db);
 }
 
+/* Module reads running at once on one transaction: each one's system-key access lasts until
+ * the last ends (one job's end must not take it from another), and the application's own
+ * access comes back afterwards (a plain read of \xff... is key_outside_legal_range, 2004). */
+static void test_concurrent_jobs_one_transaction(void **state)
+{
+    (void)state;
+    static const char ct[] = "\xff\xff/configuration/process/class_type/",
+                      ce[] = "\xff\xff/configuration/process/class_type0",
+                      cs[] = "\xff\xff/configuration/process/class_source/",
+                      cse[] = "\xff\xff/configuration/process/class_source0";
+    for (int round = 0; round < 30; round++) {
+        FDBTransaction *tr = api_tr();
+        FDBFuture *f[4];
+        f[0] = fdb_transaction_get_range(tr, S(ct), SL(ct), 0, 1, S(ce), SL(ce), 0, 1, 0, 0,
+                                         FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        f[1] = fdb_transaction_get_range(tr, S(cs), SL(cs), 0, 1, S(cse), SL(cse), 0, 1, 0, 0,
+                                         FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        f[2] = fdb_transaction_get(tr, S(MG "db_locked"), SL(MG "db_locked"), 0);
+        f[3] = fdb_transaction_get(tr, S(MG "consistency_check_suspended"), SL(MG "consistency_check_suspended"), 0);
+        for (int i = 0; i < 4; i++) {
+            assert_int_equal(api_wait(f[i]), 0);
+            fdb_future_destroy(f[i]);
+        }
+        FDBFuture *g = fdb_transaction_get(tr, S("\xff/x"), 2, 0);
+        assert_int_equal(api_wait(g), 2004);
+        fdb_future_destroy(g);
+        fdb_transaction_destroy(tr);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_concurrent_jobs_one_transaction),
         cmocka_unit_test(test_reads_beyond_bound_complete),
         cmocka_unit_test(test_threads_bounded),
     };
