@@ -3,8 +3,25 @@
 #include "cfdb/errors.h"
 #include "cfdb/object_cache.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+
+/* Sleeps while *word == expected (the kernel checks it atomically with going to sleep).
+ * Spurious returns are fine: callers re-check. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
 
 /* Futures (with room for an operation) are recycled through an object cache:
  * after warm-up a transaction's futures cost no malloc. The cache is bounded, so memory
@@ -26,7 +43,6 @@ static cfdb_future *block_get(void)
         return NULL;
     memset(f, 0, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
-    pthread_cond_init(&f->cv, NULL);
     cfdb_arena_init(&f->arena);
     return f;
 }
@@ -36,7 +52,6 @@ static void block_destroy(void *obj)
     cfdb_future *f = obj;
     cfdb_arena_free(&f->arena);
     pthread_mutex_destroy(&f->mu);
-    pthread_cond_destroy(&f->cv);
     free(f);
 }
 
@@ -61,7 +76,7 @@ cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **ex
     atomic_init(&f->cancel_requested, false);
     f->error = 0;
     f->kind = kind;
-    f->waiters = 0;
+    atomic_init(&f->wake, 0);
     f->callback = NULL;
     f->callback_arg = NULL;
     f->on_cancel = NULL;
@@ -98,9 +113,10 @@ bool cfdb_future_try_complete(cfdb_future *f, int error)
     cfdb_future_callback cb = f->callback;
     void *arg = f->callback_arg;
     f->callback = NULL;
-    if (f->waiters)
-        pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
+    /* Outside the lock (see the header). The completer holds a reference, so f lives on. */
+    if (atomic_fetch_or_explicit(&f->wake, CFDB_FUTURE_WAKE_READY, memory_order_acq_rel) & CFDB_FUTURE_WAKE_SLEEPERS)
+        futex_wake_all(&f->wake);
     if (cb)
         cb(f, arg);
     return true;
@@ -110,12 +126,20 @@ void cfdb_future_wait(cfdb_future *f)
 {
     if (cfdb_future_is_ready(f))
         return;
-    pthread_mutex_lock(&f->mu);
-    f->waiters++;
-    while (!atomic_load_explicit(&f->ready, memory_order_acquire))
-        pthread_cond_wait(&f->cv, &f->mu);
-    f->waiters--;
-    pthread_mutex_unlock(&f->mu);
+    /* Our own reference while we sleep: another thread destroying its handle meanwhile must
+     * not recycle the block under us. */
+    cfdb_future_ref(f);
+    uint32_t w = atomic_load_explicit(&f->wake, memory_order_acquire);
+    while (!(w & CFDB_FUTURE_WAKE_READY)) {
+        if (!(w & CFDB_FUTURE_WAKE_SLEEPERS) &&
+            !atomic_compare_exchange_weak_explicit(&f->wake, &w, w | CFDB_FUTURE_WAKE_SLEEPERS,
+                                                   memory_order_acq_rel, memory_order_acquire))
+            continue; /* w was reloaded */
+        futex_wait(&f->wake, w | CFDB_FUTURE_WAKE_SLEEPERS);
+        w = atomic_load_explicit(&f->wake, memory_order_acquire);
+    }
+    /* CFDB_FUTURE_WAKE_READY is set after `ready` (release): the result is visible. */
+    cfdb_future_unref(f);
 }
 
 bool cfdb_future_set_callback(cfdb_future *f, cfdb_future_callback cb, void *arg)
@@ -139,9 +163,6 @@ void cfdb_future_unref(cfdb_future *f)
 {
     if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
         return;
-    /* a waiter that saw `ready` may still be leaving cfdb_future_wait: take the lock once */
-    pthread_mutex_lock(&f->mu);
-    pthread_mutex_unlock(&f->mu);
     block_put(f);
 }
 

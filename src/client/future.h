@@ -1,7 +1,15 @@
 /* Futures: the results of asynchronous client operations, as fdb_c.h exposes them.
- * A future is completed once, on the network thread; waiters block on a condition
- * variable, and the callback (if any) runs on the network thread, or at once on the
- * caller's thread when it is set on a future that is already ready (libfdb_c's rule). */
+ * A future is completed once, on the network thread; the callback (if any) runs on the
+ * network thread, or at once on the caller's thread when it is set on a future that is
+ * already ready (libfdb_c's rule).
+ *
+ * Waiting takes no lock: a waiter announces itself in `wake` (CFDB_FUTURE_WAKE_SLEEPERS) and
+ * sleeps on that word with a futex; completion publishes `ready`, leaves the mutex, and only
+ * then sets CFDB_FUTURE_WAKE_READY and wakes sleepers, if any announced themselves. So a woken
+ * waiter never finds the completer still holding a lock it needs (on one CPU that cost two
+ * extra context switches per operation: the woken waiter preempted the completer inside the
+ * lock, blocked on it, and was woken once more). `mu` guards the callback, exactly-once
+ * completion and the release-memory count. */
 #ifndef CFDB_CLIENT_FUTURE_H
 #define CFDB_CLIENT_FUTURE_H
 
@@ -65,6 +73,9 @@ typedef struct cfdb_fdb_mkv {
 
 typedef struct cfdb_future cfdb_future;
 
+#define CFDB_FUTURE_WAKE_READY 1u    /* `wake`: completed, waiters return */
+#define CFDB_FUTURE_WAKE_SLEEPERS 2u /* `wake`: somebody sleeps (or is about to) on the word */
+
 /* Called on the application's thread, right after its fdb_future_cancel/destroy completed a
  * pending future with operation_cancelled, so that the operation can let go of what it holds
  * (it must not touch its transaction there: that may be gone). */
@@ -77,8 +88,7 @@ struct cfdb_future {
     int error;
     cfdb_future_kind kind;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int waiters;
+    _Atomic uint32_t wake; /* futex word: CFDB_FUTURE_WAKE_READY | CFDB_FUTURE_WAKE_SLEEPERS */
     cfdb_future_callback callback;
     void *callback_arg;
     cfdb_future_cancel_fn on_cancel;
