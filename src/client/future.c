@@ -23,6 +23,71 @@ static void futex_wake_all(_Atomic uint32_t *word)
     (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* ---- slots: waiters sleeping on shared words, woken in batches (see future.h) ---- */
+
+#define SLOT_GROUPS (CFDB_FUTURE_WAKE_SLOTS / 32)
+/* A group's word changes (+1) before each wake, so a waiter that read it before the wake
+ * cannot go to sleep after it. */
+static _Atomic uint32_t g_group_word[SLOT_GROUPS];
+/* Free slots: bit set = free. */
+static _Atomic uint64_t g_free_slots[CFDB_FUTURE_WAKE_SLOTS / 64] = { UINT64_MAX, UINT64_MAX };
+/* Slots this thread completed and has not woken yet, per group (inside a batch). */
+static _Thread_local uint32_t tl_pending[SLOT_GROUPS];
+static _Thread_local bool tl_batching;
+
+static int slot_take(void)
+{
+    for (int i = 0; i < CFDB_FUTURE_WAKE_SLOTS / 64; i++) {
+        uint64_t m = atomic_load_explicit(&g_free_slots[i], memory_order_relaxed);
+        while (m) {
+            int b = __builtin_ctzll(m);
+            if (atomic_compare_exchange_weak_explicit(&g_free_slots[i], &m, m & ~(1ull << b),
+                                                      memory_order_acquire, memory_order_relaxed))
+                return i * 64 + b;
+        }
+    }
+    return -1;
+}
+
+static void slot_put(int slot)
+{
+    atomic_fetch_or_explicit(&g_free_slots[slot / 64], 1ull << (slot % 64), memory_order_release);
+}
+
+static void wake_group(int group, uint32_t bits)
+{
+    /* the bump orders every READY set before it ahead of any waiter that reads the word after */
+    atomic_fetch_add_explicit(&g_group_word[group], 1, memory_order_seq_cst);
+    (void)syscall(SYS_futex, (uint32_t *)&g_group_word[group], FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL,
+                  NULL, bits);
+}
+
+static void wake_slot(int slot)
+{
+    if (slot < 0 || slot >= CFDB_FUTURE_WAKE_SLOTS)
+        return;
+    if (tl_batching)
+        tl_pending[slot / 32] |= 1u << (slot % 32);
+    else
+        wake_group(slot / 32, 1u << (slot % 32));
+}
+
+void cfdb_future_wake_batch_begin(void)
+{
+    tl_batching = true;
+}
+
+void cfdb_future_wake_batch_end(void)
+{
+    tl_batching = false;
+    for (int g = 0; g < SLOT_GROUPS; g++)
+        if (tl_pending[g]) {
+            uint32_t bits = tl_pending[g];
+            tl_pending[g] = 0;
+            wake_group(g, bits);
+        }
+}
+
 /* Futures (with room for an operation) are recycled through an object cache:
  * after warm-up a transaction's futures cost no malloc. The cache is bounded, so memory
  * freed on one thread and allocated on another settles instead of growing. */
@@ -77,6 +142,7 @@ cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **ex
     f->error = 0;
     f->kind = kind;
     atomic_init(&f->wake, 0);
+    atomic_init(&f->sleep_slot, -1);
     f->callback = NULL;
     f->callback_arg = NULL;
     f->on_cancel = NULL;
@@ -115,7 +181,10 @@ bool cfdb_future_try_complete(cfdb_future *f, int error)
     f->callback = NULL;
     pthread_mutex_unlock(&f->mu);
     /* Outside the lock (see the header). The completer holds a reference, so f lives on. */
-    if (atomic_fetch_or_explicit(&f->wake, CFDB_FUTURE_WAKE_READY, memory_order_acq_rel) & CFDB_FUTURE_WAKE_SLEEPERS)
+    uint32_t was = atomic_fetch_or_explicit(&f->wake, CFDB_FUTURE_WAKE_READY, memory_order_acq_rel);
+    if (was & CFDB_FUTURE_WAKE_SLOTTED)
+        wake_slot(atomic_load_explicit(&f->sleep_slot, memory_order_relaxed));
+    if (was & CFDB_FUTURE_WAKE_SLEEPERS)
         futex_wake_all(&f->wake);
     if (cb)
         cb(f, arg);
@@ -129,15 +198,34 @@ void cfdb_future_wait(cfdb_future *f)
     /* Our own reference while we sleep: another thread destroying its handle meanwhile must
      * not recycle the block under us. */
     cfdb_future_ref(f);
-    uint32_t w = atomic_load_explicit(&f->wake, memory_order_acquire);
-    while (!(w & CFDB_FUTURE_WAKE_READY)) {
-        if (!(w & CFDB_FUTURE_WAKE_SLEEPERS) &&
-            !atomic_compare_exchange_weak_explicit(&f->wake, &w, w | CFDB_FUTURE_WAKE_SLEEPERS,
-                                                   memory_order_acq_rel, memory_order_acquire))
-            continue; /* w was reloaded */
-        futex_wait(&f->wake, w | CFDB_FUTURE_WAKE_SLEEPERS);
-        w = atomic_load_explicit(&f->wake, memory_order_acquire);
+    int slot = slot_take();
+    int none = -1;
+    if (slot >= 0 &&
+        !atomic_compare_exchange_strong_explicit(&f->sleep_slot, &none, slot, memory_order_relaxed,
+                                                 memory_order_relaxed)) {
+        slot_put(slot); /* another thread waits on this future with a slot: use the own word */
+        slot = -1;
     }
+    uint32_t flag = slot >= 0 ? CFDB_FUTURE_WAKE_SLOTTED : CFDB_FUTURE_WAKE_SLEEPERS;
+    for (;;) {
+        /* the group word first: a wake after this read changes it, and the sleep then returns */
+        uint32_t word = slot >= 0 ? atomic_load_explicit(&g_group_word[slot / 32], memory_order_acquire) : 0;
+        uint32_t w = atomic_load_explicit(&f->wake, memory_order_acquire);
+        if (w & CFDB_FUTURE_WAKE_READY)
+            break;
+        /* announce (the CAS publishes sleep_slot too); a completion in between fails it */
+        if (!(w & flag) && !atomic_compare_exchange_weak_explicit(&f->wake, &w, w | flag, memory_order_acq_rel,
+                                                                  memory_order_acquire))
+            continue;
+        if (slot >= 0)
+            (void)syscall(SYS_futex, (uint32_t *)&g_group_word[slot / 32], FUTEX_WAIT_BITSET_PRIVATE, word, NULL,
+                          NULL, 1u << (slot % 32));
+        else
+            futex_wait(&f->wake, w | flag);
+    }
+    /* the slot stays recorded in the future (a late wake of it is harmless), but is free */
+    if (slot >= 0)
+        slot_put(slot);
     /* CFDB_FUTURE_WAKE_READY is set after `ready` (release): the result is visible. */
     cfdb_future_unref(f);
 }
