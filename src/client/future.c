@@ -31,9 +31,13 @@ static void futex_wake_all(_Atomic uint32_t *word)
 static _Atomic uint32_t g_group_word[SLOT_GROUPS];
 /* Free slots: bit set = free. */
 static _Atomic uint64_t g_free_slots[CFDB_FUTURE_WAKE_SLOTS / 64] = { UINT64_MAX, UINT64_MAX };
-/* Slots this thread completed and has not woken yet, per group (inside a batch). */
-static _Thread_local uint32_t tl_pending[SLOT_GROUPS];
-static _Thread_local bool tl_batching;
+/* This thread's batch: whether one is open, and the slots it completed and has not woken yet,
+ * per group. One thread-local object, so each function finds it with one TLS lookup. */
+typedef struct wake_batch {
+    bool open;
+    uint32_t pending[SLOT_GROUPS];
+} wake_batch;
+static _Thread_local wake_batch tl_batch;
 
 static int slot_take(void)
 {
@@ -66,24 +70,26 @@ static void wake_slot(int slot)
 {
     if (slot < 0 || slot >= CFDB_FUTURE_WAKE_SLOTS)
         return;
-    if (tl_batching)
-        tl_pending[slot / 32] |= 1u << (slot % 32);
+    wake_batch *b = &tl_batch;
+    if (b->open)
+        b->pending[slot / 32] |= 1u << (slot % 32);
     else
         wake_group(slot / 32, 1u << (slot % 32));
 }
 
 void cfdb_future_wake_batch_begin(void)
 {
-    tl_batching = true;
+    tl_batch.open = true;
 }
 
 void cfdb_future_wake_batch_end(void)
 {
-    tl_batching = false;
+    wake_batch *b = &tl_batch;
+    b->open = false;
     for (int g = 0; g < SLOT_GROUPS; g++)
-        if (tl_pending[g]) {
-            uint32_t bits = tl_pending[g];
-            tl_pending[g] = 0;
+        if (b->pending[g]) {
+            uint32_t bits = b->pending[g];
+            b->pending[g] = 0;
             wake_group(g, bits);
         }
 }
