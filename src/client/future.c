@@ -26,6 +26,7 @@ static void futex_wake_all(_Atomic uint32_t *word)
 /* ---- slots: waiters sleeping on shared words, woken in batches (see future.h) ---- */
 
 #define SLOT_GROUPS (CFDB_FUTURE_WAKE_SLOTS / 32)
+#define NO_SLOT CFDB_FUTURE_WAKE_SLOTS /* sleep_slot when no slotted waiter */
 /* A group's word changes (+1) before each wake, so a waiter that read it before the wake
  * cannot go to sleep after it. */
 static _Atomic uint32_t g_group_word[SLOT_GROUPS];
@@ -50,7 +51,7 @@ static int slot_take(void)
                 return i * 64 + b;
         }
     }
-    return -1;
+    return NO_SLOT;
 }
 
 static void slot_put(int slot)
@@ -68,7 +69,7 @@ static void wake_group(int group, uint32_t bits)
 
 static void wake_slot(int slot)
 {
-    if (slot < 0 || slot >= CFDB_FUTURE_WAKE_SLOTS)
+    if (slot < 0 || slot >= NO_SLOT)
         return;
     wake_batch *b = &tl_batch;
     if (b->open)
@@ -148,7 +149,7 @@ cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **ex
     f->error = 0;
     f->kind = kind;
     atomic_init(&f->wake, 0);
-    atomic_init(&f->sleep_slot, -1);
+    atomic_init(&f->sleep_slot, NO_SLOT);
     f->callback = NULL;
     f->callback_arg = NULL;
     f->on_cancel = NULL;
@@ -205,17 +206,17 @@ void cfdb_future_wait(cfdb_future *f)
      * not recycle the block under us. */
     cfdb_future_ref(f);
     int slot = slot_take();
-    int none = -1;
-    if (slot >= 0 &&
+    int none = NO_SLOT;
+    if (slot != NO_SLOT &&
         !atomic_compare_exchange_strong_explicit(&f->sleep_slot, &none, slot, memory_order_relaxed,
                                                  memory_order_relaxed)) {
         slot_put(slot); /* another thread waits on this future with a slot: use the own word */
-        slot = -1;
+        slot = NO_SLOT;
     }
-    uint32_t flag = slot >= 0 ? CFDB_FUTURE_WAKE_SLOTTED : CFDB_FUTURE_WAKE_SLEEPERS;
+    uint32_t flag = slot != NO_SLOT ? CFDB_FUTURE_WAKE_SLOTTED : CFDB_FUTURE_WAKE_SLEEPERS;
     for (;;) {
         /* the group word first: a wake after this read changes it, and the sleep then returns */
-        uint32_t word = slot >= 0 ? atomic_load_explicit(&g_group_word[slot / 32], memory_order_acquire) : 0;
+        uint32_t word = slot != NO_SLOT ? atomic_load_explicit(&g_group_word[slot / 32], memory_order_acquire) : 0;
         uint32_t w = atomic_load_explicit(&f->wake, memory_order_acquire);
         if (w & CFDB_FUTURE_WAKE_READY)
             break;
@@ -223,14 +224,14 @@ void cfdb_future_wait(cfdb_future *f)
         if (!(w & flag) && !atomic_compare_exchange_weak_explicit(&f->wake, &w, w | flag, memory_order_acq_rel,
                                                                   memory_order_acquire))
             continue;
-        if (slot >= 0)
+        if (slot != NO_SLOT)
             (void)syscall(SYS_futex, (uint32_t *)&g_group_word[slot / 32], FUTEX_WAIT_BITSET_PRIVATE, word, NULL,
                           NULL, 1u << (slot % 32));
         else
             futex_wait(&f->wake, w | flag);
     }
     /* the slot stays recorded in the future (a late wake of it is harmless), but is free */
-    if (slot >= 0)
+    if (slot != NO_SLOT)
         slot_put(slot);
     /* CFDB_FUTURE_WAKE_READY is set after `ready` (release): the result is visible. */
     cfdb_future_unref(f);

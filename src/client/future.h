@@ -97,7 +97,7 @@ struct cfdb_future {
     cfdb_future_kind kind;
     pthread_mutex_t mu;
     _Atomic uint32_t wake; /* futex word: CFDB_FUTURE_WAKE_READY | _SLEEPERS | _SLOTTED */
-    _Atomic int sleep_slot; /* the slotted waiter's slot, or -1 */
+    _Atomic int sleep_slot; /* the slotted waiter's slot, or CFDB_FUTURE_WAKE_SLOTS (none) */
     cfdb_future_callback callback;
     void *callback_arg;
     cfdb_future_cancel_fn on_cancel;
