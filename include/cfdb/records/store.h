@@ -113,6 +113,12 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
 int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
                          bool *existed);
 
+/* Cursors and scans (issue 13 item 4, include/cfdb/records/cursor.h): what a store was opened
+ * with. */
+const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s);
+/* P: the store's prefix. */
+cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s);
+
 #ifdef __cplusplus
 }
 #endif

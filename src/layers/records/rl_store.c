@@ -510,3 +510,15 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
         dir_clear(tr, base);
     return found ? update_indexes(s, tr, a, pk, old_type, old, NULL, NULL) : 0;
 }
+
+/* ---- accessors for cursors and scans (rl_cursor.c, rl_scan.c, rl_fetch.c) ---- */
+
+const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s)
+{
+    return s->md;
+}
+
+cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s)
+{
+    return s->prefix;
+}
