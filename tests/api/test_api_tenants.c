@@ -292,15 +292,12 @@ static void test_range_and_selectors_at_edges(void **state)
 /* With read-your-writes off, NativeAPI getKey follows the storage servers' answers: they search
  * the shard clamped to the tenant (TenantAPI::clampRangeToTenant: the prefix .. prefix +
  * \xff\xff), so a selector past the tenant's last key comes back as \xff\xff + offset, which
- * getKey answers as allKeys.end and RYW's readThrough as \xff.
- * BUG (dev server, wt-tsrv): cfdb-server clamps to prefix + \xff (storage_server.c
- * search_range, commit_proxy.c location ranges), so the GetKeyRequest for the relative key
- * \xff gets a location that does not hold it; the client ends with wrong_shard_server (1001)
- * after TXN_MAX_BAD_REPLIES lookups instead of asking forever. */
+ * getKey answers as allKeys.end and RYW's readThrough as \xff. (A server clamping to prefix +
+ * \xff instead gives a location that does not hold the relative key \xff: the client ends
+ * with wrong_shard_server, 1001, after TXN_MAX_BAD_REPLIES lookups.) */
 static void test_native_get_key_past_tenant_end(void **state)
 {
     (void)state;
-    BUG_SKIP();
     FDBTenant *t = open_tenant("edges");
     FDBTransaction *tr = tenant_tr(t);
     FDBFuture *f;
