@@ -6,6 +6,7 @@
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
 #include "commit_proxy.h"
+#include "coord_change.h"
 #include "db_config.h"
 #include "storage_server.h"
 #include "tenant_map.h"
@@ -195,6 +196,7 @@ typedef struct tx_state {
     cfdb_mutation *muts; /* transformed */
     size_t nmuts;
     int32_t resolver_index;
+    bool coord_change; /* sets \xff/coordinators to a string this server takes */
 } tx_state;
 
 int64_t srv_next_commit_version(srv *s)
@@ -336,6 +338,8 @@ void cp_flush(srv *s)
     }
     int64_t version = srv_next_commit_version(s);
     size_t nres = 0;
+    char new_cs[sizeof s->forward]; /* a coordinators change in this batch */
+    bool coord_moved = false;
     for (size_t i = 0; i < n; i++) {
         tx_state *t = &tx[i];
         if (fb_decode(&cfdb_msg_commit_transaction_request, pend[i].msg, pend[i].msg_len, &t->req, NULL, &a)) {
@@ -355,6 +359,13 @@ void cp_flush(srv *s)
             t->error = CFDB_ERR_ILLEGAL_TENANT_ACCESS;
             continue;
         }
+        int crc = coord_change_check(s, ct->mutations.items, ct->mutations.count, new_cs, sizeof new_cs);
+        if (crc > 1) {
+            t->state = TX_ERROR;
+            t->error = crc;
+            continue;
+        }
+        t->coord_change = crc == 1;
         if (s->faults.fail_commits > 0) {
             s->faults.fail_commits--;
             if (s->faults.fail_commits_applied)
@@ -447,6 +458,15 @@ void cp_flush(srv *s)
             res[t->resolver_index].status = RESOLVE_LOCKED;
     }
 
+    /* a committed coordinators change ends this generation: fdbserver's commit proxy waits
+     * on ChangeCoordinatorsRequest, which never answers, so every commit of the batch
+     * reaches its client as commit_unknown_result (CommitProxyServer.actor.cpp) */
+    for (size_t i = 0; i < n; i++)
+        if (tx[i].state == TX_RESOLVE && tx[i].coord_change &&
+            res[tx[i].resolver_index].status == CFDB_RESOLVE_COMMITTED) /* the batch's last one wins */
+            coord_moved = coord_change_check(s, tx[i].req.transaction.mutations.items,
+                                             tx[i].req.transaction.mutations.count, new_cs, sizeof new_cs) == 1;
+
     /* apply the committed transactions in batch order */
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -520,7 +540,7 @@ void cp_flush(srv *s)
             }
             continue;
         }
-        if (!durable_ok || arc || t->fail_after_apply) {
+        if (!durable_ok || arc || t->fail_after_apply || coord_moved) {
             srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
             continue;
         }
@@ -538,6 +558,8 @@ void cp_flush(srv *s)
     }
     if (na > 0 && srv_config_touched(all, na))
         srv_config_refresh(s);
+    if (coord_moved && durable_ok && !arc)
+        coord_change_apply(s, new_cs);
     if (na > 0)
         ss_check_watches(s);
 out:

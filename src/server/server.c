@@ -496,7 +496,7 @@ void cfdb_server_config_init(cfdb_server_config *cfg)
     cfg->tenant_mode = -1;
 }
 
-static int write_cluster_file(srv *s)
+int srv_write_cluster_file(srv *s)
 {
     if (!s->cfg.cluster_file)
         return 0;
@@ -706,7 +706,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     if (s->cfg.control_port >= 0 && control_start(s, (uint16_t)s->cfg.control_port))
         goto fail;
     cfdb_loop_timer_add_in(loop, &s->maint_timer, 100000000ull);
-    if (write_cluster_file(s))
+    if (srv_write_cluster_file(s))
         goto fail;
     s->started = true;
     srv_log(s, "listening on %s:%u (cluster %s, %d storage servers, %zu shards%s%s)", s->cfg.listen_ip,
