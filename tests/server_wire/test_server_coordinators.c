@@ -11,7 +11,11 @@
  *     to it, the new key opens a new proxy generation, and the batch's other writes stay;
  *   - a string naming an address this server does not serve, or not parsing, is refused
  *     with coordinators_changed (1027) and nothing of the transaction is applied;
- *   - setting the value it already has is an ordinary commit. */
+ *   - setting the value it already has is an ordinary commit;
+ *   - fdbcli's `setclass` (the client writes \xff/processClass/<processID> and
+ *     \xff/processClassChanges, fdbclient/SpecialKeySpace.actor.cpp ProcessClassImpl) shows in
+ *     status json's class_type/class_source as fdbserver's cluster controller applies it;
+ *     cleared, the process is "unset" from the "command_line" again. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -219,11 +223,67 @@ static void test_refused(void **state)
     cx_stop(c);
 }
 
+static void ASSERT_HAS(const char *json, const char *text)
+{
+    if (!strstr(json, text))
+        fail_msg("status json lacks %s", text);
+}
+
+static void test_setclass(void **state)
+{
+    (void)state;
+    cx *c = cx_start();
+    fx *f = &c->f;
+    char *json = status_json(f);
+    ASSERT_HAS(json, "\"class_type\":\"unset\",\"class_source\":\"command_line\"");
+    free(json);
+    /* the process id from \xff/worker/ (its locality's processid) */
+    json = status_json(f);
+    const char *pid = strstr(json, "\"processid\":\"");
+    assert_non_null(pid);
+    pid += strlen("\"processid\":\"");
+    size_t n = strcspn(pid, "\"");
+    assert_true(n > 0 && n < 64);
+    /* processClassKeyFor(pid): prefix, int32 length, bytes; processClassValue(ProcessClass(
+     * StorageClass 1, DBSource 2)): protocol 0x0FDB00B062010001, then _class, _source as int32 */
+    uint8_t key[15 + 4 + 64];
+    memcpy(key, "\xff/processClass/", 15);
+    uint32_t len = (uint32_t)n;
+    memcpy(key + 15, &len, 4);
+    memcpy(key + 19, pid, n);
+    free(json);
+    cfdb_bytes k = cfdb_bytes_make(key, 19 + n);
+    static const uint8_t storage_db[16] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 1, 0, 0, 0, 2, 0, 0, 0 };
+    static const uint8_t log_db[16] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 8, 0, 0, 0, 2, 0, 0, 0 };
+    t_commit t;
+    tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(storage_db, 16));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/processClassChanges"), CFDB_BYTES_LIT("x"));
+    assert_int_equal(tc_commit(f, &t), 0);
+    json = status_json(f);
+    ASSERT_HAS(json, "\"class_type\":\"storage\",\"class_source\":\"set_class\"");
+    free(json);
+    tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(log_db, 16));
+    assert_int_equal(tc_commit(f, &t), 0);
+    json = status_json(f);
+    ASSERT_HAS(json, "\"class_type\":\"log\",\"class_source\":\"set_class\"");
+    free(json);
+    tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
+    tc_mut(&t, &f->a, CFDB_MUT_CLEAR_RANGE, k, wc_key_after(&f->a, k));
+    assert_int_equal(tc_commit(f, &t), 0);
+    json = status_json(f);
+    ASSERT_HAS(json, "\"class_type\":\"unset\",\"class_source\":\"command_line\"");
+    free(json);
+    cx_stop(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_process_new_description),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_setclass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
