@@ -463,8 +463,11 @@ static int finish(srv *s)
     pthread_cond_destroy(&j->cv);
     XXH3_freeState(j->hash);
     free(j->last_key);
+    int64_t version = j->version;
     free(j);
     w->job = NULL;
+    if (w->on_snapshot_end)
+        w->on_snapshot_end(s, rc, version);
     return rc;
 }
 
