@@ -22,6 +22,7 @@ typedef struct srv_control_client {
     /* a `snapshot` command waiting for a snapshot at or after this version (0: none); the
      * client's later lines wait in `in` until it is answered */
     int64_t snapshot_want;
+    bool in_lines; /* client_lines is running for it (a snapshot may end inside a command) */
     struct srv_control_client *next;
 } srv_control_client;
 
@@ -295,7 +296,7 @@ static void snapshot_ended(srv *s, int rc, int64_t version)
     /* answered clients go on with the lines they sent meanwhile (this may free some) */
     for (srv_control_client *cl = s->controls, *nx; cl; cl = nx) {
         nx = cl->next;
-        if (!cl->snapshot_want && cl->in_len)
+        if (!cl->snapshot_want && cl->in_len && !cl->in_lines)
             client_lines(cl);
     }
 }
@@ -305,6 +306,7 @@ static void client_lines(srv_control_client *cl)
 {
     srv *s = cl->s;
     char *nl;
+    cl->in_lines = true;
     while (!cl->snapshot_want && (nl = memchr(cl->in, '\n', cl->in_len)) != NULL) {
         *nl = 0;
         char *line = cl->in;
@@ -324,6 +326,7 @@ static void client_lines(srv_control_client *cl)
         memmove(cl->in, cl->in + used, cl->in_len - used);
         cl->in_len -= used;
     }
+    cl->in_lines = false;
 }
 
 static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
