@@ -190,9 +190,19 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         if (!s->wal) {
             snprintf(out, cap, "err not durable");
         } else if (!a1) {
-            snprintf(out, cap, srv_wal_snapshot(s) ? "err snapshot failed" : "ok snapshot written");
+            /* the embedded API's synchronous form (cfdb_server_control); the socket's
+             * `snapshot` waits in the background instead (snapshot_deferred) */
+            int rc = srv_wal_snapshot(s);
+            if (rc)
+                snprintf(out, cap, "err snapshot failed: %d", rc);
+            else
+                snprintf(out, cap, "ok snapshot written");
         } else if (strcmp(a1, "start") == 0) {
-            snprintf(out, cap, srv_wal_snapshot_start(s) ? "err snapshot failed to start" : "ok snapshot started");
+            int rc = srv_wal_snapshot_start(s);
+            if (rc)
+                snprintf(out, cap, "err snapshot failed to start: %d", rc);
+            else
+                snprintf(out, cap, "ok snapshot started");
         } else if (strcmp(a1, "hold") == 0 && a2 && (strcmp(a2, "on") == 0 || strcmp(a2, "off") == 0)) {
             srv_wal_snapshot_hold(s, strcmp(a2, "on") == 0);
             snprintf(out, cap, "ok hold %s", a2);
@@ -286,11 +296,14 @@ static void snapshot_ended(srv *s, int rc, int64_t version)
             again = true; /* the one that ended had started before the command */
         }
     }
-    if (again && srv_wal_snapshot_start(s)) {
+    int src = again ? srv_wal_snapshot_start(s) : 0;
+    if (src) {
+        char out[96];
+        snprintf(out, sizeof out, "err snapshot failed: %d", src);
         for (srv_control_client *cl = s->controls; cl; cl = cl->next)
             if (cl->snapshot_want) {
                 cl->snapshot_want = 0;
-                client_answer(cl, "snapshot", "err snapshot failed to start");
+                client_answer(cl, "snapshot", out);
             }
     }
     /* answered clients go on with the lines they sent meanwhile (this may free some) */

@@ -680,8 +680,12 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     s->base_version = cfg->initial_version > 0 ? cfg->initial_version : 1000;
     if (s->cfg.datadir) {
         int64_t recovered = 0;
-        if (srv_wal_open(s, &recovered))
+        int wrc = srv_wal_open(s, &recovered);
+        if (wrc) {
+            /* the code the log or snapshot gave: 1522 file_corrupt, 1510 io_error, 4000 ... */
+            fprintf(stderr, "cfdb-server: not started: %s (%d)\n", cfdb_error_name(wrc), wrc);
             goto fail;
+        }
         /* Versions follow the wall clock since the data directory was created, so read
          * versions handed out before a crash stay below every version after it. */
         int64_t wall = srv_wal_epoch_version(s);
