@@ -105,6 +105,8 @@ enum srv_parked_kind {
     PARK_WATCH,
     PARK_RETRY, /* a storage read waiting for its version */
     PARK_DELAYED_REPLY,
+    PARK_TENANT_ID,        /* GetTenantIdRequest waiting for its minTenantVersion */
+    PARK_TENANT_LOCATIONS, /* GetKeyServerLocationsRequest (tenant not found yet) likewise */
 };
 
 typedef struct srv_storage {
