@@ -113,6 +113,99 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
 int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
                          bool *existed);
 
+
+/* ---- index types, index states, record versions, counts, delete-all, online indexer
+ * (wt-rlidx; layouts and Java sources in docs/design/records.md) ----
+ *
+ * Index maintenance by type (src/layers/records/rl_index_*.c): "value" (unique too: a
+ * second record with the same index key is refused with 2000 client_invalid_operation when
+ * the index is readable, Java's RecordIndexUniquenessViolation, or recorded under
+ * P + (7, subspace key, index key..., pk...) = the other primary key when it is write-only);
+ * "count", "count_updates", "count_not_null", "sum" (little-endian int64 ADD),
+ * "max_ever_long"/"min_ever_long" (MAX/MIN of a little-endian int64, negatives refused),
+ * "max_ever_tuple"/"min_ever_tuple" (BYTE_MAX/BYTE_MIN of the packed grouped tuple), each at
+ * P + (2, subspace key, group...); "version" (entries keyed by the record's versionstamp,
+ * written with SET_VERSIONSTAMPED_KEY at commit). Other types (rank, text, ...) are refused
+ * with 2108 on save.
+ *
+ * Versions: a save into a store whose metadata stores record versions (or that has a version
+ * index on the type) gets an incomplete version (10 x 0xff + a 2-byte local counter); its
+ * versionstamped mutations are held by the store until cfdb_rl_store_prepare_commit, which
+ * must be called on the transaction just before committing it (as Java's FDBRecordContext
+ * applies its version mutations at commit). After a retry (on_error), open a new store or
+ * call cfdb_rl_store_reset_pending. */
+typedef enum cfdb_rl_index_state {
+    CFDB_RL_INDEX_READABLE = 0,    /* IndexState.READABLE: no key in the index-state space */
+    CFDB_RL_INDEX_WRITE_ONLY = 1,  /* maintained, not readable */
+    CFDB_RL_INDEX_DISABLED = 2,    /* neither */
+} cfdb_rl_index_state;
+
+typedef struct cfdb_rl_open_options {
+    /* The state an index added or changed since the stored metadata version gets on an
+     * upgrade when it cannot be built in the open transaction (more than
+     * CFDB_RL_MAX_RECORDS_FOR_REBUILD records, not on new record types): DISABLED by
+     * default, as Java's FDBRecordStore.disabledIfTooManyRecordsForRebuild, or WRITE_ONLY. */
+    cfdb_rl_index_state too_many_records_state;
+} cfdb_rl_open_options;
+/* FDBRecordStore.MAX_RECORDS_FOR_REBUILD */
+#define CFDB_RL_MAX_RECORDS_FOR_REBUILD 200
+
+int cfdb_rl_store_open_with(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                            cfdb_rl_open_mode mode, const cfdb_rl_open_options *opts,
+                            cfdb_rl_store **out);
+
+/* Writes the held versionstamped mutations into tr (call right before committing it). */
+int cfdb_rl_store_prepare_commit(cfdb_rl_store *s, FDBTransaction *tr);
+/* Forgets held mutations and restarts the local version counter (after a retry). */
+void cfdb_rl_store_reset_pending(cfdb_rl_store *s);
+
+/* A record's version as loaded (cfdb_rl_store_load_version): the 12-byte FDBRecordVersion,
+ * complete when read from the database, incomplete (10 x 0xff + local) when saved in this
+ * transaction. */
+typedef struct cfdb_rl_version {
+    bool present;
+    bool complete;
+    uint8_t bytes[12];
+} cfdb_rl_version;
+int cfdb_rl_store_load_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *pk, cfdb_rl_version *out);
+
+/* Index states (P + (5, index name) = pack((code)), absent when readable). */
+cfdb_rl_index_state cfdb_rl_store_index_state(const cfdb_rl_store *s, const char *index_name);
+/* Marks an index write-only or disabled (disabling clears its entries, built ranges and
+ * uniqueness violations, as FDBRecordStore.markIndexDisabled); readable needs the index
+ * built (its range set complete: 2000 otherwise) and, unique, without violations (2000). */
+int cfdb_rl_store_mark_index(cfdb_rl_store *s, FDBTransaction *tr, const char *index_name,
+                             cfdb_rl_index_state state);
+/* The uniqueness violation a save last ran into: its index (NULL when none). */
+const cfdb_rl_index *cfdb_rl_store_last_violation(const cfdb_rl_store *s);
+
+/* Sum of the record counts under P + (4, key...) (key may be NULL or empty: all of them). */
+int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *key, int64_t *out);
+/* Deletes every record and index entry; keeps the header and the index states
+ * (FDBRecordStore.deleteAllRecords). */
+int cfdb_rl_store_delete_all(cfdb_rl_store *s, FDBTransaction *tr);
+
+/* Online indexer (rl_indexer.c): builds index `index_name` of the store at prefix over its
+ * existing records in batches, one transaction each, recording built primary-key ranges in
+ * P + (6, subspace key) (Java's RangeSet) so that a later call resumes after the last
+ * committed batch, then marks the index readable. */
+typedef struct cfdb_rl_indexer_options {
+    uint32_t max_records;      /* per transaction; 0: 100 */
+    uint32_t max_bytes;        /* record bytes read per transaction; 0: 1,000,000 */
+    uint32_t max_batches;      /* stop (as if interrupted) after this many; 0: no limit */
+} cfdb_rl_indexer_options;
+typedef struct cfdb_rl_indexer_stats {
+    uint32_t batches;          /* transactions committed */
+    uint64_t records;          /* records indexed */
+    uint32_t retries;
+    bool readable;             /* the index was marked readable */
+} cfdb_rl_indexer_stats;
+int cfdb_rl_index_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                        const char *index_name, const cfdb_rl_indexer_options *opts,
+                        cfdb_rl_indexer_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif
