@@ -16,7 +16,8 @@
  *   max_ever_tuple   BYTE_MAX  pack(grouped value), none on removal
  *   min_ever_tuple   BYTE_MIN  as max
  * Entries both the old and the new record have are left alone (skipUpdateForUnchangedKeys),
- * except for count_updates. An entry with a value part is refused (2000, as Java). */
+ * except for count_updates. A root that is not a grouping expression is refused (2000; Java's
+ * maintainer casts it to GroupingKeyExpression). */
 #include <string.h>
 
 #include "rl_internal.h"
@@ -145,9 +146,11 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
     const atomic_type *t = find(ix->type);
     if (!t)
         return CFDB_ERR_UNSUPPORTED_OPERATION;
-    if (ix->root->kind == CFDB_KEX_KEY_WITH_VALUE)
-        return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* explicit value not supported */
-    uint32_t grouped = ix->root->kind == CFDB_KEX_GROUPING && ix->root->n1 > 0 ? (uint32_t)ix->root->n1 : 0;
+    /* Java's maintainer takes the root as a GroupingKeyExpression (a cast that fails
+     * otherwise); the metadata adds one for count, sum, max_ever and min_ever only. */
+    if (ix->root->kind != CFDB_KEX_GROUPING)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    uint32_t grouped = ix->root->n1 > 0 ? (uint32_t)ix->root->n1 : 0;
     cfdb_tuple *olds, *news;
     uint32_t no, nn;
     cfdb_bytes space;
