@@ -168,6 +168,22 @@ static cfdb_rl_index_state state_of(const cfdb_rl_metadata *md, cfdb_bytes p, co
     return st;
 }
 
+/* Marks an index in its own transaction. */
+static int mark(const cfdb_rl_metadata *md, cfdb_bytes p, const char *name, cfdb_rl_index_state st)
+{
+    FDBTransaction *tr = api_tr();
+    cfdb_rl_store *s;
+    int err = cfdb_rl_store_open(tr, md, p, CFDB_RL_OPEN, &s);
+    if (!err) {
+        err = cfdb_rl_store_mark_index(s, tr, name, st);
+        cfdb_rl_store_free(s);
+    }
+    if (!err)
+        err = api_commit(tr);
+    fdb_transaction_destroy(tr);
+    return err;
+}
+
 /* The index spaces P + (2) of two stores are equal, byte for byte after the prefixes. */
 static void expect_same_indexes(cfdb_bytes p, cfdb_bytes ref)
 {
@@ -220,6 +236,9 @@ static void test_build_interrupted_and_resumed(void **state)
     assert_true(cfdb_bytes_eq(rs[0].key, cat(p, BYTES(0x15, 0x06, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e',
                                                       0x00, 0x01, 0x00, 0xff, 0x00))));
     assert_true(cfdb_bytes_eq(rs[0].value, BYTES(0x15, 0x01, 0x15, 0xc1)));
+
+    /* Readable before it is built: refused (Java's IndexNotBuiltException). */
+    assert_int_equal(mark(md2, p, "by_name", CFDB_RL_INDEX_READABLE), CFDB_ERR_CLIENT_INVALID_OPERATION);
 
     /* Saves while write-only: inside the built range (ids 5, 100), outside (300, 450), new
      * (600..610) and deletes are covered by the model test. Counts and sums change only for
