@@ -15,9 +15,14 @@
  *                                an entry of a VALUE index: the index key, then the primary
  *                                key components the index key does not hold; the value is the
  *                                packed value columns (key_with_value) or empty
- *   P + (3) ... (10)             secondary index space, record counts, index states, index
- *                                ranges, uniqueness violations, record versions, index builds,
- *                                sliding windows (not maintained yet)
+ *   P + (2, subspace key, group...)   count/sum/max_ever/min_ever aggregates (atomic ops)
+ *   P + (4, count key...)        record counts (little-endian int64, ADD)
+ *   P + (5, index name)          index state (absent: readable)
+ *   P + (6, subspace key, ...)   built ranges of an index being built (Java's RangeSet)
+ *   P + (7, subspace key, ...)   uniqueness violations of a write-only unique index
+ *   P + (1, pk..., -1)           the record's version, pack((versionstamp))
+ *   P + (3), (8) ... (10)        secondary index space, pre-format-6 versions, index builds,
+ *                                sliding windows (not used by cfdb's index types)
  *
  * Opening checks the header as FDBRecordStore.checkVersion does: a store without a header
  * must be empty (else 2000), and is created (format version 7, CACHEABLE_STATE, Java's
@@ -25,23 +30,13 @@
  * what cfdb reads (CFDB_RL_MAX_FORMAT_VERSION) is refused with 1058
  * unsupported_format_version; a stored metadata version above the metadata's is refused with
  * 2000 (Java's RecordStoreStaleMetaDataVersionException); an older one, or an older format
- * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
- * An upgrade that brings indexes added or changed after the stored metadata version
- * (last_modified_version above it) is refused with 2108 when the store holds records, since
- * cfdb cannot build indexes yet (Java rebuilds them or marks them write-only); on an empty
- * store it goes through. Index states are not read yet.
+ * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept),
+ * and indexes added or changed after the stored metadata version are rebuilt or disabled
+ * (see cfdb_rl_open_options). Index states are read on open.
  *
- * Saves and deletes read the old record once (when the metadata has indexes or *existed is
- * asked for) and update every index of the old and new record's types: entries only the old
- * record has are cleared, entries only the new one has are set (Java's
- * StandardIndexMaintainer.update). cfdb maintains non-unique VALUE indexes so far; a save or
- * delete touching a record type with any other index (unique, count, sum, rank, version, ...)
- * is refused with 2108 unsupported_operation instead of leaving that index stale. Index
- * states are not read: every index is taken as readable.
- *
- * Record versions (P + (1, pk..., -1), a versionstamped value, when the metadata says
- * store_record_versions) are skipped when loading; saving into such a store is refused with
- * 2108 unsupported_operation until cfdb has a record context that writes them at commit.
+ * Saves and deletes read the old record once (when the metadata has indexes or a record
+ * count key, or *existed is asked for) and update every index of the old and new record's
+ * types that is not disabled, each by its type's maintainer (see below).
  *
  * Errors: FoundationDB codes from the transaction, and 2000 client_invalid_operation (mode
  * refused: create on an existing store, open of a missing one; a record of a type the
