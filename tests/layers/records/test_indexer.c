@@ -298,6 +298,18 @@ static void test_small_store_builds_in_line(void **state)
     cfdb_rl_open_options wo = { .too_many_records_state = CFDB_RL_INDEX_WRITE_ONLY };
     assert_int_equal(save_range(md2, q, 1, 1, 0, &wo), 0);
     assert_int_equal(state_of(md2, q, "by_name"), CFDB_RL_INDEX_WRITE_ONLY);
+
+    /* A new index of a type cfdb cannot maintain (rank): disabled on upgrade even with few
+     * records, and saves go on without it. */
+    cfdb_pb_msg *mr = rlt_base_metadata(&arena, 2);
+    cfdb_pb_msg *rank = rlt_add_index(&arena, mr, "rk", "rank", F("s32"), "Person");
+    rl_set_int(rank, "last_modified_version", 2);
+    cfdb_rl_metadata *mdr = rlt_load(&arena, mr);
+    cfdb_bytes r = new_prefix();
+    assert_int_equal(save_range(md1, r, 1, 10, 0, NULL), 0);
+    assert_int_equal(state_of(mdr, r, "rk"), CFDB_RL_INDEX_DISABLED);
+    assert_int_equal(save_range(mdr, r, 11, 11, 0, NULL), 0);
+    cfdb_rl_metadata_free(mdr);
     cfdb_rl_metadata_free(md1);
     cfdb_rl_metadata_free(md2);
 }
