@@ -151,8 +151,8 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
     if (ix->root->kind != CFDB_KEX_GROUPING)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     uint32_t grouped = ix->root->n1 > 0 ? (uint32_t)ix->root->n1 : 0;
-    cfdb_tuple *olds, *news;
-    uint32_t no, nn;
+    cfdb_tuple *olds = NULL, *news = NULL;
+    uint32_t no = 0, nn = 0;
     cfdb_bytes space;
     int rc = rl_index_space(s, a, ix, &space);
     if (!rc)

@@ -123,8 +123,8 @@ static int check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, con
 {
     cfdb_bytes begin, end;
     int rc = cfdb_tuple_range(a, space, value_key, &begin, &end);
-    dir_kv *kvs;
-    uint32_t n;
+    dir_kv *kvs = NULL;
+    uint32_t n = 0;
     if (!rc)
         rc = dir_get_all(tr, a, begin, end, &kvs, &n);
     bool write_only = s->states[rl_index_pos(s, ix)] == CFDB_RL_INDEX_WRITE_ONLY;

@@ -737,8 +737,8 @@ int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         rc = cfdb_tuple_pack(a, space, key ? key : &empty, &begin);
     if (!rc)
         rc = dir_strinc(a, begin, &end);
-    dir_kv *kvs;
-    uint32_t n;
+    dir_kv *kvs = NULL;
+    uint32_t n = 0;
     if (!rc)
         rc = dir_get_all(tr, a, begin, end, &kvs, &n);
     for (uint32_t i = 0; i < n && !rc; i++) {
