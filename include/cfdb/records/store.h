@@ -123,8 +123,8 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
  * written with SET_VERSIONSTAMPED_KEY at commit). Other types (rank, text, ...) are refused
  * with 2108 on save.
  *
- * Versions: a save into a store whose metadata stores record versions (or that has a version
- * index on the type) gets an incomplete version (10 x 0xff + a 2-byte local counter); its
+ * Versions: a save into a store whose metadata stores record versions (which version indexes
+ * require, as Java's IndexValidator) gets an incomplete version (10 x 0xff + a 2-byte local counter); its
  * versionstamped mutations are held by the store until cfdb_rl_store_prepare_commit, which
  * must be called on the transaction just before committing it (as Java's FDBRecordContext
  * applies its version mutations at commit). After a retry (on_error), open a new store or

@@ -511,16 +511,6 @@ static int check_maintained(const cfdb_rl_store *s, const cfdb_rl_record_type *t
     return 0;
 }
 
-static bool needs_version(const cfdb_rl_store *s, const cfdb_rl_record_type *type)
-{
-    if (s->md->store_record_versions)
-        return true;
-    for (uint32_t i = 0; i < s->md->index_count; i++)
-        if (!strcmp(s->md->indexes[i].type, "version") && rl_index_applies(&s->md->indexes[i], type))
-            return true;
-    return false;
-}
-
 /* ADD of a little-endian int64 at P + (4, count key...) (FDBRecordStore.addRecordCount). */
 static int add_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
                             const cfdb_rl_record_type *type, const cfdb_pb_msg *rec, int64_t delta)
@@ -588,7 +578,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
 
     /* A new incomplete version for this save (FDBRecordVersion.incomplete(localVersion)). */
     uint8_t version[12];
-    bool versioned = needs_version(s, type);
+    bool versioned = md->store_record_versions;   /* version indexes need it (metadata) */
     if (versioned) {
         memset(version, 0xff, 10);
         version[10] = (uint8_t)(s->next_local >> 8);
@@ -621,7 +611,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
             dir_set(tr, key, cfdb_bytes_make(value.ptr + off, len));
         }
     }
-    if (versioned && md->store_record_versions) {
+    if (versioned) {
         /* P + (1, pk..., -1) = pack((incomplete versionstamp)) + offset, at commit */
         cfdb_tuple vt;
         cfdb_tuple_init(&vt, a);

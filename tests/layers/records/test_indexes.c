@@ -389,6 +389,14 @@ static void test_version_index(void **state)
     rl_set_int(m, "store_record_versions", 1);
     rlt_add_index(&arena, m, "vi", "version", cfdb_kex_version(&arena), "Person");
     cfdb_rl_metadata *md = rlt_load(&arena, m);
+    /* Without store_record_versions the metadata is refused (Java's IndexValidator). */
+    cfdb_pb_msg *nv = base(1);
+    rlt_add_index(&arena, nv, "vi", "version", cfdb_kex_version(&arena), "Person");
+    cfdb_bytes raw;
+    assert_int_equal(cfdb_pb_encode(nv, &arena, &raw), 0);
+    cfdb_rl_metadata *bad;
+    cfdb_pb_error err;
+    assert_int_equal(cfdb_rl_metadata_from_proto(raw.ptr, raw.len, &bad, &err), CFDB_ERR_SERIALIZATION_FAILED);
     cfdb_bytes p = new_prefix();
     assert_int_equal(with_store(md, p, twice_fn, (void *)md), 0);
     assert_int_equal(save(md, p, person(md, 3, "w", 0, 0), NULL), 0);
