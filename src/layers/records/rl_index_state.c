@@ -3,8 +3,9 @@
  * markIndexWriteOnly/markIndexDisabled/markIndexReadable, clearIndexData).
  *
  * Layout: P + (5, index name) = pack((code)) with WRITE_ONLY 1, DISABLED 2; no key means
- * READABLE (0). The states are read once when a store is opened (the read conflicts with
- * anyone changing them) and kept in s->states.
+ * READABLE (0). The states are read once when a store is opened, with one range read beside
+ * the header's, as FDBRecordStore.loadIndexStatesAsync (the read conflicts with anyone
+ * changing them; skipped when the metadata has no index), and kept in s->states.
  *
  * Transitions: to DISABLED clears the index's data (entries, including an ungrouped
  * aggregate's key, secondary space, built ranges, uniqueness violations); to WRITE_ONLY from
@@ -26,6 +27,8 @@ static int state_key(const cfdb_rl_store *s, cfdb_arena *a, const char *name, cf
 
 int rl_states_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
 {
+    if (!s->md->index_count)
+        return 0;   /* no index, no state to read */
     cfdb_bytes space, begin, end;
     cfdb_tuple empty;
     cfdb_tuple_init(&empty, a);
