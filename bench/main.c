@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "analyze.h"
 #include "report.h"
 #include "runner.h"
@@ -23,8 +27,26 @@ static int usage(void)
             "  cfdb-bench                 short campaign (cfdb-server started here, all arms found)\n"
             "  cfdb-bench run [options]   run a campaign; cfdb-bench run --help\n"
             "  cfdb-bench analyze DIR     ratios and bootstrap intervals from the raw files\n"
-            "  cfdb-bench report DIR      results.json, summary.md and plots in DIR/report\n");
+            "  cfdb-bench report DIR      results.json, summary.md and plots in DIR/report\n"
+            "  cfdb-bench records [opts]  the Record Layer phase (cfdb-bench-records --help)\n");
     return 2;
+}
+
+/* Runs NAME found next to this binary with argv (argv[0] replaced by its path). */
+static int bench_exec_sibling(const char *name, int argc, char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(path, sizeof path, "%s/%s", self, name);
+    (void)argc;
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr, "cfdb-bench: cannot run %s\n", path);
+    return 1;
 }
 
 static int run_and_report(int argc, char **argv)
@@ -64,6 +86,8 @@ int main(int argc, char **argv)
         return bench_analyze_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "report"))
         return bench_report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "records")) /* the Record Layer phase: cfdb-bench-records beside this binary */
+        return bench_exec_sibling("cfdb-bench-records", argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         usage();
         return 0;

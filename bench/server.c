@@ -43,6 +43,13 @@ static void sleep_ms(int ms)
 int bench_server_start(const char *bin, const char *dir, const char *cpus, double timeout_s,
                        bench_server *s, char *err, size_t errlen)
 {
+    return bench_server_start_args(bin, dir, cpus, NULL, timeout_s, s, err, errlen);
+}
+
+int bench_server_start_args(const char *bin, const char *dir, const char *cpus,
+                            const char *const *extra, double timeout_s, bench_server *s, char *err,
+                            size_t errlen)
+{
     memset(s, 0, sizeof *s);
     s->port = free_port();
     if (s->port <= 0) {
@@ -71,7 +78,12 @@ int bench_server_start(const char *bin, const char *dir, const char *cpus, doubl
             fprintf(stderr, "pin to CPUs %s: %s\n", cpus, strerror(errno));
             _exit(127);
         }
-        execl(bin, bin, "--listen", listen, "--cluster-file", s->cluster_file, (char *)NULL);
+        const char *argv[64] = {bin, "--listen", listen, "--cluster-file", s->cluster_file};
+        int n = 5;
+        for (int i = 0; extra && extra[i] && n < 63; i++)
+            argv[n++] = extra[i];
+        argv[n] = NULL;
+        execv(bin, (char *const *)argv);
         fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
         _exit(127);
     }

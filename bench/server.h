@@ -18,6 +18,11 @@ typedef struct bench_server {
  * Returns 0, or -1 with a message in err. */
 int bench_server_start(const char *bin, const char *dir, const char *cpus, double timeout_s,
                        bench_server *s, char *err, size_t errlen);
+/* The same with extra cfdb-server arguments (NULL-terminated, may be NULL): the Record Layer
+ * phase (rl_bench.c) starts it with --shards, --separate-ports and --control-port. */
+int bench_server_start_args(const char *bin, const char *dir, const char *cpus,
+                            const char *const *extra, double timeout_s, bench_server *s, char *err,
+                            size_t errlen);
 void bench_server_stop(bench_server *s);
 
 #endif

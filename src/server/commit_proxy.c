@@ -6,10 +6,33 @@
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
 #include "commit_proxy.h"
+#include "db_config.h"
 #include "storage_server.h"
+#include "tenant_map.h"
 #include "wal.h"
 
 static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
+
+/* A resolver status of our own: committed by the resolver, refused because the database
+ * is locked and the transaction is not lock aware (answered not_committed, as
+ * CommitBatchContext's reply loop does for !(committed && (!locked || isLockAware()))). */
+#define RESOLVE_LOCKED 100
+
+static bool starts_with(cfdb_bytes k, cfdb_bytes p)
+{
+    return k.len >= p.len && memcmp(k.ptr, p.ptr, p.len) == 0;
+}
+
+static cfdb_bytes with_prefix(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes k)
+{
+    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k.len + 1);
+    if (!p)
+        return prefix;
+    memcpy(p, prefix.ptr, prefix.len);
+    if (k.len)
+        memcpy(p + prefix.len, k.ptr, k.len);
+    return cfdb_bytes_make(p, prefix.len + k.len);
+}
 
 /* ---- key locations ---- */
 
@@ -23,9 +46,27 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
         srv_bad_request(s, c, "GetKeyServerLocationsRequest");
         goto out;
     }
+    /* doKeyServerLocationRequest: a tenant's request names keys relative to the tenant;
+     * they are prefixed, and each shard range answered is clamped to the tenant
+     * (TenantAPI::clampRangeToTenant: a bound outside the prefix becomes the prefix, or
+     * the prefix + \xff at the end) */
+    cfdb_bytes prefix = { 0, 0 };
     if (req.tenant.tenantId != -1) {
-        srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL, CFDB_ERR_TENANT_NOT_FOUND);
-        goto out;
+        srv_tenant t;
+        if (srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), req.tenant.tenantId, &a, &t)) {
+            srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL,
+                      CFDB_ERR_TENANT_NOT_FOUND);
+            goto out;
+        }
+        uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 1);
+        if (!p)
+            goto out;
+        srv_tenant_prefix(req.tenant.tenantId, p);
+        p[SRV_TENANT_PREFIX_SIZE] = 0xff;
+        prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
+        req.begin = with_prefix(&a, prefix, req.begin);
+        if (req.end.present)
+            req.end.value = with_prefix(&a, prefix, req.end.value);
     }
     const srv_shard_map *m = &s->shards;
     size_t *picked = cfdb_arena_alloc(&a, m->count * sizeof(size_t));
@@ -67,6 +108,12 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
         int owner = m->shards[i].owner;
         res[k].first.begin = srv_shard_begin(m, i);
         res[k].first.end = srv_shard_end(m, i);
+        if (prefix.len) {
+            if (!starts_with(res[k].first.begin, prefix))
+                res[k].first.begin = prefix;
+            if (!starts_with(res[k].first.end, prefix))
+                res[k].first.end = cfdb_bytes_make(prefix.ptr, prefix.len + 1); /* prefix + \xff */
+        }
         cfdb_storage_server_interface *ssi = cfdb_arena_zalloc(&a, sizeof(*ssi));
         if (!ssi)
             goto out;
@@ -96,10 +143,16 @@ void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     cfdb_arena_init(&a);
     cfdb_get_tenant_id_request req;
     memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_get_tenant_id_request, msg, len, &req, NULL, &a) == 0)
-        srv_reply(s, c, req.reply.token, &cfdb_msg_get_tenant_id_reply, NULL, CFDB_ERR_TENANT_NOT_FOUND);
-    else
+    if (fb_decode(&cfdb_msg_get_tenant_id_request, msg, len, &req, NULL, &a) == 0) {
+        /* doTenantIdRequest: the name looked up in the proxy's tenantNameIndex (here the
+         * map at the newest version, which every committed write has reached) */
+        srv_tenant t = { 0 };
+        int rc = srv_tenant_by_name(s, req.tenantName, &a, &t);
+        cfdb_get_tenant_id_reply r = { t.id };
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_tenant_id_reply, rc ? NULL : &r, (cfdb_reply_error)rc);
+    } else {
         srv_bad_request(s, c, "GetTenantIdRequest");
+    }
     cfdb_arena_free(&a);
 }
 
@@ -132,11 +185,12 @@ static bool mutation_type_ok(uint8_t t)
     return t == CFDB_MUT_SET_VALUE || t == CFDB_MUT_CLEAR_RANGE || t == CFDB_MUT_NO_OP || cfdb_mutation_is_atomic(t);
 }
 
-enum { TX_BAD = 0, TX_RESOLVE, TX_FAIL_UNAPPLIED, TX_INVALID };
+enum { TX_BAD = 0, TX_RESOLVE, TX_FAIL_UNAPPLIED, TX_INVALID, TX_ERROR };
 
 typedef struct tx_state {
     cfdb_commit_transaction_request req;
     int state;
+    int error; /* TX_ERROR: answered with this */
     bool fail_after_apply;
     cfdb_mutation *muts; /* transformed */
     size_t nmuts;
@@ -161,6 +215,90 @@ int cp_apply_system(srv *s, const cfdb_mutation *m, size_t n)
     if (rc == 0)
         s->last_commit_version = v;
     return rc;
+}
+
+/* A tenant transaction's mutations and conflict ranges all lie in its prefix
+ * (fdbserver/CommitProxyServer.actor.cpp verifyTenantPrefix): every mutation's key (and a
+ * clear's end), both ends of every conflict range, \xff/metadataVersion excepted; a
+ * versionstamped key's offset (its last 4 bytes, little-endian) must not point into the
+ * prefix. Otherwise the commit is illegal_tenant_access (2138). */
+static bool tenant_prefix_ok(const cfdb_commit_transaction_request *req)
+{
+    if (req->tenantInfo.tenantId == -1)
+        return true;
+    uint8_t pb[SRV_TENANT_PREFIX_SIZE];
+    srv_tenant_prefix(req->tenantInfo.tenantId, pb);
+    cfdb_bytes p = cfdb_bytes_make(pb, sizeof pb);
+    const cfdb_commit_transaction *ct = &req->transaction;
+    for (uint32_t k = 0; k < ct->mutations.count; k++) {
+        const cfdb_mutation *m = &ct->mutations.items[k];
+        if (cfdb_bytes_eq(m->param1, metadata_version_key))
+            continue;
+        if (!starts_with(m->param1, p))
+            return false;
+        if (m->type == CFDB_MUT_CLEAR_RANGE && !starts_with(m->param2, p))
+            return false;
+        if (m->type == CFDB_MUT_SET_VERSIONSTAMPED_KEY) {
+            if (m->param1.len < 4)
+                return false;
+            const uint8_t *o = m->param1.ptr + m->param1.len - 4;
+            int32_t off = (int32_t)((uint32_t)o[0] | (uint32_t)o[1] << 8 | (uint32_t)o[2] << 16 | (uint32_t)o[3] << 24);
+            if (off < (int32_t)p.len)
+                return false;
+        }
+    }
+    const cfdb_key_range_vec *ranges[2] = { &ct->read_conflict_ranges, &ct->write_conflict_ranges };
+    for (int r = 0; r < 2; r++)
+        for (uint32_t k = 0; k < ranges[r]->count; k++) {
+            const cfdb_key_range *kr = &ranges[r]->items[k];
+            if (!cfdb_bytes_eq(kr->begin, metadata_version_key) && (!starts_with(kr->begin, p) || !starts_with(kr->end, p)))
+                return false;
+        }
+    return true;
+}
+
+/* Tenant mode required, a transaction without a tenant (RAW_ACCESS): each single-key write
+ * to a normal key must land in an existing tenant (its first 8 bytes, as a big-endian id;
+ * a versionstamp inside them or a shorter key names none), and no transaction may both
+ * change \xff/tenant/map/ and write normal keys (CommitProxyServer.actor.cpp
+ * validateAndProcessTenantAccess, validTenantAccess; TenantManagement.actor.cpp
+ * extractTenantIdFromMutation, tenantMapChanging). Clears are let through whole (fdbserver
+ * splits them on tenant boundaries and drops the parts outside tenants: not done here).
+ * 0 or illegal_tenant_access. */
+static int raw_access_check(srv *s, const cfdb_commit_transaction *ct, cfdb_arena *a)
+{
+    static const cfdb_bytes map_b = { (const uint8_t *)"\xff/tenant/map/", 13 };
+    static const cfdb_bytes map_e = { (const uint8_t *)"\xff/tenant/map0", 13 };
+    bool change_tenant = false, write_normal = false;
+    for (uint32_t k = 0; k < ct->mutations.count; k++) {
+        const cfdb_mutation *m = &ct->mutations.items[k];
+        if (m->type == CFDB_MUT_CLEAR_RANGE) {
+            if (cfdb_bytes_cmp(m->param1, map_e) < 0 && cfdb_bytes_cmp(map_b, m->param2) < 0)
+                change_tenant = true;
+            continue;
+        }
+        if (starts_with(m->param1, map_b))
+            change_tenant = true;
+        if (m->param1.len && m->param1.ptr[0] == 0xff)
+            continue; /* a system key */
+        write_normal = true;
+        bool valid = m->param1.len >= SRV_TENANT_PREFIX_SIZE;
+        if (valid && m->type == CFDB_MUT_SET_VERSIONSTAMPED_KEY && m->param1.len >= 4) {
+            const uint8_t *o = m->param1.ptr + m->param1.len - 4;
+            int32_t off = (int32_t)((uint32_t)o[0] | (uint32_t)o[1] << 8 | (uint32_t)o[2] << 16 | (uint32_t)o[3] << 24);
+            valid = off >= SRV_TENANT_PREFIX_SIZE;
+        }
+        if (valid) {
+            uint64_t id = 0;
+            for (int i = 0; i < SRV_TENANT_PREFIX_SIZE; i++)
+                id = id << 8 | m->param1.ptr[i];
+            srv_tenant t;
+            valid = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), (int64_t)id, a, &t) == 0;
+        }
+        if (!valid)
+            return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
+    }
+    return change_tenant && write_normal ? CFDB_ERR_ILLEGAL_TENANT_ACCESS : 0;
 }
 
 /* A full disk, as FoundationDB 7.3 shows it to clients:
@@ -212,6 +350,11 @@ void cp_flush(srv *s)
                 t->state = TX_INVALID;
         if (t->state == TX_INVALID)
             continue;
+        if (!tenant_prefix_ok(&t->req)) {
+            t->state = TX_ERROR;
+            t->error = CFDB_ERR_ILLEGAL_TENANT_ACCESS;
+            continue;
+        }
         if (s->faults.fail_commits > 0) {
             s->faults.fail_commits--;
             if (s->faults.fail_commits_applied)
@@ -271,6 +414,39 @@ void cp_flush(srv *s)
             res[i].status = CFDB_RESOLVE_CONFLICT;
     }
 
+    /* the tenant each transaction names must exist and, unless the transaction is lock
+     * aware, not be locked (validateAndProcessTenantAccess); a locked database takes only
+     * lock-aware transactions (CommitBatchContext::locked) */
+    bool locked = s->db_locked;
+    for (size_t i = 0; i < n; i++) {
+        tx_state *t = &tx[i];
+        if (t->state != TX_RESOLVE)
+            continue;
+        bool lock_aware = (t->req.flags & CFDB_COMMIT_FLAG_IS_LOCK_AWARE) != 0;
+        int64_t tid = t->req.tenantInfo.tenantId;
+        if (tid == -1 && s->tenant_mode == 2) {
+            int rrc = raw_access_check(s, &t->req.transaction, &a);
+            if (rrc) {
+                t->state = TX_ERROR;
+                t->error = rrc;
+                continue;
+            }
+        }
+        if (tid != -1) {
+            srv_tenant te;
+            int trc = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), tid, &a, &te);
+            if (trc == 0 && !lock_aware && te.lock_state != SRV_TENANT_UNLOCKED)
+                trc = CFDB_ERR_TENANT_LOCKED;
+            if (trc) {
+                t->state = TX_ERROR;
+                t->error = trc;
+                continue;
+            }
+        }
+        if (locked && !lock_aware && res[t->resolver_index].status == CFDB_RESOLVE_COMMITTED)
+            res[t->resolver_index].status = RESOLVE_LOCKED;
+    }
+
     /* apply the committed transactions in batch order */
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -310,6 +486,10 @@ void cp_flush(srv *s)
             srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_INVALID_MUTATION_TYPE);
             continue;
         }
+        if (t->state == TX_ERROR) {
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, (cfdb_reply_error)t->error);
+            continue;
+        }
         if (t->state == TX_FAIL_UNAPPLIED) {
             srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
             continue;
@@ -317,6 +497,11 @@ void cp_flush(srv *s)
         cfdb_resolver_result *rr = &res[t->resolver_index];
         if (rr->status == CFDB_RESOLVE_TOO_OLD) {
             srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_TRANSACTION_TOO_OLD);
+            continue;
+        }
+        if (rr->status == RESOLVE_LOCKED) {
+            /* committed by the resolver but not applied: the database is locked */
+            srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_NOT_COMMITTED);
             continue;
         }
         if (rr->status == CFDB_RESOLVE_CONFLICT) {
@@ -351,6 +536,8 @@ void cp_flush(srv *s)
         }
         srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, &id, 0);
     }
+    if (na > 0 && srv_config_touched(all, na))
+        srv_config_refresh(s);
     if (na > 0)
         ss_check_watches(s);
 out:

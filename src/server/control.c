@@ -105,10 +105,11 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
             n += c->open;
         snprintf(out, cap,
                  "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu "
-                 "grv_requests=%llu grv_transactions=%llu",
+                 "grv_requests=%llu grv_transactions=%llu reads=%llu mapped_requests=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
                  (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
-                 (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs);
+                 (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs,
+                 (unsigned long long)s->n_reads, (unsigned long long)s->n_mapped_requests);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {
@@ -120,7 +121,8 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         srv_drop_connections(s, l);
         snprintf(out, cap, "ok dropped");
     } else if (strcmp(cmd, "delay") == 0 && a1) {
-        s->faults.delay_ns = (uint64_t)strtoull(a1, NULL, 10) * 1000000ull;
+        double ms = strtod(a1, NULL);   /* fractions allowed: "delay 0.5" */
+        s->faults.delay_ns = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
         snprintf(out, cap, "ok delay %s ms", a1);
     } else if (strcmp(cmd, "fail-commits") == 0 && a1) {
         s->faults.fail_commits = atoi(a1);

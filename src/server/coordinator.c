@@ -33,7 +33,7 @@ void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out)
     out->commitProxies.count = 1;
     out->id = s->client_info_id;
     out->clusterId = s->cluster_id_uid;
-    out->tenantMode.mode = 0;
+    out->tenantMode.mode = (uint32_t)s->tenant_mode;
     out->clusterType = 0;
 }
 
@@ -162,7 +162,14 @@ void coord_get_leader(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         goto out;
     }
     if (!cluster_key_ok(s, req.key)) {
-        srv_reply(s, c, req.reply.token, &cfdb_msg_get_leader_reply, NULL, CFDB_ERR_WRONG_CONNECTION_FILE);
+        /* a key this coordinator elects no leader for: fdbserver (ENABLE_CROSS_CLUSTER_SUPPORT,
+         * on by default) hands it to a leader register of its own, which has no nominee and
+         * answers at its next interval with no leader (fdbserver/Coordination.actor.cpp
+         * leaderRegister). libfdb_c's reboot_worker checks that a worker is reachable with
+         * such an empty GetLeaderRequest (NativeAPI verifyInterfaceActor). */
+        cfdb_get_leader_reply none;
+        memset(&none, 0, sizeof none);
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_leader_reply, &none, 0);
         goto out;
     }
     if (!cfdb_uid_eq(req.knownLeader, s->leader_change_id))

@@ -163,6 +163,10 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
             coord_status(s, c, msg, len);
             return;
         }
+        if (ep->index == 4) { /* ClusterInterface.getClientWorkers */
+            mgmt_client_workers(s, c, msg, len);
+            return;
+        }
         if (ep->index == 5) { /* ClusterInterface.forceRecovery */
             mgmt_force_recovery(s, c, msg, len);
             return;
@@ -203,6 +207,9 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
         break;
     case ROLE_STORAGE:
         ss_request(s, c, ep, msg, len);
+        return;
+    case ROLE_WORKER:
+        mgmt_reboot(s, c, msg, len);
         return;
     default:
         break;

@@ -47,7 +47,7 @@ void grv_flush(srv *s)
     cfdb_get_read_version_reply r;
     memset(&r, 0, sizeof r);
     r.version = v;
-    r.locked = false;
+    r.locked = s->db_locked; /* \xff/dbLocked: a client that is not lock aware fails with 1038 */
     cfdb_bytes mv;
     bool present = false;
     if (cfdb_mvcc_get(s->store, v, metadata_version_key, &mv, &present) == 0 && present) {

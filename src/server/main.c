@@ -28,6 +28,7 @@ static const char usage[] =
     "  --separate-ports         each role (grv, commit, each storage server) on its own port\n"
     "  --control-port PORT      line-based control socket on 127.0.0.1 (0 = any)\n"
     "  --seed N                 deterministic tokens and ids\n"
+    "  --tenant-mode MODE       disabled|optional|required: \\xff/conf/tenant_mode at start\n"
     "  --quiet                  no log lines\n"
     "  --trace-frames FILE      append every received frame as a JSON line (cfdb-decode --jsonl)\n"
     "  --tls-cert PATH          serve TLS only (PEM chain); addresses and the cluster file get :tls\n"
@@ -237,6 +238,18 @@ int main(int argc, char **argv)
             cfg.max_connections = atoi(v);
             if (cfg.max_connections < 1) {
                 fprintf(stderr, "cfdb-server: --max-connections must be at least 1\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--tenant-mode")) {
+            NEED_ARG;
+            if (!strcmp(v, "disabled"))
+                cfg.tenant_mode = 0;
+            else if (!strcmp(v, "optional") || !strcmp(v, "optional_experimental"))
+                cfg.tenant_mode = 1;
+            else if (!strcmp(v, "required") || !strcmp(v, "required_experimental"))
+                cfg.tenant_mode = 2;
+            else {
+                fprintf(stderr, "cfdb-server: --tenant-mode takes disabled, optional or required\n");
                 return 2;
             }
         } else if (!strcmp(a, "--memory-budget") || !strcmp(a, "--conn-out-budget")) {

@@ -20,8 +20,10 @@
  * answer: an honest "this server will not run your snapshot command". */
 #include <string.h>
 
+#include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 
+#include "coordinator.h"
 #include "management.h"
 
 typedef struct mg_force_recovery_request {
@@ -84,6 +86,117 @@ void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         srv_bytes_repr(req.snapPayload, cmd, sizeof cmd);
         srv_log(s, "snapshot request %s: no whitelisted binary path, answering snap_path_not_whitelisted", cmd);
         srv_reply(s, c, req.reply.token, &cfdb_msg_void_reply, NULL, CFDB_ERR_SNAP_PATH_NOT_WHITELISTED);
+    }
+    cfdb_arena_free(&a);
+}
+
+/* ---- worker interfaces and reboot ---- */
+
+/* RequestStream's description, from the wire library (src/wire/msg_discovery.c) */
+extern fb_type cfdb_fb_request_stream;
+
+typedef struct mg_client_workers_request {
+    cfdb_reply_promise reply;
+} mg_client_workers_request;
+
+typedef struct mg_client_worker_interface {
+    cfdb_request_stream reboot, profiler, setFailureInjection;
+} mg_client_worker_interface;
+typedef CFDB_VEC(mg_client_worker_interface) mg_client_worker_vec;
+
+typedef struct mg_client_workers_reply {
+    mg_client_worker_vec workers;
+} mg_client_workers_reply;
+
+typedef struct mg_reboot_request {
+    bool deleteData;
+    bool checkData;
+    uint32_t waitForDuration;
+} mg_reboot_request;
+
+FB_TABLE_DEF(mg_client_workers, "GetClientWorkersRequest", mg_client_workers_request,
+             FB_FIELD(mg_client_workers_request, reply, mg_reply_promise));
+static const fb_message mg_msg_client_workers = { "GetClientWorkersRequest", 10771791, FB_MSG_REQUEST,
+                                                  &mg_client_workers };
+FB_TABLE_DEF(mg_client_worker, "ClientWorkerInterface", mg_client_worker_interface,
+             FB_FIELD(mg_client_worker_interface, reboot, cfdb_fb_request_stream),
+             FB_FIELD(mg_client_worker_interface, profiler, cfdb_fb_request_stream),
+             FB_FIELD(mg_client_worker_interface, setFailureInjection, cfdb_fb_request_stream));
+FB_VECTOR_DEF(mg_client_worker_vec_type, "std::vector<ClientWorkerInterface>", mg_client_worker);
+FB_TABLE_DEF(mg_client_workers_reply_type, "EnsureTable<std::vector<ClientWorkerInterface>>", mg_client_workers_reply,
+             FB_FIELD(mg_client_workers_reply, workers, mg_client_worker_vec_type));
+static const fb_message mg_msg_client_workers_reply = { "ErrorOr<std::vector<ClientWorkerInterface>>", 633175144,
+                                                        FB_MSG_REPLY, &mg_client_workers_reply_type };
+FB_TABLE_DEF(mg_reboot, "RebootRequest", mg_reboot_request, FB_FIELD(mg_reboot_request, deleteData, fb_bool),
+             FB_FIELD(mg_reboot_request, checkData, fb_bool), FB_FIELD(mg_reboot_request, waitForDuration, fb_u32));
+static const fb_message mg_msg_reboot = { "RebootRequest", 11913957, FB_MSG_REQUEST, &mg_reboot };
+
+static void stream_at(srv *s, cfdb_request_stream *rs, cfdb_uid token)
+{
+    memset(rs, 0, sizeof(*rs));
+    rs->endpoint.addresses.address = srv_listener_address(s, s->coord_listener);
+    rs->endpoint.token = token;
+}
+
+void mgmt_client_workers(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    mg_client_workers_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&mg_msg_client_workers, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "GetClientWorkersRequest");
+    } else {
+        mg_client_worker_interface w;
+        stream_at(s, &w.reboot, s->worker_base);
+        stream_at(s, &w.profiler, cfdb_adjusted_token(s->worker_base, MGMT_WORKER_PROFILER));
+        stream_at(s, &w.setFailureInjection, cfdb_adjusted_token(s->worker_base, MGMT_WORKER_FAILURE_INJECTION));
+        mg_client_workers_reply r = { { &w, 1 } };
+        srv_reply(s, c, req.reply.token, &mg_msg_client_workers_reply, &r, 0);
+    }
+    cfdb_arena_free(&a);
+}
+
+static void reboot_back(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    srv *s = arg;
+    (void)loop;
+    (void)t;
+    for (int i = 0; i < s->nlisteners; i++)
+        srv_set_unreachable(s, i, false);
+    coord_new_generation(s);
+    srv_log(s, "reboot: back, new proxy generation");
+}
+
+static void reboot_now(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    srv *s = arg;
+    (void)t;
+    for (int i = 0; i < s->nlisteners; i++)
+        srv_set_unreachable(s, i, true);
+    cfdb_timer_init(&s->reboot_timer, reboot_back, s);
+    cfdb_loop_timer_add_in(loop, &s->reboot_timer, (uint64_t)s->reboot_wait_s * 1000000000ull);
+}
+
+void mgmt_reboot(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    mg_reboot_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&mg_msg_reboot, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "RebootRequest");
+    } else if (cfdb_timer_is_armed(&s->reboot_timer)) {
+        srv_log(s, "reboot request while rebooting: ignored");
+    } else {
+        if (req.deleteData)
+            srv_log(s, "reboot request with deleteData: fdbserver refuses that outside simulation; data kept");
+        srv_log(s, "reboot request (suspend %u s): dropping every connection, then a new proxy generation",
+                req.waitForDuration);
+        s->reboot_wait_s = req.waitForDuration;
+        /* not from inside this connection's frame callback: on the next loop turn */
+        cfdb_timer_init(&s->reboot_timer, reboot_now, s);
+        cfdb_loop_timer_add_in(s->loop, &s->reboot_timer, 0);
     }
     cfdb_arena_free(&a);
 }

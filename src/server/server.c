@@ -26,6 +26,7 @@
 #include "cfdb/tcp.h"
 #include "control.h"
 #include "coordinator.h"
+#include "db_config.h"
 #include "srv_core.h"
 #include "system_keys.h"
 #include "wal.h"
@@ -445,6 +446,7 @@ srv_parked *srv_park(srv *s, srv_conn *c, cfdb_uid reply, int kind, srv_parked_f
     p->kind = kind;
     p->fn = fn;
     p->owner = -1;
+    p->tenant = -1;
     srv_conn_ref(c);
     cfdb_timer_init(&p->timer, park_timer, p);
     if (timeout_ns) {
@@ -491,6 +493,7 @@ void cfdb_server_config_init(cfdb_server_config *cfg)
     cfg->description = "cfdb";
     cfg->storage_servers = 3;
     cfg->control_port = -1;
+    cfg->tenant_mode = -1;
 }
 
 static int write_cluster_file(srv *s)
@@ -651,6 +654,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     /* roles */
     s->cluster_id_uid = srv_random_uid(s);
     hex_id(s, s->proxy_process_id);
+    s->log_id = srv_random_uid(s);
     s->cc_base = srv_random_base(s);
     s->leader_change_id = srv_random_uid(s);
     if (srv_register_interface(s, s->cc_base, 10, ROLE_CLUSTER, -1, s->coord_listener))
@@ -666,6 +670,10 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
             goto fail;
     }
     coord_new_generation(s);
+    s->worker_base = srv_random_base(s);
+    cfdb_timer_init(&s->reboot_timer, NULL, s);
+    if (srv_register(s, s->worker_base, ROLE_WORKER, 0, -1, s->coord_listener))
+        goto fail;
 
     /* data */
     s->start_ns = cfdb_monotonic_ns();
@@ -688,7 +696,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
         }
     }
     srv_advance_version(s);
-    if (srv_write_system_keys(s))
+    if (srv_write_system_keys(s) || srv_config_init(s))
         goto fail;
     /* The store begins here, as a storage server's history begins at the recovery
      * version: a read at any version before it (e.g. set_read_version(1)) is
@@ -718,6 +726,7 @@ void cfdb_server_destroy(cfdb_server *s)
     if (s->trace)
         fclose(s->trace);
     cfdb_loop_timer_cancel(s->loop, &s->maint_timer);
+    cfdb_loop_timer_cancel(s->loop, &s->reboot_timer);
     cfdb_loop_timer_cancel(s->loop, &s->batch_timer);
     cfdb_loop_timer_cancel(s->loop, &s->accept_timer);
     if (s->spare_fd >= 0)

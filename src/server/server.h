@@ -49,6 +49,9 @@ typedef struct cfdb_server_config {
     double connection_monitor_idle_timeout;
     double connection_monitor_incoming_idle_multiplier;
     double connection_monitor_timeout;
+    /* \xff/conf/tenant_mode written at start (0 disabled, 1 optional, 2 required); -1: left
+     * as the database has it (a new database: disabled). */
+    int tenant_mode;
 } cfdb_server_config;
 
 typedef struct cfdb_server cfdb_server;

@@ -42,6 +42,7 @@ typedef enum srv_role {
     ROLE_GRV,
     ROLE_COMMIT,
     ROLE_STORAGE,
+    ROLE_WORKER, /* ClientWorkerInterface.reboot */
 } srv_role;
 
 typedef struct srv_endpoint {
@@ -94,6 +95,7 @@ struct srv_parked {
     uint32_t value_len;
     bool value_present;
     int32_t owner;      /* storage server index */
+    int64_t tenant;     /* watch: the tenant it was set in, -1 none */
     uint64_t deadline_ns;
 };
 
@@ -165,6 +167,10 @@ struct cfdb_server {
     cfdb_uid grv_base, commit_base, cc_base;
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
+    cfdb_uid log_id; /* the transaction log's id (\xff/logs) */
+    cfdb_uid worker_base; /* ClientWorkerInterface streams (management.c) */
+    cfdb_timer reboot_timer;
+    uint32_t reboot_wait_s;
     char forward[512]; /* coordinators moved: the new connection string ("" = none) */
     srv_storage *storage;
     int nstorage;
@@ -200,6 +206,10 @@ struct cfdb_server {
     /* counters (status) */
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
+    uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
+    /* configuration (db_config.c) */
+    int tenant_mode; /* TenantMode: 0 disabled, 1 optional, 2 required */
+    bool db_locked;  /* \xff/dbLocked set */
     bool started;
     bool cluster_file_written;
 };

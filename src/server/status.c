@@ -2,10 +2,14 @@
  * Small but well-formed, with the fields tools look at first. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "status.h"
+#include "tenant_map.h"
 #include "wal.h"
 
 typedef struct jbuf {
@@ -94,6 +98,191 @@ static void storage_messages(srv *s, jbuf *b)
     }
 }
 
+/* ---- what \xff/conf/ and the management keys say (fdbserver/Status.actor.cpp) ---- */
+
+static bool key_get(srv *s, cfdb_bytes key, cfdb_bytes *v)
+{
+    bool present = false;
+    return cfdb_mvcc_get(s->store, cfdb_mvcc_latest_version(s->store), key, v, &present) == 0 && present;
+}
+
+/* A decimal \xff/conf/ value, or dflt. */
+static int conf_int(srv *s, const char *name, int dflt)
+{
+    char k[96], buf[24];
+    snprintf(k, sizeof k, "\xff/conf/%s", name);
+    cfdb_bytes v;
+    if (!key_get(s, cfdb_bytes_str(k), &v) || v.len == 0 || v.len >= sizeof buf)
+        return dflt;
+    memcpy(buf, v.ptr, v.len);
+    buf[v.len] = 0;
+    return atoi(buf);
+}
+
+/* KeyValueStoreType::getStoreTypeStr (fdbclient/FDBTypes.cpp), by StoreType number */
+static const char *store_type(int t)
+{
+    static const char *const names[] = { "ssd-1",          "memory",         "ssd-2",
+                                         "ssd-redwood-1",  "memory-radixtree-beta", "ssd-rocksdb-v1",
+                                         "ssd-sharded-rocksdb" };
+    return t >= 0 && t < 7 ? names[t] : "unknown";
+}
+
+/* Each key under prefix as {"<field>":"<rest of key>"}, comma-separated after *comma. */
+static void key_list(srv *s, jbuf *b, const char *prefix, const char *field, bool *comma)
+{
+    size_t plen = strlen(prefix);
+    cfdb_bytes begin = cfdb_bytes_str(prefix);
+    cfdb_mvcc_iter it;
+    for (cfdb_mvcc_iter_seek_ge(&it, s->store, cfdb_mvcc_latest_version(s->store), begin);
+         cfdb_mvcc_iter_valid(&it) && it.key.len >= plen && memcmp(it.key.ptr, prefix, plen) == 0;
+         cfdb_mvcc_iter_next(&it)) {
+        char text[256];
+        srv_bytes_repr(cfdb_bytes_make(it.key.ptr + plen, it.key.len - plen), text, sizeof text);
+        jput(b, "%s{\"%s\":\"", *comma ? "," : "", field);
+        jstr(b, text);
+        jput(b, "\"}");
+        *comma = true;
+    }
+}
+
+/* Whether this process is excluded or failed, by IP or IP:port (\xff/conf/excluded/,
+ * \xff/conf/failed/: AddressExclusion::toString forms). */
+static bool process_excluded(srv *s)
+{
+    const char *prefixes[2] = { "\xff/conf/excluded/", "\xff/conf/failed/" };
+    char k[160];
+    cfdb_bytes v;
+    for (int i = 0; i < 2; i++) {
+        snprintf(k, sizeof k, "%s%s", prefixes[i], s->cfg.listen_ip);
+        if (key_get(s, cfdb_bytes_str(k), &v))
+            return true;
+        snprintf(k, sizeof k, "%s%s:%u", prefixes[i], s->cfg.listen_ip, cfdb_server_port(s));
+        if (key_get(s, cfdb_bytes_str(k), &v))
+            return true;
+    }
+    return false;
+}
+
+/* cluster.configuration: DatabaseConfiguration::toJSON (fdbclient/DatabaseConfiguration.cpp)
+ * of \xff/conf/, then excluded_servers and coordinators_count (configurationFetcher). */
+static void configuration(srv *s, jbuf *b)
+{
+    int log_replicas = conf_int(s, "log_replicas", -1), storage_replicas = conf_int(s, "storage_replicas", -1);
+    int anti_quorum = conf_int(s, "log_anti_quorum", 0);
+    int log_engine = conf_int(s, "log_engine", 8), storage_engine = conf_int(s, "storage_engine", 8);
+    if (log_engine == 1 || log_engine == 4) /* a memory log engine is ssd-2 (setInternal) */
+        log_engine = 2;
+    int tenant_mode = s->tenant_mode;
+    static const char *const tenant_modes[] = { "disabled", "optional_experimental", "required_experimental" };
+    jput(b, "\"configuration\":{");
+    if (anti_quorum == 0 && log_replicas == 1 && storage_replicas == 1)
+        jput(b, "\"redundancy_mode\":\"single\",");
+    else
+        jput(b, "\"storage_replicas\":%d,\"log_replicas\":%d,\"log_anti_quorum\":%d,", storage_replicas,
+             log_replicas, anti_quorum);
+    int logs = conf_int(s, "logs", -1), cp = conf_int(s, "commit_proxies", -1), grv = conf_int(s, "grv_proxies", -1);
+    int resolvers = conf_int(s, "resolvers", -1);
+    /* -1 (or absent): the auto values, whose defaults are ClientKnobs DEFAULT_AUTO_* */
+    if (logs < 1)
+        logs = conf_int(s, "auto_logs", 3);
+    if (cp < 1)
+        cp = conf_int(s, "auto_commit_proxies", 3);
+    if (grv < 1)
+        grv = conf_int(s, "auto_grv_proxies", 1);
+    if (resolvers < 1)
+        resolvers = conf_int(s, "auto_resolvers", 1);
+    jput(b, "\"log_engine\":\"%s\",\"storage_engine\":\"%s\",\"log_spill\":%d,\"usable_regions\":%d,"
+            "\"logs\":%d,\"commit_proxies\":%d,\"grv_proxies\":%d,\"proxies\":%d,\"resolvers\":%d,"
+            "\"backup_worker_enabled\":%d,\"perpetual_storage_wiggle\":%d,"
+            "\"perpetual_storage_wiggle_locality\":\"0\",\"storage_migration_type\":\"disabled\","
+            "\"blob_granules_enabled\":%d,\"tenant_mode\":\"%s\",\"encryption_at_rest_mode\":\"disabled\","
+            "\"excluded_servers\":[",
+         store_type(log_engine), store_type(storage_engine), conf_int(s, "log_spill", 2),
+         conf_int(s, "usable_regions", 1), logs, cp, grv, cp + grv, resolvers,
+         conf_int(s, "backup_worker_enabled", 0) != 0, conf_int(s, "perpetual_storage_wiggle", 0),
+         conf_int(s, "blob_granules_enabled", 0) != 0, tenant_modes[tenant_mode >= 0 && tenant_mode < 3 ? tenant_mode : 0]);
+    bool comma = false;
+    key_list(s, b, "\xff/conf/excluded/", "address", &comma);
+    key_list(s, b, "\xff/conf/failed/", "address", &comma);
+    key_list(s, b, "\xff/conf/excluded_locality/", "locality", &comma);
+    key_list(s, b, "\xff/conf/failed_locality/", "locality", &comma);
+    jput(b, "],\"coordinators_count\":1},");
+}
+
+/* cluster.maintenance_zone / maintenance_seconds_remaining from \xff\x02/healthyZone
+ * (healthyZoneValue: IncludeVersion, zone id as a StringRef, version as int64; the zone
+ * "IgnoreSSFailures" means data distribution ignores storage failures), and the data
+ * distribution switches \xff\x02/rebalanceDDIgnored and \xff/dataDistributionMode. */
+static void maintenance(srv *s, jbuf *b)
+{
+    cfdb_bytes v;
+    if (key_get(s, CFDB_BYTES_LIT("\xff\x02/healthyZone"), &v) && v.len >= 12) {
+        uint32_t n = (uint32_t)v.ptr[8] | (uint32_t)v.ptr[9] << 8 | (uint32_t)v.ptr[10] << 16 |
+                     (uint32_t)v.ptr[11] << 24;
+        if (n <= v.len - 12 && v.len - 12 - n >= 8) {
+            cfdb_bytes zone = cfdb_bytes_make(v.ptr + 12, n);
+            uint64_t until = 0;
+            for (int i = 7; i >= 0; i--)
+                until = until << 8 | v.ptr[12 + n + i];
+            int64_t now = cfdb_mvcc_latest_version(s->store);
+            if (cfdb_bytes_eq(zone, CFDB_BYTES_LIT("IgnoreSSFailures"))) {
+                jput(b, "\"data_distribution_disabled_for_ss_failures\":true,");
+            } else if ((int64_t)until > now) {
+                char text[256];
+                srv_bytes_repr(zone, text, sizeof text);
+                jput(b, "\"maintenance_zone\":\"");
+                jstr(b, text);
+                jput(b, "\",\"maintenance_seconds_remaining\":%.6f,", (double)((int64_t)until - now) / 1e6);
+            }
+        }
+    }
+    if (key_get(s, CFDB_BYTES_LIT("\xff\x02/rebalanceDDIgnored"), &v)) {
+        jput(b, "\"data_distribution_disabled_for_rebalance\":true,\"data_distribution_disabled_hex\":\"");
+        for (uint32_t i = 0; i < v.len; i++)
+            jput(b, "%02x", v.ptr[i]);
+        jput(b, "\",");
+    }
+    if (key_get(s, CFDB_BYTES_LIT("\xff/dataDistributionMode"), &v) && v.len >= 4 &&
+        (v.ptr[0] | v.ptr[1] | v.ptr[2] | v.ptr[3]) == 0)
+        jput(b, "\"data_distribution_disabled\":true,");
+}
+
+/* cluster.database_lock_state: \xff/dbLocked is a versionstamp (10 bytes) then the lock
+ * UID (two little-endian uint64s), shown as UID::toString */
+static void lock_state(srv *s, jbuf *b)
+{
+    cfdb_bytes v;
+    if (!key_get(s, CFDB_BYTES_LIT("\xff/dbLocked"), &v)) {
+        jput(b, "\"database_lock_state\":{\"locked\":false},");
+        return;
+    }
+    uint64_t w[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++)
+        for (int i = 7; i >= 0; i--)
+            if (v.len >= 10 + 8u * (unsigned)k + (unsigned)i + 1)
+                w[k] = w[k] << 8 | v.ptr[10 + 8 * k + i];
+            else
+                w[k] <<= 8;
+    jput(b, "\"database_lock_state\":{\"locked\":true,\"lock_uid\":\"%016llx%016llx\"},", (unsigned long long)w[0],
+         (unsigned long long)w[1]);
+}
+
+/* The space a storage server's kvstore figures describe: the data directory's file system,
+ * or the machine's memory for an in-memory server. */
+static void kv_space(srv *s, uint64_t *total, uint64_t *free_bytes)
+{
+    struct statvfs fs;
+    if (s->cfg.datadir && statvfs(s->cfg.datadir, &fs) == 0) {
+        *total = (uint64_t)fs.f_blocks * fs.f_frsize;
+        *free_bytes = (uint64_t)fs.f_bavail * fs.f_frsize;
+        return;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    *total = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    *free_bytes = avail > 0 && page > 0 ? (uint64_t)avail * (uint64_t)page : 0;
+}
+
 cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
 {
     srv_wal_health health;
@@ -114,26 +303,36 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
              "\"required_logs\":1,\"required_resolvers\":1,\"required_commit_proxies\":1,\"required_grv_proxies\":1,"
              "\"active_generations\":1},");
     jput(&b, "\"cluster_controller_timestamp\":%lld,", (long long)time(NULL));
-    jput(&b, "\"machines\":{\"%s\":{\"machine_id\":\"%s\",\"address\":\"%s\",\"excluded\":false,"
+    bool excluded = process_excluded(s);
+    jput(&b, "\"machines\":{\"%s\":{\"machine_id\":\"%s\",\"address\":\"%s\",\"excluded\":%s,"
              "\"contributing_workers\":1}},",
-         s->storage[0].machine_id, s->storage[0].machine_id, s->cfg.listen_ip);
-    jput(&b, "\"processes\":{\"%s\":{\"address\":\"%s:%u\",\"machine_id\":\"%s\",\"excluded\":false,"
+         s->storage[0].machine_id, s->storage[0].machine_id, s->cfg.listen_ip, excluded ? "true" : "false");
+    jput(&b, "\"processes\":{\"%s\":{\"address\":\"%s:%u\",\"machine_id\":\"%s\",\"excluded\":%s,"
+             "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"},"
              "\"version\":\"7.3.77\",\"roles\":[{\"role\":\"coordinator\"},{\"role\":\"cluster_controller\"},"
              "{\"role\":\"grv_proxy\"},{\"role\":\"commit_proxy\"},{\"role\":\"resolver\"},{\"role\":\"log\"}",
-         s->proxy_process_id, s->cfg.listen_ip, cfdb_server_port(s), s->storage[0].machine_id);
+         s->proxy_process_id, s->cfg.listen_ip, cfdb_server_port(s), s->storage[0].machine_id,
+         excluded ? "true" : "false", s->storage[0].machine_id, s->proxy_process_id, s->storage[0].machine_id);
+    /* kvstore_* as a storage role reports them (the client's exclude safety check,
+     * fdbclient/SpecialKeySpace.actor.cpp checkExclusion, needs used, free and available):
+     * the data's bytes shared out over the storage servers, and the space of the data
+     * directory's file system (statvfs) or, in memory, of the machine's memory */
+    uint64_t total_space = 0, free_space = 0;
+    kv_space(s, &total_space, &free_space);
     for (int i = 0; i < s->nstorage; i++) {
         char id[33];
         cfdb_uid_format(s->storage[i].id, id);
-        jput(&b, ",{\"role\":\"storage\",\"id\":\"%.16s\",\"data_lag\":{\"versions\":0,\"seconds\":0}}", id);
+        jput(&b, ",{\"role\":\"storage\",\"id\":\"%.16s\",\"data_lag\":{\"versions\":0,\"seconds\":0},"
+                 "\"kvstore_used_bytes\":%zu,\"kvstore_free_bytes\":%llu,\"kvstore_available_bytes\":%llu,"
+                 "\"kvstore_total_bytes\":%llu}",
+             id, st.bytes / (size_t)s->nstorage, (unsigned long long)free_space, (unsigned long long)free_space,
+             (unsigned long long)total_space);
     }
     jput(&b, "],\"messages\":[");
     storage_messages(s, &b);
     jput(&b, "]}},");
-    jput(&b, "\"configuration\":{\"redundancy_mode\":\"single\",\"storage_engine\":\"%s\",\"log_engine\":\"%s\","
-             "\"commit_proxies\":1,\"grv_proxies\":1,\"resolvers\":1,\"logs\":1,\"usable_regions\":1,"
-             "\"coordinators_count\":1,\"tenant_mode\":\"disabled\",\"encryption_at_rest_mode\":\"disabled\","
-             "\"backup_worker_enabled\":0,\"blob_granules_enabled\":0,\"excluded_servers\":[]},",
-         s->cfg.datadir ? "ssd-2" : "memory", s->cfg.datadir ? "ssd-2" : "memory");
+    configuration(s, &b);
+    maintenance(s, &b);
     jput(&b, "\"data\":{\"state\":{\"name\":\"healthy\",\"healthy\":true,\"min_replicas_remaining\":1,"
              "\"description\":\"\"},\"moving_data\":{\"in_flight_bytes\":0,\"in_queue_bytes\":0,"
              "\"total_written_bytes\":0,\"highest_priority\":0},\"team_trackers\":[{\"primary\":true,"
@@ -176,9 +375,11 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
              "\"commit_seconds\":0.0001},");
     jput(&b, "\"fault_tolerance\":{\"max_zone_failures_without_losing_data\":0,"
              "\"max_zone_failures_without_losing_availability\":0},");
-    jput(&b, "\"database_lock_state\":{\"locked\":false},\"layers\":{\"_valid\":true},"
-             "\"metacluster\":{\"cluster_type\":\"standalone\"},\"tenants\":{\"num_tenants\":0},"
-             "\"version_epoch\":{\"enabled\":false},\"messages\":[");
+    lock_state(s, &b);
+    jput(&b, "\"layers\":{\"_valid\":true},"
+             "\"metacluster\":{\"cluster_type\":\"standalone\"},\"tenants\":{\"num_tenants\":%zu},",
+         srv_tenant_count(s));
+    jput(&b, "\"version_epoch\":{\"enabled\":false},\"messages\":[");
     storage_messages(s, &b);
     jput(&b, "],\"incompatible_connections\":[],\"clients\":{\"count\":0,\"supported_versions\":[]}}");
     if (b.failed)

@@ -1,11 +1,22 @@
 /* Storage servers: reads over the shared MVCC store, restricted to the shards each
- * server owns; watches; metrics and split points. */
+ * server owns; watches; metrics and split points.
+ *
+ * Tenants (fdbserver/storageserver.actor.cpp getValueQ, getKeyQ, getKeyValuesQ,
+ * getMappedKeyValuesQ, watchValueSendReply): a request with TenantInfo.tenantId != -1
+ * names keys relative to the tenant. At the read version the tenant must exist
+ * (tenant_not_found, 2131) and, unless ReadOptions.lockAware, not be LOCKED
+ * (tenant_locked, 2144); keys and selectors are then prefixed with the tenant's 8-byte
+ * prefix, the shard searched is clamped to the tenant (TenantAPI::clampRangeToTenant) and
+ * the prefix is removed from the keys answered. A watch is set only in a tenant that
+ * exists and is not LOCKED; one whose tenant is removed later ends with tenant_removed
+ * (2142). Metrics and split points in a tenant are checked lock aware and prefixed. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfdb/errors.h"
 #include "mapper.h"
 #include "storage_server.h"
+#include "tenant_map.h"
 
 typedef struct ss_ctx {
     srv *s;
@@ -91,6 +102,53 @@ static cfdb_mvcc_selector to_mvcc(const cfdb_key_selector *k)
     return m;
 }
 
+/* ---- tenants ---- */
+
+static int tenant_enter(ss_ctx *x, int64_t v, const cfdb_tenant_info *ti, const cfdb_opt_read_options *o,
+                        cfdb_bytes *prefix)
+{
+    return srv_tenant_check_read(x->s, v, ti->tenantId, o->present && o->value.lockAware, &x->a, prefix);
+}
+
+static cfdb_bytes add_prefix(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes k)
+{
+    if (!prefix.len)
+        return k;
+    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k.len + 1);
+    if (!p)
+        return prefix;
+    memcpy(p, prefix.ptr, prefix.len);
+    if (k.len)
+        memcpy(p + prefix.len, k.ptr, k.len);
+    return cfdb_bytes_make(p, prefix.len + k.len);
+}
+
+static bool has_prefix(cfdb_bytes k, cfdb_bytes prefix)
+{
+    return k.len >= prefix.len && memcmp(k.ptr, prefix.ptr, prefix.len) == 0;
+}
+
+static cfdb_bytes strip_prefix(cfdb_bytes k, cfdb_bytes prefix)
+{
+    if (!prefix.len || !has_prefix(k, prefix))
+        return k;
+    return cfdb_bytes_make(k.ptr + prefix.len, k.len - prefix.len);
+}
+
+/* The shard's bounds, clamped to the tenant's keys: a bound outside the prefix becomes the
+ * prefix (begin) or the prefix + \xff (end), as TenantAPI::clampRangeToTenant does. */
+static void search_range(ss_ctx *x, size_t shard, cfdb_bytes prefix, cfdb_bytes *b, cfdb_bytes *e)
+{
+    *b = srv_shard_begin(&x->s->shards, shard);
+    *e = srv_shard_end(&x->s->shards, shard);
+    if (!prefix.len)
+        return;
+    if (!has_prefix(*b, prefix))
+        *b = prefix;
+    if (!has_prefix(*e, prefix))
+        *e = add_prefix(&x->a, prefix, CFDB_BYTES_LIT("\xff"));
+}
+
 /* ---- GetValue ---- */
 
 static void get_value(ss_ctx *x)
@@ -109,6 +167,11 @@ static void get_value(ss_ctx *x)
     int rc = check_version(x, &v);
     if (rc == 1)
         return;
+    cfdb_bytes prefix = { 0, 0 };
+    if (rc == 0)
+        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
+    if (rc == 0)
+        req.key = add_prefix(&x->a, prefix, req.key);
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc == 0) {
@@ -146,15 +209,21 @@ static void get_key(ss_ctx *x)
     int rc = check_version(x, &v);
     if (rc == 1)
         return;
+    cfdb_bytes prefix = { 0, 0 };
+    if (rc == 0)
+        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
+    if (rc == 0)
+        req.sel.key = add_prefix(&x->a, prefix, req.sel.key);
     size_t shard = selector_shard(s, &req.sel);
     if (rc == 0 && !owns(s, x->ep->owner, shard))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc == 0) {
         cfdb_mvcc_selector out;
-        rc = cfdb_mvcc_get_key(s->store, v, srv_shard_begin(&s->shards, shard), srv_shard_end(&s->shards, shard),
-                               to_mvcc(&req.sel), &x->a, &out);
+        cfdb_bytes sb, se;
+        search_range(x, shard, prefix, &sb, &se);
+        rc = cfdb_mvcc_get_key(s->store, v, sb, se, to_mvcc(&req.sel), &x->a, &out);
         if (rc == 0) {
-            r.sel.key = out.key;
+            r.sel.key = strip_prefix(out.key, prefix);
             r.sel.orEqual = out.or_equal;
             r.sel.offset = out.offset;
         }
@@ -169,8 +238,9 @@ static void get_key(ss_ctx *x)
 
 /* ---- GetKeyValues ---- */
 
-static int read_range(ss_ctx *x, int64_t v, const cfdb_key_selector *b, const cfdb_key_selector *e, int limit,
-                      int limit_bytes, cfdb_mvcc_range_result *out)
+/* A range read; b and e are prefixed when prefix is set, the rows are not stripped. */
+static int read_range(ss_ctx *x, int64_t v, cfdb_bytes prefix, const cfdb_key_selector *b, const cfdb_key_selector *e,
+                      int limit, int limit_bytes, cfdb_mvcc_range_result *out)
 {
     srv *s = x->s;
     size_t shard = selector_shard(s, b);
@@ -181,8 +251,9 @@ static int read_range(ss_ctx *x, int64_t v, const cfdb_key_selector *b, const cf
     if (limit_bytes <= 0)
         limit_bytes = 80000;
     s->n_reads++;
-    return cfdb_mvcc_get_range(s->store, v, srv_shard_begin(&s->shards, shard), srv_shard_end(&s->shards, shard),
-                               to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
+    cfdb_bytes sb, se;
+    search_range(x, shard, prefix, &sb, &se);
+    return cfdb_mvcc_get_range(s->store, v, sb, se, to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
 }
 
 static void get_key_values(ss_ctx *x)
@@ -201,14 +272,19 @@ static void get_key_values(ss_ctx *x)
     int rc = check_version(x, &v);
     if (rc == 1)
         return;
+    cfdb_bytes prefix = { 0, 0 };
+    if (rc == 0)
+        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
+        req.begin.key = add_prefix(&x->a, prefix, req.begin.key);
+        req.end.key = add_prefix(&x->a, prefix, req.end.key);
         cfdb_mvcc_range_result out;
         memset(&out, 0, sizeof out);
-        rc = read_range(x, v, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
         if (rc == 0) {
             cfdb_key_value *kv = cfdb_arena_alloc(&x->a, (out.count ? out.count : 1) * sizeof(*kv));
             for (size_t i = 0; kv && i < out.count; i++) {
-                kv[i].key = out.rows[i].key;
+                kv[i].key = strip_prefix(out.rows[i].key, prefix);
                 kv[i].value = out.rows[i].value;
             }
             r.data.items = kv;
@@ -248,6 +324,7 @@ static void get_mapped_key_values(ss_ctx *x)
         srv_bad_request(s, x->c, "GetMappedKeyValuesRequest");
         return;
     }
+    s->n_mapped_requests++;
     cfdb_get_mapped_key_values_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
@@ -255,10 +332,19 @@ static void get_mapped_key_values(ss_ctx *x)
     int rc = check_version(x, &v);
     if (rc == 1)
         return;
+    cfdb_bytes prefix = { 0, 0 };
+    if (rc == 0)
+        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
+        req.begin.key = add_prefix(&x->a, prefix, req.begin.key);
+        req.end.key = add_prefix(&x->a, prefix, req.end.key);
         cfdb_mvcc_range_result out;
         memset(&out, 0, sizeof out);
-        rc = read_range(x, v, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        /* the mapper sees and answers keys relative to the tenant (quickGetValue and
+         * quickGetKeyValues read in the original request's tenant) */
+        for (size_t i = 0; rc == 0 && i < out.count; i++)
+            out.rows[i].key = strip_prefix(out.rows[i].key, prefix);
         cfdb_mapped_key_value *rows = NULL;
         if (rc == 0)
             rows = cfdb_arena_zalloc(&x->a, (out.count ? out.count : 1) * sizeof(*rows));
@@ -276,12 +362,11 @@ static void get_mapped_key_values(ss_ctx *x)
                 m->reqAndResult.getValue.key = mapped;
                 bool present = false;
                 cfdb_bytes val;
-                size_t shard = srv_shard_map_find(&s->shards, mapped);
-                if (!owns(s, x->ep->owner, shard)) {
-                    rc = CFDB_ERR_QUICK_GET_VALUE_MISS;
-                    break;
-                }
-                rc = cfdb_mvcc_get(s->store, v, mapped, &val, &present);
+                /* A key on another storage server: FoundationDB reads it through a transaction
+                 * at the same version (QUICK_GET_VALUE_FALLBACK, on by default); here the one
+                 * store has it. In a tenant the mapped key is relative (quickGetValue reads in
+                 * the request's tenant). */
+                rc = cfdb_mvcc_get(s->store, v, add_prefix(&x->a, prefix, mapped), &val, &present);
                 if (rc == 0 && present) {
                     m->reqAndResult.getValue.result.present = 1;
                     m->reqAndResult.getValue.result.value = val;
@@ -295,14 +380,13 @@ static void get_mapped_key_values(ss_ctx *x)
                 g->end.key = strinc(&x->a, mapped);
                 g->end.orEqual = false;
                 g->end.offset = 1;
-                size_t shard = srv_shard_map_find(&s->shards, mapped);
-                if (!owns(s, x->ep->owner, shard) ||
-                    cfdb_bytes_cmp(g->end.key, srv_shard_end(&s->shards, shard)) > 0) {
-                    rc = CFDB_ERR_QUICK_GET_KEY_VALUES_MISS;
-                    break;
-                }
+                /* Another storage server's keys are read as FoundationDB's
+                 * QUICK_GET_KEY_VALUES_FALLBACK (on by default) reads them, at the same version;
+                 * limits: its QUICK_GET_KEY_VALUES_LIMIT (2000 rows) and _LIMIT_BYTES (1e7).
+                 * In a tenant the range is relative (quickGetKeyValues). */
                 cfdb_mvcc_range_result sub;
-                rc = cfdb_mvcc_read_range(s->store, v, g->begin.key, g->end.key, 10000, 80000, &x->a, &sub);
+                rc = cfdb_mvcc_read_range(s->store, v, add_prefix(&x->a, prefix, g->begin.key),
+                                          add_prefix(&x->a, prefix, g->end.key), 2000, 10000000, &x->a, &sub);
                 if (rc)
                     break;
                 if (sub.more) {
@@ -311,7 +395,7 @@ static void get_mapped_key_values(ss_ctx *x)
                 }
                 cfdb_key_value *kv = cfdb_arena_alloc(&x->a, (sub.count ? sub.count : 1) * sizeof(*kv));
                 for (size_t k = 0; k < sub.count; k++) {
-                    kv[k].key = sub.rows[k].key;
+                    kv[k].key = strip_prefix(sub.rows[k].key, prefix);
                     kv[k].value = sub.rows[k].value;
                 }
                 g->result.data.items = kv;
@@ -352,6 +436,16 @@ static void watch_timeout(srv *s, srv_parked *p, bool timed_out)
     srv_unpark(s, p);
 }
 
+static bool tenant_exists(srv *s, int64_t version, int64_t id)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    srv_tenant t;
+    bool ok = srv_tenant_at(s, version, id, &a, &t) == 0;
+    cfdb_arena_free(&a);
+    return ok;
+}
+
 void ss_check_watches(srv *s)
 {
     int64_t latest = cfdb_mvcc_latest_version(s->store);
@@ -359,7 +453,10 @@ void ss_check_watches(srv *s)
         srv_parked *n = p->next;
         if (p->kind == PARK_WATCH) {
             size_t shard = srv_shard_map_find(&s->shards, cfdb_bytes_make(p->key, p->key_len));
-            if (!owns(s, p->owner, shard)) {
+            if (p->tenant != -1 && !tenant_exists(s, latest, p->tenant)) {
+                srv_reply(s, p->c, p->reply, &cfdb_msg_watch_value_reply, NULL, CFDB_ERR_TENANT_REMOVED);
+                srv_unpark(s, p);
+            } else if (!owns(s, p->owner, shard)) {
                 srv_reply(s, p->c, p->reply, &cfdb_msg_watch_value_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
                 srv_unpark(s, p);
             } else if (watch_differs(s, p, latest)) {
@@ -387,6 +484,15 @@ static void watch_value(ss_ctx *x)
         return;
     if (rc == CFDB_ERR_TRANSACTION_TOO_OLD)
         rc = 0; /* compare with the newest value: a change since then fires at once */
+    if (rc == 0) {
+        /* watchValueWaitForVersion: checkTenantEntry at the newest version, not lock aware
+         * (tenant_not_found, tenant_locked), then the key prefixed */
+        cfdb_bytes prefix;
+        rc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, false, &x->a,
+                                   &prefix);
+        if (rc == 0)
+            req.key = add_prefix(&x->a, prefix, req.key);
+    }
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc) {
@@ -397,6 +503,7 @@ static void watch_value(ss_ctx *x)
     if (!p)
         return;
     p->owner = x->ep->owner;
+    p->tenant = req.tenantInfo.tenantId;
     p->key = malloc(req.key.len ? req.key.len : 1);
     p->key_len = req.key.len;
     p->value_present = req.value.present;
@@ -447,6 +554,16 @@ static void wait_metrics(ss_ctx *x)
         srv_bad_request(s, x->c, "WaitMetricsRequest");
         return;
     }
+    /* waitMetricsTenantAware: the tenant checked lock aware, the range prefixed */
+    cfdb_bytes prefix;
+    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
+                                    &prefix);
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
+        return;
+    }
+    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
+    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
         return;
@@ -467,6 +584,17 @@ static void split_range(ss_ctx *x)
         srv_bad_request(s, x->c, "SplitRangeRequest");
         return;
     }
+    /* getSplitPoints: the tenant checked lock aware, the range prefixed, the points
+     * answered without the prefix */
+    cfdb_bytes prefix;
+    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
+                                    &prefix);
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
+        return;
+    }
+    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
+    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
     if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
         return;
@@ -487,7 +615,7 @@ static void split_range(ss_ctx *x)
                 pts = np;
                 cap *= 2;
             }
-            cfdb_arena_dup_bytes(&x->a, it.key, &pts[n++]);
+            cfdb_arena_dup_bytes(&x->a, strip_prefix(it.key, prefix), &pts[n++]);
             acc = 0;
         }
         acc += it.key.len + it.value.len;

@@ -1,5 +1,9 @@
 /* The \xff system keys a client reads to find servers: \xff/keyServers/ (shard map),
- * \xff/serverTag/ and \xff/serverList/, written into the store like real metadata; and
+ * \xff/serverTag/ and \xff/serverList/, written into the store like real metadata;
+ * \xff/worker/ (the cluster controller's worker list, which fdbcli's configure and
+ * exclude read through getWorkers: one ProcessData for this one process, see worker_value);
+ * \xff/logs (the transaction logs, which fdbcli's exclude asserts present: logs_value);
+ * and
  * \xff/coordinators (fdbclient/SystemData.cpp coordinatorsKey), which a real cluster
  * sets to its connection string as ClusterConnectionString::toString() gives it
  * ("description:id@ip:port[:tls],..."; fdbclient/MonitorLeader.actor.cpp), or to the new
@@ -27,11 +31,98 @@ static cfdb_bytes cat(cfdb_arena *a, const char *prefix, size_t plen, const void
     return cfdb_bytes_make(p, plen + tlen);
 }
 
+/* \xff/worker/<processID> (fdbclient/SystemData.cpp workerListKeyFor: BinaryWriter
+ * Unversioned, the prefix then the id as a StringRef: 4-byte little-endian length + bytes) =
+ * workerListValue: BinaryWriter with IncludeVersion(withWorkerListValue =
+ * 0x0FDB00B062010001), then ProcessData (fdbrpc/include/fdbrpc/Locality.h: locality,
+ * processClass, address):
+ *   LocalityData: uint64 entry count, then per entry in key order a StringRef key and an
+ *     Optional<StringRef> value (bool present, then the StringRef);
+ *   ProcessClass: _class and _source as int32 (UnsetClass 0, CommandLineSource 0: a
+ *     process started without --class);
+ *   NetworkAddress (flow/include/flow/NetworkAddress.h; IPv6 protocol, no hostname flag
+ *     before 0x0FDB00B071010000): IPAddress as bool isV6 + uint32, uint16 port, uint16 flags. */
+static cfdb_bytes worker_key(cfdb_arena *a, const char *pid)
+{
+    uint32_t n = (uint32_t)strlen(pid);
+    uint8_t *k = cfdb_arena_alloc(a, 10 + 4 + n);
+    if (!k)
+        return (cfdb_bytes){ 0, 0 };
+    memcpy(k, "\xff/worker/", 10);
+    memcpy(k + 10, &n, 4);
+    memcpy(k + 14, pid, n);
+    return cfdb_bytes_make(k, 14 + n);
+}
+
+static size_t put_str(uint8_t *p, const char *str)
+{
+    uint32_t n = (uint32_t)strlen(str);
+    memcpy(p, &n, 4);
+    memcpy(p + 4, str, n);
+    return 4 + n;
+}
+
+static cfdb_bytes worker_value(srv *s, cfdb_arena *a)
+{
+    uint8_t *v = cfdb_arena_alloc(a, 512);
+    if (!v)
+        return (cfdb_bytes){ 0, 0 };
+    size_t o = 0;
+    uint64_t pv = PV_KEY_SERVER_VALUE; /* withWorkerListValue has the same number */
+    memcpy(v, &pv, 8);
+    o = 8;
+    const char *keys[3] = { "machineid", "processid", "zoneid" }; /* std::map order */
+    const char *vals[3] = { s->storage[0].machine_id, s->proxy_process_id, s->storage[0].machine_id };
+    uint64_t count = 3;
+    memcpy(v + o, &count, 8);
+    o += 8;
+    for (int i = 0; i < 3; i++) {
+        o += put_str(v + o, keys[i]);
+        v[o++] = 1;
+        o += put_str(v + o, vals[i]);
+    }
+    int32_t cls = 0, src = 0;
+    memcpy(v + o, &cls, 4);
+    memcpy(v + o + 4, &src, 4);
+    o += 8;
+    cfdb_network_address addr = srv_listener_address(s, s->coord_listener);
+    v[o++] = 0; /* not v6 */
+    memcpy(v + o, &addr.ip.v4, 4);
+    memcpy(v + o + 4, &addr.port, 2);
+    memcpy(v + o + 6, &addr.flags, 2);
+    o += 8;
+    return cfdb_bytes_make(v, o);
+}
+
+/* \xff/logs (fdbclient/SystemData.cpp logsValue): BinaryWriter with IncludeVersion(
+ * withLogsValue = 0x0FDB00B062010001), then the current logs and the old logs, each a
+ * std::vector<std::pair<UID, NetworkAddress>> (int32 count; UID as two little-endian
+ * uint64; the address as in worker_value). One log, this process; no old logs. */
+static cfdb_bytes logs_value(srv *s, cfdb_arena *a)
+{
+    uint8_t *v = cfdb_arena_alloc(a, 8 + 4 + 16 + 9 + 4);
+    if (!v)
+        return (cfdb_bytes){ 0, 0 };
+    uint64_t pv = PV_KEY_SERVER_VALUE; /* withLogsValue has the same number */
+    int32_t one = 1, zero = 0;
+    memcpy(v, &pv, 8);
+    memcpy(v + 8, &one, 4);
+    memcpy(v + 12, &s->log_id.first, 8);
+    memcpy(v + 20, &s->log_id.second, 8);
+    cfdb_network_address addr = srv_listener_address(s, s->coord_listener);
+    v[28] = 0; /* not v6 */
+    memcpy(v + 29, &addr.ip.v4, 4);
+    memcpy(v + 33, &addr.port, 2);
+    memcpy(v + 35, &addr.flags, 2);
+    memcpy(v + 37, &zero, 4);
+    return cfdb_bytes_make(v, 41);
+}
+
 int srv_write_system_keys(srv *s)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 5;
+    size_t cap = s->shards.count + 2 + 2 * (size_t)s->nstorage + 8;
     cfdb_mutation *m = cfdb_arena_zalloc(&a, cap * sizeof(*m));
     size_t n = 0;
     int rc = -1;
@@ -71,6 +162,22 @@ int srv_write_system_keys(srv *s)
     m[n].type = CFDB_MUT_SET_VALUE;
     m[n].param1 = CFDB_BYTES_LIT("\xff/coordinators");
     m[n].param2 = cat(&a, cs, strlen(cs), NULL, 0);
+    n++;
+    m[n].type = CFDB_MUT_CLEAR_RANGE;
+    m[n].param1 = CFDB_BYTES_LIT("\xff/worker/");
+    m[n].param2 = CFDB_BYTES_LIT("\xff/worker0");
+    n++;
+    m[n].type = CFDB_MUT_SET_VALUE;
+    m[n].param1 = worker_key(&a, s->proxy_process_id);
+    m[n].param2 = worker_value(s, &a);
+    if (!m[n].param1.len || !m[n].param2.len)
+        goto out;
+    n++;
+    m[n].type = CFDB_MUT_SET_VALUE;
+    m[n].param1 = CFDB_BYTES_LIT("\xff/logs");
+    m[n].param2 = logs_value(s, &a);
+    if (!m[n].param2.len)
+        goto out;
     n++;
     m[n].type = CFDB_MUT_SET_VALUE;
     m[n].param1 = CFDB_BYTES_LIT("\xff/keyServers/\xff\xff");

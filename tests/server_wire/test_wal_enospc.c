@@ -36,7 +36,7 @@
 #include "srv_core.h"
 #include "status.h"
 #include "wal.h"
-#include "wire_client.h"
+#include "server_embed.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
@@ -46,42 +46,22 @@
 static char g_dir[256], g_data[300], g_ballast[300];
 static bool g_mounted;
 
-typedef struct fx {
-    cfdb_loop *loop;
-    cfdb_server *srv;
-    wc w;
-    cfdb_arena a;
-} fx;
+typedef se_fx fx; /* the shared in-process fixture (server_embed.h) */
 
 static void fx_start(fx *f)
 {
-    memset(f, 0, sizeof *f);
     cfdb_server_config cfg;
     cfdb_server_config_init(&cfg);
     cfg.quiet = true;
     cfg.seed = 11;
     cfg.storage_servers = 1;
     cfg.datadir = g_data;
-    f->loop = cfdb_loop_create();
-    assert_non_null(f->loop);
-    f->srv = cfdb_server_create(f->loop, &cfg);
-    assert_non_null(f->srv);
-    cfdb_arena_init(&f->a);
-    const char *cs = cfdb_server_connection_string(f->srv);
-    char key[128];
-    snprintf(key, sizeof key, "%.*s", (int)(strchr(cs, '@') - cs), cs);
-    assert_int_equal(wc_connect(&f->w, f->loop, cfdb_server_port(f->srv)), 0);
-    cfdb_client_db_info info;
-    assert_int_equal(wc_open_database(&f->w, key, &info, &f->a), 0);
+    assert_int_equal(se_start(f, &cfg), 0);
 }
 
 static void fx_stop(fx *f)
 {
-    wc_close(&f->w);
-    cfdb_server_destroy(f->srv);
-    cfdb_loop_run_once(f->loop, 0);
-    cfdb_loop_destroy(f->loop);
-    cfdb_arena_free(&f->a);
+    se_stop(f);
 }
 
 static char g_value[VALUE_LEN + 1];

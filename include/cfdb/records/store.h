@@ -200,6 +200,11 @@ typedef struct cfdb_rl_indexer_stats {
 int cfdb_rl_index_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix,
                         const char *index_name, const cfdb_rl_indexer_options *opts,
                         cfdb_rl_indexer_stats *stats);
+/* Cursors and scans (issue 13 item 4, include/cfdb/records/cursor.h): what a store was opened
+ * with. */
+const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s);
+/* P: the store's prefix. */
+cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s);
 
 #ifdef __cplusplus
 }

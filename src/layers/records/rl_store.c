@@ -830,3 +830,15 @@ uint32_t rl_index_pos(const cfdb_rl_store *s, const cfdb_rl_index *ix)
 {
     return (uint32_t)(ix - s->md->indexes);
 }
+
+/* ---- accessors for cursors and scans (rl_cursor.c, rl_scan.c, rl_fetch.c) ---- */
+
+const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s)
+{
+    return s->md;
+}
+
+cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s)
+{
+    return s->prefix;
+}

@@ -1,0 +1,133 @@
+/* The tenant map read from the store (see tenant_map.h for the format). Lookups by id are
+ * one point read at the version asked; lookups by name walk \xff/tenant/map/ at the newest
+ * version (the dev server keeps no second index that could disagree with the store). */
+#include <string.h>
+
+#include "cfdb/errors.h"
+#include "cfdb/messages.h"
+#include "tenant_map.h"
+
+#define TENANT_MAP_PREFIX "\xff/tenant/map/"
+#define TENANT_MAP_PREFIX_LEN (sizeof TENANT_MAP_PREFIX - 1)
+
+/* TenantMapEntry (fdbclient/include/fdbclient/Tenant.h, file_identifier 7054389):
+ * serializer(ar, id, tenantName, tenantLockState, tenantLockId, tenantGroup,
+ * configurationSequenceNum); tenantLockState is an enum class : uint8_t. */
+typedef struct tm_entry {
+    int64_t id;
+    cfdb_bytes tenantName;
+    uint8_t tenantLockState;
+    cfdb_opt_uid tenantLockId;
+    cfdb_opt_bytes tenantGroup;
+    int64_t configurationSequenceNum;
+} tm_entry;
+
+FB_OPTIONAL_DEF(tm_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
+FB_OPTIONAL_DEF(tm_opt_bytes, "Optional<TenantGroupName>", cfdb_opt_bytes, fb_bytes);
+FB_TABLE_DEF(tm_entry_type, "TenantMapEntry", tm_entry, FB_FIELD(tm_entry, id, fb_i64),
+             FB_FIELD(tm_entry, tenantName, fb_bytes), FB_FIELD(tm_entry, tenantLockState, fb_u8),
+             FB_FIELD(tm_entry, tenantLockId, tm_opt_uid), FB_FIELD(tm_entry, tenantGroup, tm_opt_bytes),
+             FB_FIELD(tm_entry, configurationSequenceNum, fb_i64));
+static const fb_message tm_entry_message = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &tm_entry_type };
+
+void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE])
+{
+    uint64_t u = (uint64_t)id;
+    for (int i = 7; i >= 0; i--) {
+        out[i] = (uint8_t)u;
+        u >>= 8;
+    }
+}
+
+int srv_tenant_decode(cfdb_bytes value, cfdb_arena *a, srv_tenant *out)
+{
+    /* IncludeVersion: the protocol version (8 bytes, little-endian) comes first */
+    if (value.len < 8 + 8)
+        return CFDB_ERR_SERIALIZATION_FAILED;
+    tm_entry e;
+    memset(&e, 0, sizeof e);
+    if (fb_decode(&tm_entry_message, value.ptr + 8, value.len - 8, &e, NULL, a))
+        return CFDB_ERR_SERIALIZATION_FAILED;
+    out->id = e.id;
+    out->name = e.tenantName;
+    out->lock_state = e.tenantLockState;
+    return 0;
+}
+
+static cfdb_bytes map_key(int64_t id, uint8_t buf[TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE])
+{
+    memcpy(buf, TENANT_MAP_PREFIX, TENANT_MAP_PREFIX_LEN);
+    srv_tenant_prefix(id, buf + TENANT_MAP_PREFIX_LEN);
+    return cfdb_bytes_make(buf, TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE);
+}
+
+int srv_tenant_at(srv *s, int64_t version, int64_t id, cfdb_arena *a, srv_tenant *out)
+{
+    if (id < 0)
+        return CFDB_ERR_TENANT_NOT_FOUND;
+    uint8_t kb[TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE];
+    cfdb_bytes v;
+    bool present = false;
+    if (cfdb_mvcc_get(s->store, version, map_key(id, kb), &v, &present) || !present)
+        return CFDB_ERR_TENANT_NOT_FOUND;
+    /* the value points into the store: copy before decoding into the caller's arena */
+    cfdb_bytes copy;
+    if (cfdb_arena_dup_bytes(a, v, &copy))
+        return CFDB_ERR_TENANT_NOT_FOUND;
+    if (srv_tenant_decode(copy, a, out)) {
+        srv_log(s, "tenant %lld: map entry does not decode; treated as absent", (long long)id);
+        return CFDB_ERR_TENANT_NOT_FOUND;
+    }
+    out->id = id;
+    return 0;
+}
+
+int srv_tenant_by_name(srv *s, cfdb_bytes name, cfdb_arena *a, srv_tenant *out)
+{
+    cfdb_bytes begin = CFDB_BYTES_LIT(TENANT_MAP_PREFIX);
+    cfdb_bytes end = CFDB_BYTES_LIT("\xff/tenant/map0");
+    cfdb_mvcc_iter it;
+    for (cfdb_mvcc_iter_seek_ge(&it, s->store, cfdb_mvcc_latest_version(s->store), begin);
+         cfdb_mvcc_iter_valid(&it) && cfdb_bytes_cmp(it.key, end) < 0; cfdb_mvcc_iter_next(&it)) {
+        cfdb_bytes copy;
+        srv_tenant t;
+        if (cfdb_arena_dup_bytes(a, it.value, &copy) || srv_tenant_decode(copy, a, &t))
+            continue;
+        if (cfdb_bytes_eq(t.name, name)) {
+            *out = t;
+            return 0;
+        }
+    }
+    return CFDB_ERR_TENANT_NOT_FOUND;
+}
+
+size_t srv_tenant_count(srv *s)
+{
+    size_t n = 0;
+    cfdb_bytes end = CFDB_BYTES_LIT("\xff/tenant/map0");
+    cfdb_mvcc_iter it;
+    for (cfdb_mvcc_iter_seek_ge(&it, s->store, cfdb_mvcc_latest_version(s->store), CFDB_BYTES_LIT(TENANT_MAP_PREFIX));
+         cfdb_mvcc_iter_valid(&it) && cfdb_bytes_cmp(it.key, end) < 0; cfdb_mvcc_iter_next(&it))
+        n++;
+    return n;
+}
+
+int srv_tenant_check_read(srv *s, int64_t version, int64_t tenant_id, bool lock_aware, cfdb_arena *a,
+                          cfdb_bytes *prefix)
+{
+    *prefix = (cfdb_bytes){ 0, 0 };
+    if (tenant_id == -1)
+        return 0;
+    srv_tenant t;
+    int rc = srv_tenant_at(s, version, tenant_id, a, &t);
+    if (rc)
+        return rc;
+    if (!lock_aware && t.lock_state == SRV_TENANT_LOCKED)
+        return CFDB_ERR_TENANT_LOCKED;
+    uint8_t *p = cfdb_arena_alloc(a, SRV_TENANT_PREFIX_SIZE);
+    if (!p)
+        return CFDB_ERR_OPERATION_FAILED;
+    srv_tenant_prefix(tenant_id, p);
+    *prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
+    return 0;
+}

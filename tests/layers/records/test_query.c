@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The minimal query API (src/layers/records/rl_query.c) against a cfdb-server of its own:
+ * which scan the planner picks for each query, its explain string in the Java planner's
+ * notation, the records each returns (expected ids written out by hand), pages with
+ * continuations, remote fetch and scan-and-fetch giving the same answers, and the refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cfdb/errors.h"
+#include "cfdb/records/query.h"
+#include "rl_scan_fixture.h"
+
+static cfdb_rl_metadata *md;
+static cfdb_bytes prefix;
+
+static const rls_person people[] = {
+    { 1, "alice", 1, 1.5, 0 },  { 2, "bob", 2, 0.5, 0 },   { 3, "alice", 1, 2.5, 0 },
+    { 4, "carol", 2, 9.0, 150000 }, { 5, "dave", 1, 0.0, 0 }, { 6, "bob", 0, 0, 0 },
+    { 7, "erin", 2, 3.5, 0 },   { 8, "alice", 0, 0, 0 }, { 9, "carol", 1, 7.0, 0 },
+    { 10, "frank", 0, 0, 0 }, { 11, "bob", 1, 1.0, 0 },  { 12, NULL, 0, 0, 0 },
+};
+#define NPEOPLE ((int)(sizeof people / sizeof people[0]))
+
+static int group_setup(void **state)
+{
+    (void)state;
+    cfdb_arena_init(&rls_arena);
+    if (api_env_setup(NULL))
+        return -1;
+    md = rls_metadata();
+    prefix = rls_prefix(5);
+    rls_save(md, prefix, people, NPEOPLE);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata_free(md);
+    cfdb_arena_free(&rls_arena);
+    return api_env_teardown();
+}
+
+static cfdb_tuple_elem str(const char *s)
+{
+    cfdb_tuple_elem e = { .type = CFDB_TUPLE_STRING };
+    e.v.bytes = cfdb_bytes_str(s);
+    return e;
+}
+
+static cfdb_tuple_elem num(int64_t v)
+{
+    cfdb_tuple_elem e = { .type = CFDB_TUPLE_INT };
+    e.v.i = v;
+    return e;
+}
+
+static cfdb_tuple_elem dbl(double v)
+{
+    cfdb_tuple_elem e = { .type = CFDB_TUPLE_DOUBLE };
+    e.v.d = v;
+    return e;
+}
+
+/* Runs the query to its end in pages of `page` records (0: one page); returns the ids. */
+static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch, int64_t *ids,
+               char *explain, size_t cap)
+{
+    cfdb_rl_plan *p;
+    int rc = cfdb_rl_plan_query(md, q, &p);
+    if (rc)
+        return -rc;
+    snprintf(explain, cap, "%s", cfdb_rl_plan_explain(p));
+    int n = 0;
+    cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
+    for (int pages = 0; pages < 50; pages++) {
+        FDBTransaction *tr = api_tr();
+        cfdb_arena a;
+        cfdb_arena_init(&a);
+        cfdb_rl_store *s;
+        assert_int_equal(cfdb_rl_store_open(tr, md, prefix, CFDB_RL_OPEN, &s), 0);
+        cfdb_rl_scan_props props = { 0 };
+        props.limit = page;
+        props.fetch = fetch;
+        cfdb_rl_cursor *c;
+        assert_int_equal(cfdb_rl_plan_execute(p, s, tr, cont, &props, &c), 0);
+        int got = 0;
+        for (;;) {
+            cfdb_rl_item it;
+            bool has;
+            assert_int_equal(cfdb_rl_cursor_next(c, &a, &it, &has), 0);
+            if (!has)
+                break;
+            assert_non_null(it.record);
+            assert_int_equal(cfdb_tuple_get_int(&it.primary_key, 1, &ids[n]), 0);
+            n++;
+            got++;
+        }
+        bool end;
+        cfdb_bytes k = cfdb_rl_cursor_continuation(c, &end);
+        if (page)
+            assert_true(got <= (int)page);
+        assert_int_equal(cfdb_arena_dup_bytes(&rls_arena, k, &cont), 0);
+        cfdb_rl_cursor_free(c);
+        cfdb_rl_store_free(s);
+        cfdb_arena_free(&a);
+        fdb_transaction_destroy(tr);
+        if (end)
+            break;
+    }
+    cfdb_rl_plan_free(p);
+    return n;
+}
+
+typedef struct qcase {
+    cfdb_rl_filter f[3];
+    uint32_t nf;
+    const char *sort;
+    bool desc;
+    const char *explain;
+    int64_t ids[12];
+    int n;
+} qcase;
+
+static void test_plans(void **state)
+{
+    (void)state;
+    const qcase cases[] = {
+        { { { "name", CFDB_RL_EQ, str("alice") } }, 1, NULL, false,
+          "Index(Person$name [[alice],[alice]])", { 1, 3, 8 }, 3 },
+        { { { "color", CFDB_RL_EQ, num(1) }, { "score", CFDB_RL_GT, dbl(1.0) } }, 2, NULL, false,
+          "Index(Person$color_score ([1, 1.0],[1]])", { 1, 3, 9 }, 3 },
+        { { { "color", CFDB_RL_EQ, num(1) }, { "score", CFDB_RL_GE, dbl(1.0) }, { "score", CFDB_RL_LT, dbl(7.0) } },
+          3, NULL, false, "Index(Person$color_score [[1, 1.0],[1, 7.0]))", { 11, 1, 3 }, 3 },
+        { { { "score", CFDB_RL_GT, dbl(5) } }, 1, NULL, false,
+          "Scan([IS Person]) | score GREATER_THAN 5.0", { 4, 9 }, 2 },
+        { { { 0 } }, 0, "name", false, "Index(Person$name <,>)", { 12, 1, 3, 8, 2, 6, 11, 4, 9, 5, 7, 10 }, 12 },
+        { { { "name", CFDB_RL_LT, str("carol") } }, 1, "name", true,
+          "Index(Person$name ([null],[carol]) REVERSE)", { 11, 6, 2, 8, 3, 1 }, 6 },
+        { { { "name", CFDB_RL_EQ, str("bob") }, { "color", CFDB_RL_EQ, num(2) } }, 2, NULL, false,
+          "Index(Person$name [[bob],[bob]]) | color EQUALS 2", { 2 }, 1 },
+        { { { "color", CFDB_RL_EQ, num(2) } }, 1, "score", true,
+          "Index(Person$color_score [[2],[2]] REVERSE)", { 4, 7, 2 }, 3 },
+        { { { 0 } }, 0, NULL, false, "Scan([IS Person])", { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, 12 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const qcase *c = &cases[i];
+        cfdb_rl_query q = { "Person", c->f, c->nf, c->sort, c->desc };
+        for (uint32_t page = 0; page <= 2; page++) {
+            for (int m = 0; m < 2; m++) {
+                int64_t ids[64];
+                char ex[256];
+                int n = run(&q, page, m ? CFDB_RL_USE_REMOTE_FETCH : CFDB_RL_SCAN_AND_FETCH, ids, ex, sizeof ex);
+                if (strcmp(ex, c->explain))
+                    fail_msg("case %zu: explain '%s', want '%s'", i, ex, c->explain);
+                if (n != c->n)
+                    fail_msg("case %zu (page %u): %d records, want %d", i, page, n, c->n);
+                for (int j = 0; j < n; j++)
+                    assert_int_equal(ids[j], c->ids[j]);
+            }
+        }
+    }
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    cfdb_rl_plan *p;
+    cfdb_rl_filter f = { "score", CFDB_RL_GT, dbl(1) };
+    cfdb_rl_query q = { "Person", NULL, 0, "score", false };
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &p), CFDB_ERR_UNSUPPORTED_OPERATION);   /* no index sorts by score */
+    q = (cfdb_rl_query){ "Nobody", &f, 1, NULL, false };
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &p), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    cfdb_rl_filter bad = { "tags", CFDB_RL_EQ, str("x") };   /* repeated */
+    q = (cfdb_rl_query){ "Person", &bad, 1, NULL, false };
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &p), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    cfdb_rl_filter nofield = { "nope", CFDB_RL_EQ, str("x") };
+    q = (cfdb_rl_query){ "Person", &nofield, 1, NULL, false };
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &p), CFDB_ERR_CLIENT_INVALID_OPERATION);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plans),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
