@@ -658,6 +658,8 @@ typedef struct cfdb_split_range_reply {
 /* Helper types, for building and printing. */
 extern fb_type cfdb_fb_key_range, cfdb_fb_key_selector, cfdb_fb_key_value, cfdb_fb_mutation;
 extern fb_type cfdb_fb_network_address, cfdb_fb_storage_server_interface, cfdb_fb_cluster_interface;
+/* for messages described outside the wire library (the client's management requests) */
+extern fb_type cfdb_fb_reply_promise, cfdb_fb_request_stream;
 
 extern const fb_message cfdb_msg_ping_request, cfdb_msg_void_reply;
 extern const fb_message cfdb_msg_protocol_info_request, cfdb_msg_protocol_info_reply;

@@ -21,6 +21,7 @@
 #include "database.h"
 #include "future.h"
 #include "net.h"
+#include "tenant.h"
 #include "tls_settings.h"
 #include "transaction.h"
 
@@ -556,10 +557,16 @@ fdb_error_t fdb_database_set_option(FDBDatabase *d, FDBDatabaseOption option, ui
     return cfdb_db_set_option(DB(d), (int)option, value, value_length);
 }
 
+/* ThreadSafeDatabase::openTenant: never fails (the name is looked up in the background and
+ * a missing tenant shows in the tenant's transactions and get_id). */
 fdb_error_t fdb_database_open_tenant(FDBDatabase *d, uint8_t const *tenant_name, int tenant_name_length,
                                      FDBTenant **out_tenant)
 {
-    return CFDB_ERR_UNSUPPORTED_OPERATION;
+    cfdb_tenant *t = cfdb_tenant_open(DB(d), cfdb_bytes_make(tenant_name, tenant_name_length > 0 ? (size_t)tenant_name_length : 0));
+    if (!t)
+        return CFDB_ERR_PLATFORM_ERROR;
+    *out_tenant = (FDBTenant *)t;
+    return 0;
 }
 
 fdb_error_t fdb_database_create_transaction(FDBDatabase *d, FDBTransaction **out_transaction)
@@ -571,21 +578,30 @@ fdb_error_t fdb_database_create_transaction(FDBDatabase *d, FDBTransaction **out
     return 0;
 }
 
+static cfdb_bytes BL(const uint8_t *p, int n)
+{
+    return cfdb_bytes_make(p, n > 0 ? (size_t)n : 0);
+}
+
 FDBFuture *fdb_database_reboot_worker(FDBDatabase *db, uint8_t const *address, int address_length, fdb_bool_t check,
                                       int duration)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(
+        cfdb_db_reboot_worker(DB(db), BL(address, address_length), check != 0, duration), CFDB_FUTURE_INT64);
 }
 
 FDBFuture *fdb_database_force_recovery_with_data_loss(FDBDatabase *db, uint8_t const *dcid, int dcid_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(cfdb_db_force_recovery(DB(db), BL(dcid, dcid_length)),
+                                                 CFDB_FUTURE_VOID);
 }
 
 FDBFuture *fdb_database_create_snapshot(FDBDatabase *db, uint8_t const *uid, int uid_length,
                                        uint8_t const *snap_command, int snap_command_length)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(
+        cfdb_db_create_snapshot(DB(db), BL(uid, uid_length), BL(snap_command, snap_command_length)),
+        CFDB_FUTURE_VOID);
 }
 
 double fdb_database_get_main_thread_busyness(FDBDatabase *db)
@@ -637,17 +653,23 @@ FDBFuture *fdb_database_get_client_status(FDBDatabase *db)
 
 fdb_error_t fdb_tenant_create_transaction(FDBTenant *tenant, FDBTransaction **out_transaction)
 {
-    return CFDB_ERR_UNSUPPORTED_OPERATION;
+    cfdb_txn *tx = cfdb_txn_create_in_tenant((cfdb_tenant *)tenant);
+    if (!tx)
+        return CFDB_ERR_PLATFORM_ERROR;
+    *out_transaction = (FDBTransaction *)tx;
+    return 0;
 }
 
 FDBFuture *fdb_tenant_get_id(FDBTenant *tenant)
 {
-    return unsupported_future();
+    return (FDBFuture *)cfdb_future_or_no_memory(cfdb_tenant_get_id((cfdb_tenant *)tenant), CFDB_FUTURE_INT64);
 }
 
+/* The tenant's transactions keep it (and its database) alive. */
 void fdb_tenant_destroy(FDBTenant *tenant)
 {
-    (void)tenant;
+    if (tenant)
+        cfdb_tenant_unref((cfdb_tenant *)tenant);
 }
 
 /* Removed before API 610; kept as symbols so old binaries still link. */

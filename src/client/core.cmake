@@ -18,3 +18,6 @@ add_library(cfdb_client_core STATIC
 )
 target_include_directories(cfdb_client_core PUBLIC ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cfdb_client_core PUBLIC cfdb_common)
+
+# tenants (issue 12, client): a tenant transaction's commit made absolute (applyTenantPrefix)
+target_sources(cfdb_client_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tenant_commit.c)

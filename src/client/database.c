@@ -266,6 +266,12 @@ void cfdb_db_apply_defaults(cfdb_db *db, void *tx, int (*apply)(void *tx, int op
     pthread_mutex_unlock(&db->opt_mu);
 }
 
+int cfdb_db_tenant_mode(const cfdb_db *db, bool *proxies_final)
+{
+    *proxies_final = db->tenant_mode_final;
+    return db->tenant_mode;
+}
+
 /* DatabaseContext::validateVersion for a database made by fdb_create_database (switchable):
  * a read below every read version this database has been given cannot be served. */
 int cfdb_db_validate_version(const cfdb_db *db, int64_t version)

@@ -26,6 +26,9 @@ struct cfdb_waiter {
     bool mv_present;
     uint32_t mv_len;
     uint8_t mv[CFDB_WAITER_MV_MAX];
+    /* GRV replies: the database is locked (a transaction that is not LOCK_AWARE fails with
+     * database_locked, NativeAPI's getReadVersion check) */
+    bool locked;
 };
 
 typedef struct cfdb_endpoint_ref {
@@ -52,6 +55,14 @@ void cfdb_db_user_unref(cfdb_db *db);
 /* Any thread: the cluster's protocol version (ProtocolInfoRequest to the coordinator in use),
  * as soon as it differs from expected (0: the first one learned). A uint64 future. */
 struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
+
+/* Any thread: the management calls (db_manage.c). create_snapshot: a void future (2509 for a
+ * uid that is not 32 hex digits); force_recovery: a void future; reboot_worker: an int64
+ * future, 1 once the reboot requests went out, 0 when an address is not a worker's or a worker
+ * cannot be reached. NULL only when no future could be allocated. */
+struct cfdb_future *cfdb_db_create_snapshot(cfdb_db *db, cfdb_bytes uid, cfdb_bytes command);
+struct cfdb_future *cfdb_db_force_recovery(cfdb_db *db, cfdb_bytes dcid);
+struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, bool check, int duration);
 
 /* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
  * storage servers in the location cache, each connection's state and counters, health. */
@@ -102,27 +113,39 @@ void cfdb_db_allow_grv_cache(void);
 void cfdb_db_update_cached_read_version(cfdb_db *db, int64_t version, uint64_t sent_ns);
 bool cfdb_db_grv_cache_allowed(void);
 
-/* The cached shard holding key (reverse: the key just before it), or NULL; nservers >= 1.
+/* Tenants (NativeAPI's TenantInfo in getKeyLocation and friends): `tenant` is a tenant id, or
+ * -1 for none. With a tenant, keys given and shard bounds returned are relative to the
+ * tenant's prefix (its id as 8 big-endian bytes); the cache itself is keyed by absolute key,
+ * and a shard bound outside the tenant reads as "" (begin) or "\xff\xff" (end)
+ * (toPrefixRelativeRange). Lookups send the relative key with TenantInfo; the proxy answers
+ * absolute ranges.
+ *
+ * The cached shard holding key (reverse: the key just before it), or NULL; nservers >= 1.
  * A view of the location cache: valid until the next cache change or the next call of this
  * function (copy what you keep). */
-const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse);
+const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse);
 /* Asks a commit proxy where key lives and caches the answer; w->fn(w, error, 0).
  * read_version (0 if unknown) goes in minTenantVersion, as NativeAPI sends it. */
-void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w);
+void cfdb_db_fetch_location(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse, int64_t read_version,
+                            cfdb_waiter *w);
 /* getKeyRangeLocations' request: the shards of [begin, end), at most limit of them, cached as
  * they come (GetKeyServerLocationsRequest with that end and limit). w->fn(w, error, 0). */
-void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
+void cfdb_db_fetch_range_locations(cfdb_db *db, int64_t tenant, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
                                    int64_t read_version, cfdb_waiter *w);
 /* Whether the cache holds the shards of [begin, end) with no gap, or the first limit of them
  * (getCachedLocations): then getKeyRangeLocations asks nothing. begin < end. */
-bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit);
+bool cfdb_db_range_cached(cfdb_db *db, int64_t tenant, cfdb_bytes begin, cfdb_bytes end, int32_t limit);
 /* Forgets the cached shard holding key (after wrong_shard_server). */
-void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse);
+void cfdb_db_invalidate(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse);
 /* How many shards the location cache holds (any thread; as of the last change). The cache
  * keeps at most max(LOCATION_CACHE_SIZE, 1), default 600000. */
 size_t cfdb_db_location_cache_count(cfdb_db *db);
 /* 0, or the error a read at this version fails with before any request (network thread). */
 int cfdb_db_validate_version(const cfdb_db *db, int64_t version);
+/* ClientDBInfo.tenantMode (0 disabled, 1 optional, 2 required), and whether the GRV proxies
+ * it came with are real ones (not provisional): NativeAPI's getTenantInfo refuses a tenant
+ * in a disabled cluster only then. Network thread. */
+int cfdb_db_tenant_mode(const cfdb_db *db, bool *proxies_final);
 
 /* Database options (FDBDatabaseOption). The transaction defaults among them are kept and
  * replayed on every new or reset transaction; returns 0 or invalid_option_value. */

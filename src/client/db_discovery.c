@@ -275,6 +275,8 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
             db->known_info_id = info.id;
             db->cluster_id = info.clusterId;
             db->failed_in_round = 0;
+            db->tenant_mode = (int)info.tenantMode.mode;
+            db->tenant_mode_final = info.grvProxies.count > 0 && !info.grvProxies.items[0].provisional;
             install_proxies(db, &info);
             persist_forwarded(db);
             cfdb_arena_free(&a);

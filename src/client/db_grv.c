@@ -159,7 +159,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
     b->in_flight--;
     int64_t version = 0;
     double throttled = 0;
-    bool mv_present = false, rk_default = false, rk_batch = false;
+    bool mv_present = false, rk_default = false, rk_batch = false, locked = false;
     uint32_t mv_len = 0;
     uint8_t mv[CFDB_WAITER_MV_MAX];
     if (error == 0) {
@@ -177,8 +177,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
             error = err;
         else if (rep.version <= 0)
             error = CFDB_ERR_INTERNAL_ERROR;
-        else if (rep.locked)
-            error = CFDB_ERR_DATABASE_LOCKED; /* lock_aware transactions are not supported yet */
+        locked = rep.locked; /* each waiter's transaction decides (LOCK_AWARE) */
         version = rep.version;
         if (!error && version < db->min_acceptable_rv)
             db->min_acceptable_rv = version;
@@ -220,6 +219,7 @@ static void on_grv_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         list = w->next;
         w->tag_throttled_s = throttled;
         w->mv_present = mv_present;
+        w->locked = locked;
         w->mv_len = mv_len;
         if (mv_len && mv_len <= sizeof w->mv)
             memcpy(w->mv, mv, mv_len);

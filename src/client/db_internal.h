@@ -48,6 +48,7 @@ typedef struct location_request {
     uint8_t *end;
     uint32_t end_len;
     int32_t limit;
+    int64_t tenant; /* -1, or the tenant key and end are relative to */
     struct location_request *next;
 } location_request;
 
@@ -170,6 +171,13 @@ struct cfdb_db {
     atomic_llong loc_max;
     atomic_size_t loc_count;
     location_request *locating;
+    /* absolute forms of tenants' keys for cache lookups (db_locations.c) */
+    uint8_t *abs_buf[2];
+    size_t abs_cap[2];
+
+    /* ClientDBInfo.tenantMode, and whether its first GRV proxy was not provisional */
+    int tenant_mode;
+    bool tenant_mode_final;
 };
 
 /* database.c */

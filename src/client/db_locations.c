@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cfdb/endpoint.h"
+#include "tenant.h"
 
 int db_locations_init(cfdb_db *db)
 {
@@ -29,6 +30,8 @@ static void count_changed(cfdb_db *db)
 void db_locations_free(cfdb_db *db)
 {
     cfdb_location_cache_destroy(&db->locs);
+    free(db->abs_buf[0]);
+    free(db->abs_buf[1]);
 }
 
 size_t cfdb_db_location_cache_count(cfdb_db *db)
@@ -69,12 +72,53 @@ static cfdb_location *make_location(void *ctx, const cfdb_shard_location *shard)
     return loc;
 }
 
-/* Fills db->shard_view from a cached range. */
-static const cfdb_shard *view(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, const cfdb_location *loc)
+/* ---- tenants: the cache is keyed by absolute key ---- */
+
+/* The absolute form of a tenant's key in the database's scratch buffer `slot` (0 or 1; valid
+ * until the next call for that slot), or the key itself without a tenant. False when memory
+ * for it cannot be had. */
+static bool absolute_key(cfdb_db *db, int slot, int64_t tenant, cfdb_bytes key, cfdb_bytes *out)
+{
+    if (tenant < 0) {
+        *out = key;
+        return true;
+    }
+    size_t need = key.len + CFDB_TENANT_PREFIX_SIZE;
+    if (db->abs_cap[slot] < need) {
+        size_t cap = need < 64 ? 64 : need * 2;
+        uint8_t *p = realloc(db->abs_buf[slot], cap);
+        if (!p)
+            return false;
+        db->abs_buf[slot] = p;
+        db->abs_cap[slot] = cap;
+    }
+    cfdb_tenant_prefix_of(tenant, db->abs_buf[slot]);
+    if (key.len)
+        memcpy(db->abs_buf[slot] + CFDB_TENANT_PREFIX_SIZE, key.ptr, key.len);
+    *out = cfdb_bytes_make(db->abs_buf[slot], need);
+    return true;
+}
+
+/* toPrefixRelativeRange for one bound: the bound without the prefix, or `outside` when it does
+ * not start with the prefix. */
+static cfdb_bytes relative_bound(int64_t tenant, cfdb_bytes k, cfdb_bytes outside)
+{
+    if (tenant < 0)
+        return k;
+    uint8_t prefix[CFDB_TENANT_PREFIX_SIZE];
+    cfdb_tenant_prefix_of(tenant, prefix);
+    if (k.len >= CFDB_TENANT_PREFIX_SIZE && memcmp(k.ptr, prefix, CFDB_TENANT_PREFIX_SIZE) == 0)
+        return cfdb_bytes_make(k.ptr + CFDB_TENANT_PREFIX_SIZE, k.len - CFDB_TENANT_PREFIX_SIZE);
+    return outside;
+}
+
+/* Fills db->shard_view from a cached range (relative to the tenant's prefix, if any). */
+static const cfdb_shard *view(cfdb_db *db, int64_t tenant, cfdb_bytes begin, cfdb_bytes end,
+                              const cfdb_location *loc)
 {
     cfdb_shard *s = &db->shard_view;
-    s->begin = begin;
-    s->end = end;
+    s->begin = relative_bound(tenant, begin, CFDB_BYTES_LIT(""));
+    s->end = relative_bound(tenant, end, CFDB_BYTES_LIT("\xff\xff"));
     s->nservers = 0;
     for (uint32_t i = 0; i < loc->count && s->nservers < CFDB_SHARD_MAX_REPLICAS; i++)
         if (loc->servers[i].peer)
@@ -82,16 +126,21 @@ static const cfdb_shard *view(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, con
     return s;
 }
 
-const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, cfdb_bytes key, bool reverse)
+const cfdb_shard *cfdb_db_cached_shard(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse)
 {
-    cfdb_bytes b, e;
-    const cfdb_location *loc = cfdb_location_cache_get(&db->locs, key, reverse, &b, &e);
-    return loc ? view(db, b, e, loc) : NULL;
+    cfdb_bytes abs, b, e;
+    if (!absolute_key(db, 0, tenant, key, &abs))
+        return NULL;
+    const cfdb_location *loc = cfdb_location_cache_get(&db->locs, abs, reverse, &b, &e);
+    return loc ? view(db, tenant, b, e, loc) : NULL;
 }
 
-void cfdb_db_invalidate(cfdb_db *db, cfdb_bytes key, bool reverse)
+void cfdb_db_invalidate(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse)
 {
-    cfdb_location_cache_invalidate_key(&db->locs, key, reverse);
+    cfdb_bytes abs;
+    if (!absolute_key(db, 0, tenant, key, &abs))
+        return; /* nothing cached could be found for it either */
+    cfdb_location_cache_invalidate_key(&db->locs, abs, reverse);
     count_changed(db);
 }
 
@@ -149,11 +198,12 @@ static void on_location_reply(void *ctx, int error, const uint8_t *msg, uint32_t
 
 /* Asks a commit proxy for the shards of [key, end) (end NULL: the shard of key alone, as
  * getKeyLocation asks with no end) and caches them. An identical lookup in flight is shared. */
-static void fetch_locations(cfdb_db *db, cfdb_bytes key, const cfdb_bytes *end, int32_t limit, bool reverse,
-                            int64_t read_version, cfdb_waiter *w)
+static void fetch_locations(cfdb_db *db, int64_t tenant, cfdb_bytes key, const cfdb_bytes *end, int32_t limit,
+                            bool reverse, int64_t read_version, cfdb_waiter *w)
 {
     for (location_request *lr = db->locating; lr; lr = lr->next) {
-        if (lr->reverse == reverse && lr->limit == limit && (lr->end != NULL) == (end != NULL) &&
+        if (lr->tenant == tenant && lr->reverse == reverse && lr->limit == limit &&
+            (lr->end != NULL) == (end != NULL) &&
             cfdb_bytes_eq(cfdb_bytes_make(lr->key, lr->key_len), key) &&
             (!end || cfdb_bytes_eq(cfdb_bytes_make(lr->end, lr->end_len), *end))) {
             w->next = lr->waiters;
@@ -188,6 +238,7 @@ static void fetch_locations(cfdb_db *db, cfdb_bytes key, const cfdb_bytes *end, 
     }
     lr->limit = limit;
     lr->reverse = reverse;
+    lr->tenant = tenant;
     lr->waiters = w;
     w->next = NULL;
     lr->next = db->locating;
@@ -202,7 +253,7 @@ static void fetch_locations(cfdb_db *db, cfdb_bytes key, const cfdb_bytes *end, 
     }
     req.limit = limit;
     req.reverse = reverse;
-    req.tenant.tenantId = -1;
+    req.tenant.tenantId = tenant; /* -1: none; else begin and end are relative to it */
     req.minTenantVersion = read_version > 0 ? read_version : -2; /* else latestVersion */
     cfdb_db_ref(db);
     uint64_t id = cfdb_client_request(db->cl, proxy->peer,
@@ -213,19 +264,22 @@ static void fetch_locations(cfdb_db *db, cfdb_bytes key, const cfdb_bytes *end, 
         on_location_reply(lr, CFDB_ERR_REQUEST_MAYBE_DELIVERED, NULL, 0);
 }
 
-void cfdb_db_fetch_location(cfdb_db *db, cfdb_bytes key, bool reverse, int64_t read_version, cfdb_waiter *w)
+void cfdb_db_fetch_location(cfdb_db *db, int64_t tenant, cfdb_bytes key, bool reverse, int64_t read_version,
+                            cfdb_waiter *w)
 {
-    fetch_locations(db, key, NULL, LOCATION_LIMIT, reverse, read_version, w);
+    fetch_locations(db, tenant, key, NULL, LOCATION_LIMIT, reverse, read_version, w);
 }
 
-void cfdb_db_fetch_range_locations(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
+void cfdb_db_fetch_range_locations(cfdb_db *db, int64_t tenant, cfdb_bytes begin, cfdb_bytes end, int32_t limit,
                                    int64_t read_version, cfdb_waiter *w)
 {
-    fetch_locations(db, begin, &end, limit, false, read_version, w);
+    fetch_locations(db, tenant, begin, &end, limit, false, read_version, w);
 }
 
-bool cfdb_db_range_cached(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end, int32_t limit)
+bool cfdb_db_range_cached(cfdb_db *db, int64_t tenant, cfdb_bytes begin, cfdb_bytes end, int32_t limit)
 {
+    if (!absolute_key(db, 0, tenant, begin, &begin) || !absolute_key(db, 1, tenant, end, &end))
+        return false;
     /* DatabaseContext::getCachedLocations: every shard from begin's to the one holding the key
      * before end is cached, with no gap, or `limit` of them are. A reply keeps at most the
      * cache's bound of shards, so no more than that many are asked for here. */

@@ -1,19 +1,27 @@
 /* The special key space (\xff\xff ... \xff\xff\xff) as libfdb_c 7.3 lays it out in modules
  * (SpecialKeySpace::moduleToBoundary). Reads outside every module fail with
  * special_keys_no_module_found, ranges that leave their module with
- * special_keys_cross_module_read. What the client answers itself: status/json,
+ * special_keys_cross_module_read. Answered here at once: status/json,
  * transaction/conflicting_keys/, transaction/read_conflict_range/ and write_conflict_range/
  * (the transaction's conflict ranges so far, as boundaries: begin "1", end "0"),
- * connection_string, cluster_file_path, cluster_id, and error_message (always absent: no
- * management call sets it). The modules that read cluster
- * internals (worker interfaces, metrics, management, configuration, global config, tracing,
- * actor lineage and profiler) are not implemented: their reads fail with 2108. */
+ * connection_string, cluster_file_path, cluster_id, and error_message (the last management
+ * failure's JSON). The management/ and configuration/ modules are lists of implementations
+ * (special_management.c, special_configuration.c, special_tenant_map.c) that read the
+ * database on a worker (special_worker.c); the global config, tracing, worker interfaces,
+ * metrics, actor lineage and profiler modules are not answered (2108).
+ *
+ * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
+ * outside every writable implementation 2115, a clear across two 2116. They are recorded in
+ * the transaction's special write map (special_writes.c) and applied at commit by each
+ * written implementation, in key order, before the transaction's own commit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfdb/errors.h"
 #include "database.h"
+#include <stdio.h>
 #include "special_keys.h"
+#include "special_keys_internal.h"
 #include "txn_internal.h"
 #include "txn_metadata.h"
 
@@ -249,6 +257,278 @@ static cfdb_future *absent(void)
     return cfdb_future_error(CFDB_FUTURE_VALUE, 0); /* r.value.present is false */
 }
 
+/* ---------- implementations outside management/ and configuration/ ---------- */
+
+/* Modules that are one writable implementation each; cfdb answers none of them yet. */
+static const sk_impl other_impls[] = {
+    { "\xff\xff/global_config/", "\xff\xff/global_config0", NULL, NULL, true, SK_W_DEFAULT },
+    { "\xff\xff/tracing/", "\xff\xff/tracing0", NULL, NULL, true, SK_W_NO_CLEAR },
+    { "\xff\xff/actor_profiler_conf/", "\xff\xff/actor_profiler_conf0", NULL, NULL, true, SK_W_DEFAULT },
+};
+
+static bool impl_contains(const sk_impl *m, cfdb_bytes key)
+{
+    cfdb_bytes b = cfdb_bytes_str(m->begin);
+    if (!m->end)
+        return cfdb_bytes_eq(key, b);
+    return cfdb_bytes_cmp(key, b) >= 0 && cfdb_bytes_cmp(key, cfdb_bytes_str(m->end)) < 0;
+}
+
+static const sk_impl *find_in(const sk_impl *t, int n, cfdb_bytes key, bool writable)
+{
+    for (int i = 0; i < n; i++)
+        if ((!writable || t[i].writable) && impl_contains(&t[i], key))
+            return &t[i];
+    return NULL;
+}
+
+const sk_impl *sk_find_write_impl(cfdb_bytes key)
+{
+    const sk_impl *m = find_in(sk_management_impls, sk_management_impl_count, key, true);
+    if (!m)
+        m = find_in(sk_configuration_impls, sk_configuration_impl_count, key, true);
+    if (!m)
+        m = find_in(other_impls, (int)(sizeof other_impls / sizeof *other_impls), key, true);
+    return m;
+}
+
+/* The write implementation holding the keys just before end (rangeContainingKeyBefore):
+ * a range [b, e) holds them when b < end <= e, a single key k when end is k\0. */
+static const sk_impl *before_in(const sk_impl *t, int n, cfdb_bytes end)
+{
+    for (int i = 0; i < n; i++) {
+        if (!t[i].writable)
+            continue;
+        cfdb_bytes b = cfdb_bytes_str(t[i].begin);
+        if (t[i].end) {
+            if (cfdb_bytes_cmp(b, end) < 0 && cfdb_bytes_cmp(end, cfdb_bytes_str(t[i].end)) <= 0)
+                return &t[i];
+        } else if (end.len == b.len + 1 && end.ptr[b.len] == 0 && memcmp(end.ptr, b.ptr, b.len) == 0) {
+            return &t[i];
+        }
+    }
+    return NULL;
+}
+
+static const sk_impl *write_impl_before(cfdb_bytes end)
+{
+    const sk_impl *m = before_in(sk_management_impls, sk_management_impl_count, end);
+    if (!m)
+        m = before_in(sk_configuration_impls, sk_configuration_impl_count, end);
+    if (!m)
+        m = before_in(other_impls, (int)(sizeof other_impls / sizeof *other_impls), end);
+    return m;
+}
+
+/* json_spirit's string escaping with raw_utf8: \" \\ \b \f \n \r \t, other control bytes as
+ * \u00XX, every other byte as is. Returns the length written (out: 6 * strlen(s) + 1). */
+static size_t json_escape(const char *s, char *out)
+{
+    size_t o = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                      : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+        if (e) {
+            memcpy(out + o, e, 2);
+            o += 2;
+        } else if (c < 0x20) {
+            o += (size_t)snprintf(out + o, 7, "\\u%04X", c);
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    out[o] = 0;
+    return o;
+}
+
+int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message)
+{
+    /* ManagementAPIError::toJsonString: {"command":..,"message":..,"retriable":..} */
+    size_t cap = 6 * (strlen(command) + strlen(message)) + 64;
+    char *m = malloc(cap), *ce = malloc(6 * strlen(command) + 1), *me = malloc(6 * strlen(message) + 1);
+    if (m && ce && me) {
+        json_escape(command, ce);
+        json_escape(message, me);
+        snprintf(m, cap, "{\"command\":\"%s\",\"message\":\"%s\",\"retriable\":%s}", ce, me,
+                 retriable ? "true" : "false");
+    }
+    free(ce);
+    free(me);
+    pthread_mutex_lock(&tx->mu);
+    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
+        free(tx->sk->error_msg);
+        tx->sk->error_msg = m;
+        m = NULL;
+    }
+    pthread_mutex_unlock(&tx->mu);
+    free(m);
+    return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
+}
+
+/* ---------- writes (mu held) ---------- */
+
+static cfdb_sk_state *state(cfdb_txn *tx)
+{
+    if (!tx->sk)
+        tx->sk = calloc(1, sizeof *tx->sk);
+    return tx->sk;
+}
+
+static const char *const management_options[] = {
+    "excluded/force", "failed/force", "excluded_locality/force", "failed_locality/force", "worker_interfaces/verify",
+};
+
+static bool known_option(cfdb_bytes key)
+{
+    static const char prefix[] = SK_MGMT "options/";
+    if (key.len < sizeof prefix - 1 || memcmp(key.ptr, prefix, sizeof prefix - 1) != 0)
+        return false;
+    cfdb_bytes rest = cfdb_bytes_make(key.ptr + sizeof prefix - 1, key.len - (sizeof prefix - 1));
+    for (size_t i = 0; i < sizeof management_options / sizeof *management_options; i++)
+        if (cfdb_bytes_eq(rest, cfdb_bytes_str(management_options[i])))
+            return true;
+    return false;
+}
+
+static int api_failure_locked(cfdb_txn *tx, const char *command, const char *message)
+{
+    pthread_mutex_unlock(&tx->mu);
+    int rc = sk_api_failure(tx, false, command, message);
+    pthread_mutex_lock(&tx->mu);
+    return rc;
+}
+
+int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
+{
+    if (!tx->opt.special_key_space_enable_writes)
+        return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
+    const sk_impl *m = sk_find_write_impl(key);
+    if (!m)
+        return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
+    if (tx->tenant) /* no writable implementation supports tenants */
+        return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
+    cfdb_sk_state *st = state(tx);
+    if (!st)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    uint8_t *after = malloc(key.len + 1);
+    if (!after)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    memcpy(after, key.ptr, key.len);
+    after[key.len] = 0;
+    cfdb_bytes end = cfdb_bytes_make(after, key.len + 1);
+    int rc = 0;
+    if (m->write_kind == SK_W_OPTIONS) {
+        if (known_option(key))
+            rc = sk_writes_put(&st->w, key, end, &value);
+    } else if (m->write_kind == SK_W_IGNORE_VALUE) {
+        cfdb_bytes empty = { (const uint8_t *)"", 0 };
+        rc = sk_writes_put(&st->w, key, end, &empty);
+    } else {
+        rc = sk_writes_put(&st->w, key, end, &value);
+    }
+    free(after);
+    return rc;
+}
+
+int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single)
+{
+    if (!tx->opt.special_key_space_enable_writes)
+        return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
+    const sk_impl *m = sk_find_write_impl(begin);
+    uint8_t *after = NULL;
+    if (single) {
+        if (!m)
+            return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
+        if (!(after = malloc(begin.len + 1)))
+            return CFDB_ERR_UNKNOWN_ERROR;
+        memcpy(after, begin.ptr, begin.len);
+        after[begin.len] = 0;
+        end = cfdb_bytes_make(after, begin.len + 1);
+    } else {
+        if (cfdb_bytes_cmp(begin, end) >= 0)
+            return 0;
+        const sk_impl *last = write_impl_before(end);
+        if (m != last)
+            return CFDB_ERR_SPECIAL_KEYS_CROSS_MODULE_CLEAR;
+        if (!m)
+            return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
+    }
+    if (tx->tenant)
+        return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
+    int rc = 0;
+    cfdb_sk_state *st = state(tx);
+    if (!st) {
+        rc = CFDB_ERR_UNKNOWN_ERROR;
+    } else if (m->write_kind == SK_W_NO_CLEAR) {
+        bool coordinators = impl_contains(m, CFDB_BYTES_LIT(SK_CONF "coordinators/"));
+        bool tracing = impl_contains(m, CFDB_BYTES_LIT("\xff\xff/tracing/"));
+        const char *cmd = coordinators ? "coordinators" : tracing ? "clear trace" : "setclass";
+        const char *msg = coordinators ? (single ? "Clear operation is meaningless thus forbidden for coordinators"
+                                                 : "Clear range is meaningless thus forbidden for coordinators")
+                          : tracing    ? (single ? "clear disabled" : "clear range disabled")
+                                       : (single ? "Clear range operation is meaningless thus forbidden for setclass"
+                                                 : "Clear operation is meaningless thus forbidden for setclass");
+        rc = api_failure_locked(tx, cmd, msg);
+    } else if (m->write_kind == SK_W_OPTIONS) {
+        if (!single || known_option(begin))
+            rc = sk_writes_erase(&st->w, begin, end);
+    } else {
+        rc = sk_writes_put(&st->w, begin, end, NULL);
+    }
+    free(after);
+    return rc;
+}
+
+void cfdb_special_reset(cfdb_txn *tx)
+{
+    if (!tx->sk)
+        return;
+    sk_writes_free(&tx->sk->w);
+    free(tx->sk->error_msg);
+    free(tx->sk);
+    tx->sk = NULL;
+}
+
+bool cfdb_special_commit_first(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    bool r = tx->opt.special_key_space_enable_writes && tx->sk && tx->sk->w.n > 0;
+    pthread_mutex_unlock(&tx->mu);
+    return r;
+}
+
+cfdb_future *cfdb_special_commit(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    if (!rc && tx->committing)
+        rc = CFDB_ERR_USED_DURING_COMMIT;
+    pthread_mutex_unlock(&tx->mu);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_VOID, rc);
+    return sk_async_commit(tx);
+}
+
+static cfdb_future *error_message(cfdb_txn *tx)
+{
+    cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VALUE);
+    if (!f)
+        return txn_future_no_memory(CFDB_FUTURE_VALUE);
+    int rc = 0;
+    pthread_mutex_lock(&tx->mu);
+    if (tx->sk && tx->sk->error_msg) {
+        f->r.value.present = true;
+        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_str(tx->sk->error_msg), &f->r.value.value))
+            rc = CFDB_ERR_UNKNOWN_ERROR;
+    }
+    pthread_mutex_unlock(&tx->mu);
+    cfdb_future_complete(f, rc);
+    return f;
+}
+
+/* ---------- reads ---------- */
+
 cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_bytes mb, me;
@@ -258,7 +538,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
-    switch (module_of(key, &mb, &me, scratch)) {
+    enum module m = module_of(key, &mb, &me, scratch);
+    switch (m) {
     case M_NONE:
         return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_SPECIAL_KEYS_NO_MODULE_FOUND);
     case M_TRANSACTION:
@@ -276,7 +557,24 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_CLUSTER_ID:
         return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
     case M_ERROR_MESSAGE:
-        return absent();
+        return error_message(tx);
+    case M_MANAGEMENT:
+    case M_CONFIGURATION: {
+        if (tx->tenant) /* their implementations do not support tenants */
+            return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
+        uint8_t *after = malloc(key.len + 1);
+        if (!after)
+            return txn_future_no_memory(CFDB_FUTURE_VALUE);
+        memcpy(after, key.ptr, key.len);
+        after[key.len] = 0;
+        cfdb_future *f = m == M_MANAGEMENT
+                             ? sk_async_read(tx, sk_management_impls, sk_management_impl_count, key,
+                                             cfdb_bytes_make(after, key.len + 1), 0, false, true)
+                             : sk_async_read(tx, sk_configuration_impls, sk_configuration_impl_count, key,
+                                             cfdb_bytes_make(after, key.len + 1), 0, false, true);
+        free(after);
+        return f;
+    }
     default:
         return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
     }
@@ -301,6 +599,21 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
             return conflict_ranges(tx, false, begin, end, limit, reverse);
         if (has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
+    }
+    if (m == M_MANAGEMENT || m == M_CONFIGURATION) {
+        pthread_mutex_lock(&tx->mu);
+        int rc = txn_error_locked(tx);
+        pthread_mutex_unlock(&tx->mu);
+        if (rc)
+            return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
+        if (cfdb_bytes_cmp(begin, end) >= 0)
+            return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
+        if (tx->tenant)
+            return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
+        return m == M_MANAGEMENT ? sk_async_read(tx, sk_management_impls, sk_management_impl_count, begin, end,
+                                                 limit, reverse, false)
+                                 : sk_async_read(tx, sk_configuration_impls, sk_configuration_impl_count, begin,
+                                                 end, limit, reverse, false);
     }
     /* single-key modules read as ranges, and the modules not implemented */
     return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);

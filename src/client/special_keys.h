@@ -17,6 +17,23 @@ bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end);
 cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key);
 cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse);
 
+/* Writes into the special key space (mu held): 0 or the error the transaction defers
+ * (2114 without SPECIAL_KEY_SPACE_ENABLE_WRITES, 2115, 2116, 2117). */
+int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value);
+int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single);
+/* A reset forgets the special writes and the error message (mu held). */
+void cfdb_special_reset(cfdb_txn *tx);
+/* Whether the commit must first run the written modules' commits (takes mu), and that
+ * commit: the modules' work on a worker, then cfdb_txn_commit_now. */
+bool cfdb_special_commit_first(cfdb_txn *tx);
+cfdb_future *cfdb_special_commit(cfdb_txn *tx);
+/* The transaction's own commit, without the special key space's work (txn_commit.c). */
+cfdb_future *cfdb_txn_commit_now(cfdb_txn *tx);
+
+struct sk_impl;
+/* The writable implementation whose range holds key, or NULL. */
+const struct sk_impl *sk_find_write_impl(cfdb_bytes key);
+
 /* Conflicting keys reported by a failed commit (txn_conflicts.c). */
 bool cfdb_conflicts_is_special(cfdb_bytes key);
 void cfdb_conflicts_clear(cfdb_txn *tx); /* mu held */

@@ -22,6 +22,7 @@
 #include "cfdb/object_cache.h"
 #include "ryw.h"
 #include "special_keys.h"
+#include "tenant.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"
@@ -99,11 +100,14 @@ static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
     cfdb_conflicts_clear(tx);
+    cfdb_special_reset(tx);
     if (tx->versionstamp_future) {
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
         tx->versionstamp_future = NULL;
     }
+    if (tx->tenant)
+        cfdb_tenant_unref(tx->tenant);
     cfdb_db_user_unref(tx->db);
     if (cfdb_arena_block_capacity(&tx->ryw.arena) <= 64 * 1024) {
         cfdb_ryw_reset(&tx->ryw);
@@ -168,7 +172,20 @@ cfdb_txn *cfdb_txn_create(cfdb_db *db)
     cfdb_task_init(&tx->after_reset_task, txn_after_reset, tx);
     default_options(&tx->opt);
     cfdb_retry_state_init(&tx->retry);
+    tx->tenant_id = -1;
     cfdb_db_apply_defaults(db, tx, apply_default);
+    return tx;
+}
+
+/* fdb_tenant_create_transaction: the transaction keeps its tenant (and so the tenant's
+ * database) alive. */
+cfdb_txn *cfdb_txn_create_in_tenant(cfdb_tenant *t)
+{
+    cfdb_txn *tx = cfdb_txn_create(cfdb_tenant_db(t));
+    if (!tx)
+        return NULL;
+    cfdb_tenant_ref(t);
+    tx->tenant = t;
     return tx;
 }
 
@@ -220,13 +237,29 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
     case FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE: o->priority_system_immediate = true; break;
     case FDB_TR_OPTION_PRIORITY_BATCH: o->priority_batch = true; break;
     case FDB_TR_OPTION_INITIALIZE_NEW_DATABASE:
-    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
         o->access_system_keys = o->read_system_keys = true;
         atomic_store(&tx->sys_readable, true);
         break;
+    /* NativeAPI: the system-key options imply raw access (no tenant checks, no tenant), and a
+     * tenant's transaction refuses them (invalid_option), as it refuses provisional proxies */
+    case FDB_TR_OPTION_ACCESS_SYSTEM_KEYS:
     case FDB_TR_OPTION_READ_SYSTEM_KEYS:
-        o->read_system_keys = true;
-        atomic_store(&tx->sys_readable, true);
+    case FDB_TR_OPTION_RAW_ACCESS:
+        if (tx->tenant) {
+            rc = CFDB_ERR_INVALID_OPTION;
+            break;
+        }
+        o->raw_access = true;
+        if (option == FDB_TR_OPTION_ACCESS_SYSTEM_KEYS)
+            o->access_system_keys = true;
+        if (option != FDB_TR_OPTION_RAW_ACCESS) {
+            o->read_system_keys = true;
+            atomic_store(&tx->sys_readable, true);
+        }
+        break;
+    case FDB_TR_OPTION_USE_PROVISIONAL_PROXIES:
+        if (tx->tenant)
+            rc = CFDB_ERR_INVALID_OPTION;
         break;
     case FDB_TR_OPTION_TIMEOUT:
         if ((rc = cfdb_option_int(value, length, 0, INT32_MAX, &v)) == 0) {
@@ -272,6 +305,8 @@ int cfdb_txn_set_option(cfdb_txn *tx, int option, const uint8_t *value, int leng
             o->use_grv_cache = true;
         break;
     case FDB_TR_OPTION_SKIP_GRV_CACHE: o->skip_grv_cache = true; break;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES: o->special_key_space_enable_writes = true; break;
+    case FDB_TR_OPTION_SPECIAL_KEY_SPACE_RELAXED: o->special_key_space_relaxed = true; break;
     default:
         break;
     }
@@ -315,6 +350,13 @@ static bool writable(cfdb_txn *tx)
 void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
     pthread_mutex_lock(&tx->mu);
+    if (cfdb_special_key(key)) { /* RYW set: the special key space first */
+        int sk = cfdb_special_set(tx, key, value);
+        if (sk)
+            defer_error(tx, sk);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
     /* the metadata version only ever takes a versionstamp (RYW set) */
     int rc = is_metadata_version_key(key) ? CFDB_ERR_CLIENT_INVALID_OPERATION : check_write_key(tx, key);
     if (!rc && value.len > VALUE_SIZE_LIMIT)
@@ -329,6 +371,13 @@ void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 void cfdb_txn_clear(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
+    if (cfdb_special_key(key)) {
+        int sk = writable(tx) ? cfdb_special_clear(tx, key, key, true) : 0;
+        if (sk)
+            defer_error(tx, sk);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
     int rc = check_write_key(tx, key);
     if (rc == CFDB_ERR_KEY_TOO_LARGE)
         rc = 0; /* clearing a key that cannot exist is a no-op */
@@ -346,6 +395,11 @@ void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
     cfdb_bytes limit = tx->opt.access_system_keys ? CFDB_BYTES_LIT("\xff\xff") : CFDB_BYTES_LIT("\xff");
     if (cfdb_bytes_cmp(begin, end) > 0)
         defer_error(tx, CFDB_ERR_INVERTED_RANGE);
+    else if (cfdb_special_range(begin, end)) {
+        int sk = writable(tx) ? cfdb_special_clear(tx, begin, end, false) : 0;
+        if (sk)
+            defer_error(tx, sk);
+    }
     else if (cfdb_bytes_cmp(begin, limit) > 0 || cfdb_bytes_cmp(end, limit) > 0)
         defer_error(tx, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
     else if (cfdb_bytes_cmp(begin, end) < 0 && writable(tx)) {
@@ -452,7 +506,8 @@ static void grv_start(op *o)
     txn_need_read_version(o->tx, &o->w);
 }
 
-static const txn_op_kind grv_kind = { .name = "get_read_version", .start = grv_start };
+/* getReadVersion waits for no tenant (TransactionState::getReadVersion, not startTransaction) */
+static const txn_op_kind grv_kind = { .name = "get_read_version", .flags = TXN_OP_TENANT_NONE, .start = grv_start };
 
 cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {
@@ -515,6 +570,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     atomic_fetch_add(&tx->gen, 1);
     cfdb_ryw_reset(&tx->ryw);
     cfdb_conflicts_clear(tx);
+    cfdb_special_reset(tx);
     tx->deferred_error = 0;
     tx->cancelled = false;
     tx->committing = false;

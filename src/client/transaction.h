@@ -27,6 +27,7 @@ typedef struct cfdb_txn_options {
     bool read_your_writes_disable;
     bool snapshot_ryw_disable;
     bool access_system_keys;
+    bool raw_access;         /* RAW_ACCESS, READ_/ACCESS_SYSTEM_KEYS: no tenant checks */
     bool read_system_keys;
     bool lock_aware;
     bool priority_batch;
@@ -35,9 +36,15 @@ typedef struct cfdb_txn_options {
     bool used_during_commit_protection_disable;
     bool use_grv_cache;  /* USE_GRV_CACHE: the read version may come from the database's cache */
     bool skip_grv_cache; /* SKIP_GRV_CACHE */
+    /* special key space (special_keys.c) */
+    bool special_key_space_enable_writes; /* SPECIAL_KEY_SPACE_ENABLE_WRITES */
+    bool special_key_space_relaxed;       /* SPECIAL_KEY_SPACE_RELAXED */
 } cfdb_txn_options;
 
 cfdb_txn *cfdb_txn_create(cfdb_db *db);
+struct cfdb_tenant;
+/* A transaction of a tenant: its keys are relative to the tenant's prefix (tenant.h). */
+cfdb_txn *cfdb_txn_create_in_tenant(struct cfdb_tenant *t);
 /* The application's destroy: pending operations are cancelled. */
 void cfdb_txn_destroy(cfdb_txn *tx);
 

@@ -21,6 +21,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
+#include "tenant.h"
 #include "txn_internal.h"
 #include "txn_read.h"
 
@@ -82,7 +83,7 @@ static void resume_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
  * (on another replica). */
 static void relocate(op *o, cfdb_bytes key, bool backward)
 {
-    cfdb_db_invalidate(o->tx->db, key, backward);
+    cfdb_db_invalidate(o->tx->db, -1, key, backward);
     o->replica++;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, resume_fire);
 }
@@ -109,34 +110,23 @@ static void deliver(op *o)
     op_finish(o, 0);
 }
 
+static void list_relocate(op *o, int error)
+{
+    (void)error;
+    relocate(o, state_of(o)->list_key, false);
+}
+
+static const txn_reply_desc list_reply = {
+    &cfdb_msg_get_value_reply, sizeof(cfdb_get_value_reply), offsetof(cfdb_get_value_reply, error), 0
+};
+
 static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
+    cfdb_get_value_reply rep;
+    if (!txn_storage_reply(o, error, msg, len, &list_reply, &rep, &o->f->arena, list_relocate))
         return;
     addr_state *st = state_of(o);
-    if (error) {
-        relocate(o, st->list_key, false);
-        return;
-    }
-    cfdb_get_value_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc && op_bad_reply(o, rc))
-        return;
-    if (!rc)
-        op_good_reply(o);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || storage_error_relocates(e)) {
-        relocate(o, st->list_key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     add_cost(o, st->list_key.len + (rep.value.present ? rep.value.value.len : 0));
     /* a server gone from the list since \xff/keyServers/ was read: libfdb_c asserts, as the
      * two are read in one transaction */
@@ -183,7 +173,7 @@ static void list_step(op *o)
     memcpy(k, prefix, sizeof prefix - 1);
     memcpy(k + sizeof prefix - 1, uid, 16);
     st->list_key = cfdb_bytes_make(k, sizeof prefix - 1 + 16);
-    const cfdb_shard *s = txn_shard_or_locate(o, st->list_key, false, located);
+    const cfdb_shard *s = txn_shard_or_locate(o, -1, st->list_key, false, located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -328,15 +318,19 @@ static void range_done(read_op *r)
         st->ntags = res->n;
         st->stage = STAGE_KEY_SERVERS;
         static const char prefix[] = "\xff/keyServers/";
-        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + st->key.len + 1);
+        /* a tenant's key is looked up as the absolute key it is (resolvedKey) */
+        size_t tp = o->tx->tenant ? CFDB_TENANT_PREFIX_SIZE : 0;
+        uint8_t *k = cfdb_arena_alloc(&o->f->arena, sizeof prefix - 1 + tp + st->key.len + 1);
         if (!k) {
             op_finish(o, TXN_ERR_NO_MEMORY);
             return;
         }
         memcpy(k, prefix, sizeof prefix - 1);
+        if (tp)
+            cfdb_tenant_prefix_of(o->tx->tenant_id, k + sizeof prefix - 1);
         if (st->key.len)
-            memcpy(k + sizeof prefix - 1, st->key.ptr, st->key.len);
-        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + st->key.len);
+            memcpy(k + sizeof prefix - 1 + tp, st->key.ptr, st->key.len);
+        cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + tp + st->key.len);
         start_range(o, ks, ks, 1);
         return;
     }
@@ -388,7 +382,7 @@ static void addresses_start(op *o)
  * (its reads add theirs as they end: add_cost) */
 static const txn_op_kind addresses_kind = {
     .name = "get_addresses_for_key",
-    .flags = TXN_OP_READ,
+    .flags = TXN_OP_READ | TXN_OP_TENANT_NO_CHECK,
     .start = addresses_start,
 };
 

@@ -16,6 +16,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "special_keys.h"
+#include "tenant.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"
@@ -23,6 +24,9 @@
 typedef struct commit_op {
     op base;
     cfdb_commit_transaction_request commit; /* arrays in the future's arena */
+    /* a tenant's commit: the read conflict ranges before the prefix was applied (the
+     * conflicting keys the proxy reports are shown relative to the tenant) */
+    cfdb_key_range_vec relative_reads;
     bool read_only;
     cfdb_key_range dummy_range; /* commit_unknown_result probe (NativeAPI commitDummyTransaction) */
     int attempts;               /* sends that failed, or probes */
@@ -117,7 +121,8 @@ static void dummy_have_version(cfdb_waiter *w, int error, int64_t version)
     req.transaction.write_conflict_ranges.count = 1;
     req.transaction.read_snapshot = version;
     req.flags = CFDB_COMMIT_FLAG_IS_LOCK_AWARE;
-    req.tenantInfo.tenantId = -1;
+    /* a tenant's probe: its range is absolute already (skipApplyTenantPrefix) */
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     o->request = cfdb_client_request(o->tx->cl, proxy->peer, cfdb_adjusted_token(proxy->token, CFDB_CP_COMMIT),
                                      &cfdb_msg_commit_transaction_request, &req, &req.reply.token, on_dummy_reply, o);
     if (!o->request)
@@ -181,10 +186,12 @@ static void on_commit_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
             error = err;
         else if (id.version == -1) {
             error = CFDB_ERR_NOT_COMMITTED; /* conflicting keys were reported */
-            if (id.conflictingKRIndices.present)
-                cfdb_conflicts_record(tx, C(o)->commit.transaction.read_conflict_ranges.items,
-                                      C(o)->commit.transaction.read_conflict_ranges.count,
-                                      id.conflictingKRIndices.value.items, id.conflictingKRIndices.value.count);
+            if (id.conflictingKRIndices.present) {
+                const cfdb_key_range_vec *reads =
+                    tx->tenant ? &C(o)->relative_reads : &C(o)->commit.transaction.read_conflict_ranges;
+                cfdb_conflicts_record(tx, reads->items, reads->count, id.conflictingKRIndices.value.items,
+                                      id.conflictingKRIndices.value.count);
+            }
         } else {
             tx->committed_version = id.version;
             uint64_t v = (uint64_t)id.version;
@@ -266,13 +273,18 @@ static void commit_send(op *o, int64_t read_version)
     if (!rc && atomic_load(&tx->gen) == o->gen)
         txn_cost_commit(tx, &C(o)->commit.transaction);
     pthread_mutex_unlock(&tx->mu);
+    if (!rc && tx->tenant) {
+        /* tryCommit: applyTenantPrefix, and the request's TenantInfo */
+        C(o)->relative_reads = C(o)->commit.transaction.read_conflict_ranges;
+        rc = cfdb_tenant_apply_prefix(&C(o)->commit.transaction, tx->tenant_id, &o->f->arena);
+    }
     if (rc) {
         commit_done(o, rc);
         return;
     }
     C(o)->commit.transaction.report_conflicting_keys = report;
     C(o)->commit.flags = lock_aware ? CFDB_COMMIT_FLAG_IS_LOCK_AWARE : 0;
-    C(o)->commit.tenantInfo.tenantId = -1;
+    C(o)->commit.tenantInfo.tenantId = tx->tenant_id;
     commit_transmit(o);
 }
 
@@ -345,6 +357,14 @@ static const txn_op_kind commit_kind = { .name = "commit", .start = commit_start
 
 
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
+{
+    /* SPECIAL_KEY_SPACE_ENABLE_WRITES: the written modules' work first (RYW commit) */
+    if (cfdb_special_commit_first(tx))
+        return cfdb_special_commit(tx);
+    return cfdb_txn_commit_now(tx);
+}
+
+cfdb_future *cfdb_txn_commit_now(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     int rc = txn_error_locked(tx);

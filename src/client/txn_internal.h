@@ -66,6 +66,7 @@ struct cfdb_txn {
     /* everything from here on starts at zero */
     cfdb_db *db;
     cfdb_client *cl;
+    struct cfdb_tenant *tenant; /* NULL, or the tenant (referenced) all keys are relative to */
     atomic_int refs;
     atomic_uint gen;
 
@@ -76,6 +77,7 @@ struct cfdb_txn {
         uint8_t *values;       /* '1' begins a conflicting range, '0' ends one */
         uint32_t count;
     } conflicts;
+    struct cfdb_sk_state *sk; /* special-key writes and error message (special_keys.c); NULL if none */
     int deferred_error;
     bool cancelled;
     bool committing;
@@ -98,6 +100,13 @@ struct cfdb_txn {
     _Atomic double tag_throttled_s;
 
     /* network thread only */
+    /* the tenant's id once its lookup succeeded (-1 before, and without a tenant); operations
+     * wait for the lookup with the read version (TransactionState::startTransaction) */
+    int64_t tenant_id;
+    bool tenant_ready;
+    bool tenant_waiting;
+    cfdb_waiter tenant_waiter;
+    cfdb_waiter *tenant_waiters;
     /* \xff/metadataVersion as the GRV reply for read version mv_version had it */
     int64_t mv_version;
     bool mv_present;
@@ -135,6 +144,14 @@ enum {
     /* not ended by the transaction's timeout, nor failed by a reset's sweep of the ops in
      * flight: on_error and watches, which have rules of their own */
     TXN_OP_OWN_LIFETIME = 1u << 2,
+    /* Tenants (NativeAPI's TransactionState::getTenantInfo). By default an op waits for its
+     * tenant's lookup with the read version, and its requests carry TenantInfo, so it fails
+     * with tenant_name_required (2130: a tenant-less transaction, no raw access, the cluster
+     * requires tenants) or tenants_disabled (2136: a tenant in a cluster with tenants off).
+     * These flags narrow that: */
+    TXN_OP_TENANT_NONE = 1u << 3,          /* neither waits nor checks (getReadVersion) */
+    TXN_OP_TENANT_NO_CHECK = 1u << 4,      /* waits, never checks (getAddressesForKey) */
+    TXN_OP_TENANT_CHECK_IF_TENANT = 1u << 5, /* checks only with a tenant (populateAndGetTenant) */
 };
 
 typedef struct txn_op_kind {
@@ -193,6 +210,39 @@ static inline int txn_decode(const fb_message *m, const uint8_t *msg, uint32_t l
     return fb_decode(m, msg, len, item, err, arena);
 }
 
+/* ---------- a storage server's reply (txn_op.c) ----------
+ *
+ * Every reply from a storage server starts the same way: forget the request, stop if the op
+ * was abandoned, decode, take the in-band error, and decide between "go on", "fail" and
+ * "look the location up again". txn_storage_reply does that, driven by this description. */
+#define TXN_REPLY_NO_INBAND SIZE_MAX
+enum {
+    /* future_version is retried through relocation as well (storage metrics) */
+    TXN_REPLY_RELOCATE_FUTURE_VERSION = 1u << 0,
+};
+typedef struct txn_reply_desc {
+    const fb_message *msg;
+    size_t size;          /* the reply struct's size (zeroed before decoding) */
+    size_t error_offset;  /* offsetof its cfdb_opt_error, or TXN_REPLY_NO_INBAND */
+    uint32_t flags;
+} txn_reply_desc;
+/* The relocation action of a kind: look the location up again and retry, for `error` -- a
+ * transport error, storage_error_relocates(error), an undecodable reply's code (a garbage
+ * reply may come from a server being replaced: relocation, bounded by TXN_MAX_BAD_REPLIES),
+ * or another error the kind's flags send here. The range kinds also receive
+ * wrong_shard_server here (their fallback). */
+typedef void (*txn_relocate_fn)(op *o, int error);
+/* true: `rep` holds a good reply without error, the caller goes on. false: the op was
+ * abandoned, relocated (relocate ran), or finished (an error it cannot retry, or too many
+ * undecodable replies); the caller returns. Decodes into `arena`. */
+bool txn_storage_reply(op *o, int transport_error, const uint8_t *msg, uint32_t len, const txn_reply_desc *d,
+                       void *rep, cfdb_arena *arena, txn_relocate_fn relocate);
+
+/* The tenant id requests about key carry (network thread, once the op has its read
+ * version): the transaction's tenant's, or -1 (no tenant; the metadata version key is never
+ * a tenant's). */
+static inline int64_t txn_tenant_for(const cfdb_txn *tx, cfdb_bytes key);
+
 /* Small helpers shared by the transaction files. */
 static inline bool key_is_system(cfdb_bytes k)
 {
@@ -202,6 +252,14 @@ static inline bool is_metadata_version_key(cfdb_bytes key)
 {
     return cfdb_bytes_eq(key, CFDB_BYTES_LIT(METADATA_VERSION_KEY));
 }
+
+static inline int64_t txn_tenant_for(const cfdb_txn *tx, cfdb_bytes key)
+{
+    return tx->tenant && !is_metadata_version_key(key) ? tx->tenant_id : -1;
+}
+
+/* getTenantInfo's checks for op o (network thread): 0, 2130 or 2136 (see the kind flags). */
+int txn_tenant_check(op *o);
 
 /* ---------- the operation machinery (txn_op.c) ---------- */
 

@@ -86,7 +86,7 @@ static void retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 
 static void retry_later(op *o, cfdb_bytes key, bool backward)
 {
-    cfdb_db_invalidate(o->tx->db, key, backward);
+    cfdb_db_invalidate(o->tx->db, o->tx->tenant_id, key, backward);
     o->replica = 0;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, retry_fire);
 }
@@ -105,45 +105,33 @@ static void located(cfdb_waiter *w, int error, int64_t v)
 /* The shard for key, or NULL after starting a location lookup. */
 static const cfdb_shard *shard_for(op *o, cfdb_bytes key, bool backward)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, key, backward);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->tx->tenant_id, key, backward);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, key, backward, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(o->tx->db, o->tx->tenant_id, key, backward, o->tx->read_version, &o->w);
     }
     return s;
 }
 
 /* ---------- selector resolution (GetKey) ---------- */
 
+static void gk_relocate(op *o, int error)
+{
+    (void)error;
+    retry_later(o, MS(o)->gk.key, sel_backward(&MS(o)->gk));
+}
+
+static const txn_reply_desc gk_reply = {
+    &cfdb_msg_get_key_reply, sizeof(cfdb_get_key_reply), offsetof(cfdb_get_key_reply, error), 0
+};
+
 static void on_gk_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
     mstate *m = MS(o);
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    bool backward = sel_backward(&m->gk);
-    if (error) {
-        retry_later(o, m->gk.key, backward);
-        return;
-    }
     cfdb_get_key_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc && op_bad_reply(o, rc))
+    if (!txn_storage_reply(o, error, msg, len, &gk_reply, &rep, &o->f->arena, gk_relocate))
         return;
-    if (!rc)
-        op_good_reply(o);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || storage_error_relocates(e)) {
-        retry_later(o, m->gk.key, backward);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     cfdb_bytes k;
     if (cfdb_arena_dup_bytes(&o->f->arena, rep.sel.key, &k)) {
         op_finish(o, TXN_ERR_NO_MEMORY);
@@ -186,7 +174,7 @@ static void gk_step(op *o)
     memset(&req, 0, sizeof req);
     req.sel = m->gk;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
                                      &cfdb_msg_get_key_request, &req, &req.reply.token, on_gk_reply, o);
@@ -229,39 +217,28 @@ static void exact_finished(op *o)
     native_finished(o);
 }
 
+static const txn_reply_desc mapped_reply = {
+    &cfdb_msg_get_mapped_key_values_reply, sizeof(cfdb_get_mapped_key_values_reply),
+    offsetof(cfdb_get_mapped_key_values_reply, error), 0
+};
+
+static void exact_relocate(op *o, int error)
+{
+    (void)error;
+    mstate *m = MS(o);
+    retry_later(o, m->reverse ? m->xe : m->xb, m->reverse);
+}
+
 static void on_exact_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
     mstate *m = MS(o);
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    cfdb_bytes lockey = m->reverse ? m->xe : m->xb;
-    if (error) {
-        retry_later(o, lockey, m->reverse);
-        return;
-    }
     cfdb_get_mapped_key_values_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
+    /* the rows are copied out at once: a scratch arena */
     cfdb_arena scratch;
     cfdb_arena_init(&scratch);
-    int rc = txn_decode(&cfdb_msg_get_mapped_key_values_reply, msg, len, &rep, &err, &scratch);
-    if (rc && op_bad_reply(o, rc)) {
+    if (!txn_storage_reply(o, error, msg, len, &mapped_reply, &rep, &scratch, exact_relocate)) {
         cfdb_arena_free(&scratch);
-        return;
-    }
-    if (!rc)
-        op_good_reply(o);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || storage_error_relocates(e)) {
-        cfdb_arena_free(&scratch);
-        retry_later(o, lockey, m->reverse);
-        return;
-    }
-    if (e) {
-        cfdb_arena_free(&scratch);
-        op_finish(o, e);
         return;
     }
     uint32_t n = rep.data.count;
@@ -324,7 +301,7 @@ static void exact_step(op *o)
     req.mapper = m->mapper;
     req.version = o->tx->read_version;
     mapped_request_limits(&m->lim, m->reverse, &req.limit, &req.limitBytes);
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer,
                                      cfdb_adjusted_token(server->token, CFDB_SS_GET_MAPPED_KEY_VALUES),
@@ -416,7 +393,7 @@ static void range_step(op *o)
     req.mapper = m->mapper;
     req.version = o->tx->read_version;
     mapped_request_limits(&m->lim, m->reverse, &req.limit, &req.limitBytes);
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = o->tx->tenant_id;
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
     o->request = cfdb_client_request(o->tx->cl, server->peer,
@@ -426,45 +403,29 @@ static void range_step(op *o)
         retry_later(o, m->loc_key, m->loc_backward);
 }
 
-static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+/* wrong_shard_server: forget the location, NativeAPI's fallback resolves the selectors;
+ * other relocating errors (and transport errors, as all_alternatives_failed): retry later */
+static void range_relocate(op *o, int error)
 {
-    op *o = ctx;
     mstate *m = MS(o);
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    if (error) { /* transport: as all_alternatives_failed */
-        retry_later(o, m->loc_key, m->loc_backward);
-        return;
-    }
-    cfdb_get_mapped_key_values_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    cfdb_arena scratch;
-    cfdb_arena_init(&scratch);
-    int rc = txn_decode(&cfdb_msg_get_mapped_key_values_reply, msg, len, &rep, &err, &scratch);
-    if (rc && op_bad_reply(o, rc)) {
-        cfdb_arena_free(&scratch);
-        return;
-    }
-    if (!rc)
-        op_good_reply(o);
-    int e = rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (rc || e == CFDB_ERR_ALL_ALTERNATIVES_FAILED) {
-        cfdb_arena_free(&scratch);
-        retry_later(o, m->loc_key, m->loc_backward);
-        return;
-    }
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER) {
-        cfdb_arena_free(&scratch);
-        cfdb_db_invalidate(o->tx->db, m->loc_key, m->loc_backward);
+    if (error == CFDB_ERR_WRONG_SHARD_SERVER) {
+        cfdb_db_invalidate(o->tx->db, o->tx->tenant_id, m->loc_key, m->loc_backward);
         o->replica = 0;
         fallback(o, &m->nbegin, &m->nend);
         return;
     }
-    if (e) {
+    retry_later(o, m->loc_key, m->loc_backward);
+}
+
+static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    op *o = ctx;
+    mstate *m = MS(o);
+    cfdb_get_mapped_key_values_reply rep;
+    cfdb_arena scratch;
+    cfdb_arena_init(&scratch);
+    if (!txn_storage_reply(o, error, msg, len, &mapped_reply, &rep, &scratch, range_relocate)) {
         cfdb_arena_free(&scratch);
-        op_finish(o, e);
         return;
     }
     uint32_t n = rep.data.count;

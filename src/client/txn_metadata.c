@@ -41,7 +41,7 @@ static void retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 
 static void retry_later(op *o, cfdb_bytes key, bool reverse)
 {
-    cfdb_db_invalidate(o->tx->db, key, reverse);
+    cfdb_db_invalidate(o->tx->db, o->tx->tenant_id, key, reverse);
     op_retry_after(o, METRICS_RETRY_NS, retry_fire);
 }
 
@@ -268,17 +268,17 @@ static const cfdb_shard *shard_or_locate(op *o)
     cfdb_db *db = o->tx->db;
     if (o->kind == &estimate_kind || o->kind == &split_kind) {
         int32_t limit = o->kind == &estimate_kind ? RANGE_SIZE_LOCATION_LIMIT : SPLIT_POINTS_LOCATION_LIMIT;
-        if (!cfdb_db_range_cached(db, M(o)->key, M(o)->end_key, limit)) {
+        if (!cfdb_db_range_cached(db, o->tx->tenant_id, M(o)->key, M(o)->end_key, limit)) {
             o->w.fn = located;
-            cfdb_db_fetch_range_locations(db, M(o)->key, M(o)->end_key, limit,
+            cfdb_db_fetch_range_locations(db, o->tx->tenant_id, M(o)->key, M(o)->end_key, limit,
                                           o->kind == &estimate_kind ? 0 : o->tx->read_version, &o->w);
             return NULL;
         }
     }
-    const cfdb_shard *s = cfdb_db_cached_shard(db, M(o)->key, false);
+    const cfdb_shard *s = cfdb_db_cached_shard(db, o->tx->tenant_id, M(o)->key, false);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(db, M(o)->key, false, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(db, o->tx->tenant_id, M(o)->key, false, o->tx->read_version, &o->w);
     }
     return s;
 }
@@ -300,7 +300,7 @@ static void metadata_step(op *o)
         memset(&req, 0, sizeof req);
         req.keys = keys;
         req.max.bytes = -1; /* an inverted window: the answer comes at once */
-        req.tenantInfo.tenantId = -1;
+        req.tenantInfo.tenantId = o->tx->tenant_id;
         req.minVersion = -2;
         o->request = cfdb_client_request(o->tx->cl, server->peer,
                                          cfdb_adjusted_token(server->token, CFDB_SS_WAIT_METRICS),
@@ -310,7 +310,7 @@ static void metadata_step(op *o)
         memset(&req, 0, sizeof req);
         req.keys = keys;
         req.chunkSize = M(o)->chunk_size;
-        req.tenantInfo.tenantId = -1;
+        req.tenantInfo.tenantId = o->tx->tenant_id;
         o->request = cfdb_client_request(o->tx->cl, server->peer,
                                          cfdb_adjusted_token(server->token, CFDB_SS_GET_RANGE_SPLIT_POINTS),
                                          &cfdb_msg_split_range_request, &req, &req.reply.token, on_split_reply, o);
@@ -323,39 +323,38 @@ static void metadata_step(op *o)
  * not, or TXN_ERR_NO_MEMORY. */
 static int next_shard(op *o)
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, M(o)->key, false);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, o->tx->tenant_id, M(o)->key, false);
     if (!s || cfdb_bytes_cmp(s->end, M(o)->end_key) >= 0)
         return 1;
     return cfdb_arena_dup_bytes(&o->f->arena, s->end, &M(o)->key) ? TXN_ERR_NO_MEMORY : 0;
 }
 
+static void metadata_relocate(op *o, int error)
+{
+    (void)error;
+    retry_later(o, M(o)->key, false);
+}
+
+/* StorageMetrics has no in-band error; future_version is retried (getStorageMetrics) */
+static const txn_reply_desc metrics_reply = {
+    &cfdb_msg_storage_metrics_reply, sizeof(cfdb_storage_metrics), TXN_REPLY_NO_INBAND,
+    TXN_REPLY_RELOCATE_FUTURE_VERSION
+};
+static const txn_reply_desc split_reply = {
+    &cfdb_msg_split_range_reply, sizeof(cfdb_split_range_reply), TXN_REPLY_NO_INBAND, 0
+};
+
 static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
     cfdb_storage_metrics m;
-    memset(&m, 0, sizeof m);
-    cfdb_reply_error err = 0;
     cfdb_arena a;
     uint64_t mem[32];
     cfdb_arena_init_with(&a, mem, sizeof mem);
-    int rc = error ? 0 : txn_decode(&cfdb_msg_storage_metrics_reply, msg, len, &m, &err, &a);
+    bool ok = txn_storage_reply(o, error, msg, len, &metrics_reply, &m, &a, metadata_relocate);
     cfdb_arena_free(&a);
-    if (rc && op_bad_reply(o, rc))
+    if (!ok)
         return;
-    if (!error && !rc)
-        op_good_reply(o);
-    int e = error ? error : rc ? rc : err;
-    if (e == CFDB_ERR_FUTURE_VERSION || storage_error_relocates(e) || error || rc) {
-        retry_later(o, M(o)->key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     M(o)->sum += m.bytes;
     int next = next_shard(o);
     if (next == 1) {
@@ -371,26 +370,9 @@ static void on_metrics_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
 static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     op *o = ctx;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
     cfdb_split_range_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = error ? 0 : txn_decode(&cfdb_msg_split_range_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc && op_bad_reply(o, rc))
+    if (!txn_storage_reply(o, error, msg, len, &split_reply, &rep, &o->f->arena, metadata_relocate))
         return;
-    if (!error && !rc)
-        op_good_reply(o);
-    int e = error ? error : rc ? rc : err;
-    if (storage_error_relocates(e) || error || rc) {
-        retry_later(o, M(o)->key, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     /* [begin] + split points and shard boundaries in order + [end] (getRangeSplitPoints) */
     for (uint32_t i = 0; i < rep.splitPoints.count; i++)
         if (add_point(o, rep.splitPoints.items[i])) {
@@ -417,18 +399,54 @@ static void on_split_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     metadata_step(o);
 }
 
-static void split_start(op *o)
+static void range_metadata_begin(op *o)
 {
-    if (add_point(o, M(o)->key)) {
+    if (o->kind == &split_kind && add_point(o, M(o)->key)) {
         op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     metadata_step(o);
 }
 
+static void range_metadata_tenant_ready(cfdb_waiter *w, int error, int64_t v)
+{
+    (void)v;
+    op *o = (op *)w;
+    if (op_abandoned(o))
+        return;
+    if (error)
+        op_finish(o, error);
+    else
+        range_metadata_begin(o);
+}
+
+/* A tenant's estimated size and split points need the tenant's id: they wait for the
+ * transaction's start (populateAndGetTenant / startTransaction), whose gate also runs
+ * getTenantInfo's checks; without a tenant those checks run here (getRangeSplitPoints sends
+ * getTenantInfo(), so a cluster that requires tenants refuses it; getEstimatedRangeSizeBytes
+ * sends none). */
+static void range_metadata_start(op *o)
+{
+    if (o->tx->tenant && !o->tx->tenant_ready) {
+        o->w.fn = range_metadata_tenant_ready;
+        txn_need_read_version(o->tx, &o->w);
+        return;
+    }
+    int e = txn_tenant_check(o);
+    if (e) {
+        op_finish(o, e);
+        return;
+    }
+    range_metadata_begin(o);
+}
+
 static const txn_op_kind status_kind = { .name = "status_json", .start = metadata_step };
-static const txn_op_kind estimate_kind = { .name = "get_estimated_range_size", .start = metadata_step };
-static const txn_op_kind split_kind = { .name = "get_range_split_points", .start = split_start };
+static const txn_op_kind estimate_kind = {
+    .name = "get_estimated_range_size",
+    .flags = TXN_OP_TENANT_CHECK_IF_TENANT,
+    .start = range_metadata_start,
+};
+static const txn_op_kind split_kind = { .name = "get_range_split_points", .start = range_metadata_start };
 
 _Static_assert(sizeof(metadata_op) <= CFDB_FUTURE_EXTRA_MAX, "a metadata op fits in its future's block");
 

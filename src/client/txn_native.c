@@ -17,13 +17,13 @@ static void get_key_step(read_op *r);
 
 /* ---------- locations and relocation ---------- */
 
-const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward,
+const cfdb_shard *txn_shard_or_locate(op *o, int64_t tenant, cfdb_bytes key, bool backward,
                                       void (*located)(cfdb_waiter *w, int error, int64_t value))
 {
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, key, backward);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, tenant, key, backward);
     if (!s) {
         o->w.fn = located;
-        cfdb_db_fetch_location(o->tx->db, key, backward, o->tx->read_version, &o->w);
+        cfdb_db_fetch_location(o->tx->db, tenant, key, backward, o->tx->read_version, &o->w);
     }
     return s;
 }
@@ -58,30 +58,38 @@ void txn_storage_failed(read_op *r, int error, bool backward)
     op *o = &r->base;
     bool transport = error == CFDB_ERR_REQUEST_MAYBE_DELIVERED || error == CFDB_ERR_CONNECTION_FAILED ||
                      error == CFDB_ERR_BROKEN_PROMISE;
-    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, r->key, backward);
+    int64_t tenant = read_tenant(r, r->key);
+    const cfdb_shard *s = cfdb_db_cached_shard(o->tx->db, tenant, r->key, backward);
     if (transport && s && ++o->replicas_tried < s->nservers) {
         o->replica++;
         op_retry_after(o, 0, relocate_fire);
         return;
     }
-    cfdb_db_invalidate(o->tx->db, r->key, backward);
+    cfdb_db_invalidate(o->tx->db, tenant, r->key, backward);
     o->replicas_tried = 0;
     op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
 }
 
-void txn_storage_bad_reply(read_op *r, int rc, bool backward)
-{
-    if (!op_bad_reply(&r->base, rc))
-        txn_storage_failed(r, rc, backward);
-}
-
 /* A location lookup answered: go on, or (no answer) try again shortly. */
+static bool selector_backward(const read_op *r);
+
 static void located(cfdb_waiter *w, int error, int64_t v)
 {
     (void)v;
     read_op *r = (read_op *)w;
     if (op_abandoned(&r->base))
         return;
+    if (!error) {
+        /* a proxy whose answer does not hold the key asked about would have the read ask
+         * again forever: such answers count as bad replies (TXN_MAX_BAD_REPLIES) */
+        cfdb_bytes k = r->native_key ? r->key : r->nr->loc_key;
+        bool back = r->native_key ? selector_backward(r) : r->nr->loc_backward;
+        if (!cfdb_db_cached_shard(r->base.tx->db, read_tenant(r, k), k, back)) {
+            if (op_bad_reply(&r->base, CFDB_ERR_WRONG_SHARD_SERVER))
+                return;
+            error = CFDB_ERR_WRONG_SHARD_SERVER;
+        }
+    }
     if (error)
         op_retry_after(&r->base, WRONG_SHARD_SERVER_DELAY_NS, relocate_fire);
     else if (r->native_key)
@@ -100,36 +108,23 @@ static bool selector_backward(const read_op *r)
 
 static void native_key_done(read_op *r);
 
+static void get_key_relocate(op *o, int error)
+{
+    read_op *r = (read_op *)o;
+    txn_storage_failed(r, error, selector_backward(r));
+}
+
+static const txn_reply_desc get_key_reply = {
+    &cfdb_msg_get_key_reply, sizeof(cfdb_get_key_reply), offsetof(cfdb_get_key_reply, error), 0
+};
+
 static void on_get_key_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     read_op *r = ctx;
     op *o = &r->base;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    bool backward = selector_backward(r);
-    if (error) {
-        txn_storage_failed(r, error, backward);
-        return;
-    }
     cfdb_get_key_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_key_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc) {
-        txn_storage_bad_reply(r, rc, backward);
+    if (!txn_storage_reply(o, error, msg, len, &get_key_reply, &rep, &o->f->arena, get_key_relocate))
         return;
-    }
-    op_good_reply(o);
-    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (storage_error_relocates(e)) {
-        txn_storage_failed(r, e, backward);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     if (cfdb_arena_dup_bytes(&o->f->arena, rep.sel.key, &r->key)) {
         op_finish(o, TXN_ERR_NO_MEMORY);
         return;
@@ -155,7 +150,7 @@ static void get_key_step(read_op *r)
     }
     r->or_equal = sel.orEqual;
     bool backward = selector_backward(r);
-    const cfdb_shard *s = txn_shard_or_locate(o, r->key, backward, located);
+    const cfdb_shard *s = txn_shard_or_locate(o, read_tenant(r, r->key), r->key, backward, located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -165,7 +160,7 @@ static void get_key_step(read_op *r)
     req.sel.orEqual = r->or_equal;
     req.sel.offset = r->offset;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, r->key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY),
                                      &cfdb_msg_get_key_request, &req, &req.reply.token, on_get_key_reply, r);
@@ -204,44 +199,35 @@ static void native_key_done(read_op *r)
 
 /* ---------- NativeAPI getRange: selectors to the storage servers, shard by shard ---------- */
 
-static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+/* wrong_shard_server on a range: a selector the shard cannot resolve, so the location is
+ * forgotten and NativeAPI's fallback resolves the selectors first; other relocating errors as
+ * for point reads. */
+static void range_relocate(op *o, int error)
 {
-    read_op *r = ctx;
-    op *o = &r->base;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
+    read_op *r = (read_op *)o;
     r->key = r->nr->loc_key; /* what a relocation forgets */
-    if (error) {
-        txn_storage_failed(r, error, r->nr->loc_backward);
-        return;
-    }
-    cfdb_get_key_values_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    /* decoded into the future's (recycled) arena: no heap allocation per reply */
-    int rc = txn_decode(&cfdb_msg_get_key_values_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc) {
-        txn_storage_bad_reply(r, rc, r->nr->loc_backward);
-        return;
-    }
-    op_good_reply(o);
-    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (e == CFDB_ERR_WRONG_SHARD_SERVER) {
-        /* a selector the shard cannot resolve: forget the location, NativeAPI's fallback */
-        cfdb_db_invalidate(o->tx->db, r->nr->loc_key, r->nr->loc_backward);
+    if (error == CFDB_ERR_WRONG_SHARD_SERVER) {
+        cfdb_db_invalidate(o->tx->db, read_tenant(r, r->nr->loc_key), r->nr->loc_key, r->nr->loc_backward);
         cfdb_native_range_wrong_shard(r->nr);
         native_step(r);
         return;
     }
-    if (storage_error_relocates(e)) {
-        txn_storage_failed(r, e, r->nr->loc_backward);
+    txn_storage_failed(r, error, r->nr->loc_backward);
+}
+
+static const txn_reply_desc get_key_values_reply = {
+    &cfdb_msg_get_key_values_reply, sizeof(cfdb_get_key_values_reply), offsetof(cfdb_get_key_values_reply, error), 0
+};
+
+static void on_range_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    read_op *r = ctx;
+    op *o = &r->base;
+    cfdb_get_key_values_reply rep;
+    /* decoded into the future's (recycled) arena: no heap allocation per reply */
+    if (!txn_storage_reply(o, error, msg, len, &get_key_values_reply, &rep, &o->f->arena, range_relocate))
         return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
+    int rc;
     txn_cost_read_rows(o, rep.data.items, rep.data.count);
     /* NativeAPI asserts a reply with `more` carries rows; a server that breaks it is not
      * followed into a loop */
@@ -287,7 +273,7 @@ static void native_send(read_op *r, const cfdb_shard *s)
     req.version = o->tx->read_version;
     req.limit = nr->req_limit;
     req.limitBytes = nr->req_limit_bytes;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, nr->loc_key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer,
                                      cfdb_adjusted_token(server->token, CFDB_SS_GET_KEY_VALUES),
@@ -303,7 +289,8 @@ static void native_step(read_op *r)
     switch (cfdb_native_range_next(r->nr)) {
     case CFDB_NR_NEED_LOCATION:
     case CFDB_NR_NEED_REQUEST: {
-        const cfdb_shard *s = txn_shard_or_locate(&r->base, r->nr->loc_key, r->nr->loc_backward, located);
+        const cfdb_shard *s = txn_shard_or_locate(&r->base, read_tenant(r, r->nr->loc_key), r->nr->loc_key,
+                                                     r->nr->loc_backward, located);
         if (s)
             native_send(r, s);
         return;
@@ -329,6 +316,7 @@ void txn_native_read(read_op *r, cfdb_key_selector begin, cfdb_key_selector end,
                      bool reverse, void (*done)(read_op *r))
 {
     r->through = true;
+    r->raw = true;
     r->range_done = done;
     txn_native_range(r, &r->base.f->arena, begin, end, limits, reverse);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
+#include "tenant.h"
 #include "txn_internal.h"
 
 _Static_assert(offsetof(op, w) == 0, "an op's waiter is the op (waiter lists hold ops)");
@@ -211,6 +212,41 @@ bool op_bad_reply(op *o, int rc)
     return true;
 }
 
+bool txn_storage_reply(op *o, int transport_error, const uint8_t *msg, uint32_t len, const txn_reply_desc *d,
+                       void *rep, cfdb_arena *arena, txn_relocate_fn relocate)
+{
+    o->request = 0;
+    if (op_abandoned(o))
+        return false;
+    if (transport_error) {
+        relocate(o, transport_error);
+        return false;
+    }
+    memset(rep, 0, d->size);
+    cfdb_reply_error err = 0;
+    int rc = txn_decode(d->msg, msg, len, rep, &err, arena);
+    if (rc) {
+        if (!op_bad_reply(o, rc))
+            relocate(o, rc);
+        return false;
+    }
+    op_good_reply(o);
+    int e = err;
+    if (!e && d->error_offset != TXN_REPLY_NO_INBAND) {
+        const cfdb_opt_error *inband = (const cfdb_opt_error *)(const void *)((const char *)rep + d->error_offset);
+        if (inband->present)
+            e = inband->value.code;
+    }
+    if (!e)
+        return true;
+    if (storage_error_relocates(e) ||
+        (e == CFDB_ERR_FUTURE_VERSION && (d->flags & TXN_REPLY_RELOCATE_FUTURE_VERSION)))
+        relocate(o, e);
+    else
+        op_finish(o, e);
+    return false;
+}
+
 /* Ends the application's side of the ops in flight: their futures become ready with error at
  * once, as libfdb_c fails outstanding reads when a transaction is reset, cancelled or times
  * out. Each op finds its future ready at its next step and winds down then (it may be
@@ -280,7 +316,57 @@ void op_retry_after(op *o, uint64_t delay_ns, cfdb_timer_fn fn)
     cfdb_loop_timer_add_in(cfdb_client_loop(o->tx->cl), &o->timer, delay_ns);
 }
 
-/* ---------- the read version ---------- */
+/* ---------- the read version, and the tenant ---------- */
+
+int txn_tenant_check(op *o)
+{
+    cfdb_txn *tx = o->tx;
+    uint32_t flags = o->kind->flags;
+    if (flags & (TXN_OP_TENANT_NONE | TXN_OP_TENANT_NO_CHECK))
+        return 0;
+    bool final;
+    int mode = cfdb_db_tenant_mode(tx->db, &final);
+    int error = 0;
+    if (!tx->tenant && mode == 2 && !(flags & TXN_OP_TENANT_CHECK_IF_TENANT))
+        error = CFDB_ERR_TENANT_NAME_REQUIRED;
+    else if (tx->tenant && mode == 0 && final)
+        error = CFDB_ERR_TENANTS_DISABLED; /* (provisional proxies do not know the mode) */
+    if (!error)
+        return 0;
+    pthread_mutex_lock(&tx->mu); /* options change on application threads */
+    bool raw = tx->opt.raw_access;
+    pthread_mutex_unlock(&tx->mu);
+    return raw ? 0 : error;
+}
+
+/* Hands the read version to an op's waiter, with getTenantInfo's verdict. */
+static void rv_deliver(cfdb_waiter *w, int error, int64_t version)
+{
+    if (!error)
+        error = txn_tenant_check((op *)w); /* every waiter is an op's */
+    w->fn(w, error, version);
+}
+
+static void txn_tenant_ready(cfdb_waiter *w, int error, int64_t id)
+{
+    cfdb_txn *tx = (cfdb_txn *)((char *)w - offsetof(cfdb_txn, tenant_waiter));
+    tx->tenant_waiting = false;
+    if (!error) {
+        tx->tenant_ready = true;
+        tx->tenant_id = id;
+    }
+    cfdb_waiter *list = tx->tenant_waiters;
+    tx->tenant_waiters = NULL;
+    while (list) {
+        cfdb_waiter *next = list->next;
+        if (error)
+            list->fn(list, error, 0);
+        else
+            txn_need_read_version_flags(tx, list, list->flags);
+        list = next;
+    }
+    txn_unref(tx);
+}
 
 static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
 {
@@ -290,6 +376,8 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
     pthread_mutex_lock(&tx->mu);
     unsigned gen = atomic_load(&tx->gen);
     bool current = tx->rv_gen == gen;
+    if (!error && w->locked && !tx->opt.lock_aware)
+        error = CFDB_ERR_DATABASE_LOCKED;
     if (current && !error && !tx->read_version) {
         tx->read_version = version;
         tx->tag_throttled_s = tx->tag_throttled_s + w->tag_throttled_s;
@@ -309,7 +397,7 @@ static void txn_rv_ready(cfdb_waiter *w, int error, int64_t version)
         if (!current && o->gen == gen)
             txn_need_read_version(tx, list); /* it came after a reset: the old answer is not its */
         else
-            list->fn(list, current ? error : CFDB_ERR_TRANSACTION_CANCELLED, tx->read_version);
+            rv_deliver(list, current ? error : CFDB_ERR_TRANSACTION_CANCELLED, tx->read_version);
         list = next;
     }
     txn_unref(tx);
@@ -324,8 +412,21 @@ void txn_need_read_version(cfdb_txn *tx, cfdb_waiter *w)
  * fetches the read version (a commit without reads asks with FLAG_CAUSAL_READ_RISKY). */
 void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_flags)
 {
+    if (tx->tenant && !tx->tenant_ready && !(((op *)w)->kind->flags & TXN_OP_TENANT_NONE)) {
+        /* startTransaction: the tenant's id first (its lookup started when it was opened) */
+        w->flags = extra_flags;
+        w->next = tx->tenant_waiters;
+        tx->tenant_waiters = w;
+        if (!tx->tenant_waiting) {
+            tx->tenant_waiting = true;
+            tx->tenant_waiter.fn = txn_tenant_ready;
+            txn_ref(tx);
+            cfdb_tenant_wait(tx->tenant, &tx->tenant_waiter);
+        }
+        return;
+    }
     if (tx->read_version) {
-        w->fn(w, 0, tx->read_version);
+        rv_deliver(w, 0, tx->read_version);
         return;
     }
     w->next = tx->rv_waiters;
@@ -350,6 +451,7 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
         if (v) {
             tx->rv_waiter.tag_throttled_s = 0;
             tx->rv_waiter.mv_present = false;
+            tx->rv_waiter.locked = false;
             tx->rv_waiter.mv_len = UINT32_MAX; /* \xff/metadataVersion not known: read it */
             txn_rv_ready(&tx->rv_waiter, 0, v);
             return;

@@ -48,35 +48,22 @@ static void get_deliver(read_op *r, bool present, cfdb_bytes value)
     op_finish(o, rc);
 }
 
+static void get_relocate(op *o, int error)
+{
+    txn_storage_failed((read_op *)o, error, false);
+}
+
+static const txn_reply_desc get_value_reply = {
+    &cfdb_msg_get_value_reply, sizeof(cfdb_get_value_reply), offsetof(cfdb_get_value_reply, error), 0
+};
+
 static void on_get_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     read_op *r = ctx;
     op *o = &r->base;
-    o->request = 0;
-    if (op_abandoned(o))
-        return;
-    if (error) { /* transport: next replica, then relocate */
-        txn_storage_failed(r, error, false);
-        return;
-    }
     cfdb_get_value_reply rep;
-    memset(&rep, 0, sizeof rep);
-    cfdb_reply_error err = 0;
-    int rc = txn_decode(&cfdb_msg_get_value_reply, msg, len, &rep, &err, &o->f->arena);
-    if (rc) {
-        txn_storage_bad_reply(r, rc, false);
+    if (!txn_storage_reply(o, error, msg, len, &get_value_reply, &rep, &o->f->arena, get_relocate))
         return;
-    }
-    op_good_reply(o);
-    int e = err ? err : rep.error.present ? rep.error.value.code : 0;
-    if (storage_error_relocates(e)) {
-        txn_storage_failed(r, e, false);
-        return;
-    }
-    if (e) {
-        op_finish(o, e);
-        return;
-    }
     txn_cost_read(o, r->key.len + (rep.value.present ? rep.value.value.len : 0));
     get_deliver(r, rep.value.present, rep.value.value);
 }
@@ -96,7 +83,7 @@ static void get_located(cfdb_waiter *w, int error, int64_t v)
 static void get_send(read_op *r)
 {
     op *o = &r->base;
-    const cfdb_shard *s = txn_shard_or_locate(o, r->key, false, get_located);
+    const cfdb_shard *s = txn_shard_or_locate(o, read_tenant(r, r->key), r->key, false, get_located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[o->replica % s->nservers];
@@ -104,7 +91,7 @@ static void get_send(read_op *r)
     memset(&req, 0, sizeof req);
     req.key = r->key;
     req.version = o->tx->read_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = read_tenant(r, r->key);
     req.ssLatestCommitVersions = cfdb_version_vector_empty();
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_VALUE),
                                      &cfdb_msg_get_value_request, &req, &req.reply.token, on_get_reply, r);

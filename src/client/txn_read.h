@@ -40,6 +40,8 @@ struct read_op {
      * among NativeAPI's extra conflict ranges (native_tx.h) */
     bool has_conflict_slot;
     uint32_t conflict_slot;
+    /* reads system keys for the client itself (txn_native_read): never a tenant's */
+    bool raw;
 
     /* hooks */
     void (*resume)(read_op *r);       /* after a relocation delay; NULL: the NativeAPI read */
@@ -47,17 +49,15 @@ struct read_op {
     void (*range_done)(read_op *r);   /* the NativeAPI getRange ended: r->nr->result */
 };
 
-/* The cached shard holding key (backward: the one ending at it), or NULL after asking for
- * its location at the transaction's read version: `located` runs with the answer. */
-const cfdb_shard *txn_shard_or_locate(op *o, cfdb_bytes key, bool backward,
+/* The cached shard holding key (backward: the one ending at it; key and bounds relative to
+ * the tenant, -1 for none), or NULL after asking for its location at the transaction's read
+ * version: `located` runs with the answer. */
+const cfdb_shard *txn_shard_or_locate(op *o, int64_t tenant, cfdb_bytes key, bool backward,
                                       void (*located)(cfdb_waiter *w, int error, int64_t value));
 /* A storage read of r->key failed. An unreachable replica: the shard's next one at once (the
  * load balancer's behaviour); wrong shard, or every replica tried: the location is forgotten
  * and looked up again shortly (WRONG_SHARD_SERVER_DELAY); then r->resume runs. */
 void txn_storage_failed(read_op *r, int error, bool backward);
-/* A reply did not decode: the op fails with rc after TXN_MAX_BAD_REPLIES in a row, else
- * as txn_storage_failed. */
-void txn_storage_bad_reply(read_op *r, int rc, bool backward);
 /* NativeAPI getKey of sel; r->key_resolved runs with r->key. */
 void txn_native_get_key(read_op *r, cfdb_key_selector sel);
 /* NativeAPI getRange: r->nr must point at storage for it; rows go to rows_arena (the
@@ -68,6 +68,12 @@ void txn_native_range(read_op *r, cfdb_arena *rows_arena, cfdb_key_selector begi
  * no snapshot cache): txn_native_range with r->through set and done as range_done. */
 void txn_native_read(read_op *r, cfdb_key_selector begin, cfdb_key_selector end, cfdb_range_limits limits,
                      bool reverse, void (*done)(read_op *r));
+
+/* The tenant id r's requests about key carry (txn_tenant_for, unless the read is raw). */
+static inline int64_t read_tenant(const read_op *r, cfdb_bytes key)
+{
+    return r->raw ? -1 : txn_tenant_for(r->base.tx, key);
+}
 
 /* get and watch: 0, or 2004 for a key outside the readable space (the metadata version
  * key is readable without system-key access) (txn_read.c). */

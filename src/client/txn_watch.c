@@ -81,7 +81,7 @@ static void on_watch_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
         return;
     }
     if (storage_error_relocates(e) || error)
-        cfdb_db_invalidate(o->tx->db, W(o)->key, false);
+        cfdb_db_invalidate(o->tx->db, txn_tenant_for(o->tx, W(o)->key), W(o)->key, false);
     if (e == CFDB_ERR_TIMED_OUT || storage_error_relocates(e) || e == CFDB_ERR_PROCESS_BEHIND ||
         e == CFDB_ERR_WATCH_CANCELLED || error || e == CFDB_ERR_SERIALIZATION_FAILED) {
         /* re-arm (timed out) or relocate; a watch lasts until it fires or is cancelled */
@@ -164,7 +164,7 @@ static void watch_located(cfdb_waiter *w, int error, int64_t v)
 
 static void watch_step(op *o)
 {
-    const cfdb_shard *s = txn_shard_or_locate(o, W(o)->key, false, watch_located);
+    const cfdb_shard *s = txn_shard_or_locate(o, txn_tenant_for(o->tx, W(o)->key), W(o)->key, false, watch_located);
     if (!s)
         return;
     const cfdb_endpoint_ref *server = &s->servers[0];
@@ -173,7 +173,7 @@ static void watch_step(op *o)
         memset(&get, 0, sizeof get);
         get.key = W(o)->key;
         get.version = W(o)->watch_version;
-        get.tenantInfo.tenantId = -1;
+        get.tenantInfo.tenantId = txn_tenant_for(o->tx, W(o)->key);
         get.ssLatestCommitVersions = cfdb_version_vector_empty();
         o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_GET_VALUE),
                                          &cfdb_msg_get_value_request, &get, &get.reply.token, on_watch_read, o);
@@ -186,7 +186,7 @@ static void watch_step(op *o)
     req.key = W(o)->key;
     req.value = W(o)->watch_value;
     req.version = W(o)->watch_version;
-    req.tenantInfo.tenantId = -1;
+    req.tenantInfo.tenantId = txn_tenant_for(o->tx, W(o)->key);
     o->request = cfdb_client_request(o->tx->cl, server->peer, cfdb_adjusted_token(server->token, CFDB_SS_WATCH_VALUE),
                                      &cfdb_msg_watch_value_request, &req, &req.reply.token, on_watch_reply, o);
     if (!o->request)
@@ -211,7 +211,7 @@ static void on_watch_read(void *ctx, int error, const uint8_t *msg, uint32_t len
         op_good_reply(o);
     int e = error ? error : rc ? rc : err ? err : rep.error.present ? rep.error.value.code : 0;
     if (e) {
-        cfdb_db_invalidate(o->tx->db, W(o)->key, false);
+        cfdb_db_invalidate(o->tx->db, txn_tenant_for(o->tx, W(o)->key), W(o)->key, false);
         op_retry_after(o, WRONG_SHARD_SERVER_DELAY_NS, watch_retry_fire);
         return;
     }

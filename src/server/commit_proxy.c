@@ -49,7 +49,7 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
     /* doKeyServerLocationRequest: a tenant's request names keys relative to the tenant;
      * they are prefixed, and each shard range answered is clamped to the tenant
      * (TenantAPI::clampRangeToTenant: a bound outside the prefix becomes the prefix, or
-     * the prefix + \xff at the end) */
+     * the prefix + \xff\xff (allKeys.end with the prefix) at the end) */
     cfdb_bytes prefix = { 0, 0 };
     if (req.tenant.tenantId != -1) {
         srv_tenant t;
@@ -58,11 +58,12 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
                       CFDB_ERR_TENANT_NOT_FOUND);
             goto out;
         }
-        uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 1);
+        uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 2);
         if (!p)
             goto out;
         srv_tenant_prefix(req.tenant.tenantId, p);
         p[SRV_TENANT_PREFIX_SIZE] = 0xff;
+        p[SRV_TENANT_PREFIX_SIZE + 1] = 0xff;
         prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
         req.begin = with_prefix(&a, prefix, req.begin);
         if (req.end.present)
@@ -112,7 +113,7 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
             if (!starts_with(res[k].first.begin, prefix))
                 res[k].first.begin = prefix;
             if (!starts_with(res[k].first.end, prefix))
-                res[k].first.end = cfdb_bytes_make(prefix.ptr, prefix.len + 1); /* prefix + \xff */
+                res[k].first.end = cfdb_bytes_make(prefix.ptr, prefix.len + 2); /* prefix + \xff\xff */
         }
         cfdb_storage_server_interface *ssi = cfdb_arena_zalloc(&a, sizeof(*ssi));
         if (!ssi)

@@ -136,7 +136,8 @@ static cfdb_bytes strip_prefix(cfdb_bytes k, cfdb_bytes prefix)
 }
 
 /* The shard's bounds, clamped to the tenant's keys: a bound outside the prefix becomes the
- * prefix (begin) or the prefix + \xff (end), as TenantAPI::clampRangeToTenant does. */
+ * prefix (begin) or the prefix + \xff\xff (end: allKeys.end with the prefix), as
+ * TenantAPI::clampRangeToTenant does. */
 static void search_range(ss_ctx *x, size_t shard, cfdb_bytes prefix, cfdb_bytes *b, cfdb_bytes *e)
 {
     *b = srv_shard_begin(&x->s->shards, shard);
@@ -146,7 +147,7 @@ static void search_range(ss_ctx *x, size_t shard, cfdb_bytes prefix, cfdb_bytes 
     if (!has_prefix(*b, prefix))
         *b = prefix;
     if (!has_prefix(*e, prefix))
-        *e = add_prefix(&x->a, prefix, CFDB_BYTES_LIT("\xff"));
+        *e = add_prefix(&x->a, prefix, CFDB_BYTES_LIT("\xff\xff"));
 }
 
 /* ---- GetValue ---- */

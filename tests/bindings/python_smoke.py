@@ -18,6 +18,7 @@
 # ("layers-c",) — meant for a scratch cluster.
 
 import argparse
+import base64
 import json
 import os
 import re
@@ -1244,19 +1245,117 @@ def check_timeout_fired_is_sticky(db):
            ("commit after the timeout went off and was set to 0", unset_after))
 
 
+def set_tenant_mode(db, mode):
+    """Writes \\xff/conf/tenant_mode (as `configure tenant_mode=...' does) and waits until a
+    tenant transaction sees the mode (the client learns it from the cluster's ClientDBInfo)."""
+    @fdb.transactional
+    def write(tr):
+        tr.options.set_access_system_keys()
+        old = tr[b"\xff/conf/tenant_mode"]
+        tr[b"\xff/conf/tenant_mode"] = mode
+        return old
+
+    old = write(db)
+    return None if old is None or not old.present() else old.value
+
+
+def with_tenant_mode(fn):
+    """Runs fn(db) with tenant mode optional, restoring the mode afterwards."""
+    def run(db):
+        old = set_tenant_mode(db, b"1")
+        try:
+            deadline = time.time() + 10
+            while True:  # until tenant operations are accepted (2136 while the mode propagates)
+                try:
+                    fdb.tenant_management.list_tenants(db, b"", b"\xff", 1).to_list()
+                    break
+                except fdb.FDBError as e:
+                    if e.code != 2136 or time.time() > deadline:
+                        raise
+                    time.sleep(0.05)
+            return fn(db)
+        finally:
+            @fdb.transactional
+            def restore(tr):
+                tr.options.set_access_system_keys()
+                if old is None:
+                    del tr[b"\xff/conf/tenant_mode"]
+                else:
+                    tr[b"\xff/conf/tenant_mode"] = old
+            restore(db)
+    return run
+
+
+def retry_2136(fn, seconds=10):
+    deadline = time.time() + seconds
+    while True:
+        try:
+            return fn()
+        except fdb.FDBError as e:
+            if e.code != 2136 or time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 @check()
-def check_tenants(db):
-    # cfdb documents tenants as not implemented (fdb_database_open_tenant -> 2108); libfdb_c
-    # opens a tenant handle and fails its operations when the cluster's tenant mode is off.
+def check_tenant_management(db):
+    """fdb.tenant_management (create_tenant, list_tenants, delete_tenant) over the special key
+    space, the TenantMapEntry JSON field by field, and a tenant's data under its prefix."""
+    tm = fdb.tenant_management
+
+    def body(db):
+        names = [b"pysmoke-t1", b"pysmoke-t2"]
+        for n in names:
+            try:
+                tm.delete_tenant(db, n)
+            except fdb.FDBError as e:
+                if e.code != 2131:
+                    raise
+        retry_2136(lambda: tm.create_tenant(db, names[0]))
+        tm.create_tenant(db, names[1])
+        expect_error(2132, lambda: tm.create_tenant(db, names[0]), "create_tenant of an existing tenant")
+        listed = tm.list_tenants(db, b"pysmoke-", b"pysmoke.", 10).to_list()
+        expect_eq([kv.key for kv in listed], names, "list_tenants names")
+        ids = []
+        for kv in listed:
+            entry = json.loads(kv.value)
+            expect_eq(sorted(entry), ["id", "lock_state", "name", "prefix"], "TenantMapEntry JSON members")
+            expect(isinstance(entry["id"], int) and entry["id"] > 0, "id %r" % entry["id"])
+            expect_eq(base64.b64decode(entry["name"]["base64"]), kv.key, "name.base64")
+            expect_eq(entry["name"]["printable"], kv.key.decode(), "name.printable")
+            prefix = base64.b64decode(entry["prefix"]["base64"])
+            expect_eq(prefix, struct.pack(">q", entry["id"]), "prefix: the id big-endian")
+            expect_eq(entry["prefix"]["printable"], "".join("\\x%02x" % b for b in prefix), "prefix.printable")
+            expect_eq(entry["lock_state"], "unlocked", "lock_state")
+            ids.append(entry["id"])
+        expect(ids[1] > ids[0], "ids in creation order: %r" % ids)
+        # limit and the single-key read
+        expect_eq(len(tm.list_tenants(db, b"pysmoke-", b"pysmoke.", 1).to_list()), 1, "list_tenants limit 1")
+        expect_eq(json.loads(db[b"\xff\xff/management/tenant/map/" + names[1]])["id"], ids[1], "map/<name> get")
+        # a tenant's data lives under its prefix, and a tenant with data cannot be deleted
+        t1 = db.open_tenant(names[0])
+        t1[b"k"] = b"v"
+        expect_eq(db[struct.pack(">q", ids[0]) + b"k"], b"v", "tenant key under its prefix")
+        expect_error(2133, lambda: tm.delete_tenant(db, names[0]), "delete_tenant of a tenant with data")
+        del t1[b"k"]
+        for n in names:
+            tm.delete_tenant(db, n)
+        expect_error(2131, lambda: tm.delete_tenant(db, names[0]), "delete_tenant of a deleted tenant")
+        expect_eq(tm.list_tenants(db, b"pysmoke-", b"pysmoke.", 10).to_list(), [], "list after deleting")
+        return "ids %r" % ids
+
+    return with_tenant_mode(body)(db)
+
+
+@check()
+def check_tenants_disabled(db):
+    """With tenant mode disabled, creating a tenant fails with tenants_disabled (2136)."""
+    old = set_tenant_mode(db, b"0")
     try:
-        t = db.open_tenant(b"pysmoke-tenant")
-    except fdb.FDBError as e:
-        return "SKIP open_tenant -> FDBError %d (documented as unsupported in cfdb)" % e.code
-    try:
-        t[b"x"]
-    except fdb.FDBError as e:
-        return "SKIP tenant read -> FDBError %d" % e.code
-    return "tenant read succeeded"
+        expect_error(2136, lambda: fdb.tenant_management.create_tenant(db, b"pysmoke-off"), "create_tenant")
+    finally:
+        set_tenant_mode(db, old if old is not None else b"0")
+    return "2136"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1279,6 +1378,11 @@ def add_upstream_checks(directory):
             return fn() if name == "test_predicates" else fn(db)
 
         CHECKS.append(("upstream " + name, run, 120))
+
+    # bindings/python/tests/tenant_tests.py (unit_tests.py's test_tenants), with tenant mode on
+    import tenant_tests  # noqa: E402
+    for name in ["test_tenant_tuple_name", "test_tenant_operations", "test_tenant_operation_retries"]:
+        CHECKS.append(("upstream " + name, with_tenant_mode(getattr(tenant_tests, name)), 120))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -120,6 +120,57 @@ int shell_exec_line(shell_run *r, const char *cluster_file, const char *line)
     return shell_exec(r, args, NULL, NULL);
 }
 
+void shell_mask_versions(char *s)
+{
+    char *p = s;
+    while ((p = strstr(p, "Committed (")) != NULL) {
+        p += strlen("Committed (");
+        char *q = p;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (q == p)
+            continue;
+        *p = 'V';
+        memmove(p + 1, q, strlen(q) + 1);
+    }
+}
+
+static bool differs(const char *want, const char *got)
+{
+    return want && strcmp(want, got) != 0;
+}
+
+int shell_run_cases(shell_run *r, const char *cluster_file, const shell_case *cases, size_t n, char *why,
+                    size_t cap)
+{
+    for (size_t i = 0; i < n; i++) {
+        const shell_case *c = &cases[i];
+        int rc;
+        if (c->input) {
+            const char *args[] = {"-C", cluster_file, "--no-status", NULL};
+            rc = shell_exec(r, args, c->input, NULL);
+        } else {
+            rc = shell_exec_line(r, cluster_file, c->line);
+        }
+        if (rc) {
+            snprintf(why, cap, "case %zu `%s': the shell did not finish", i, c->line ? c->line : c->input);
+            return -1;
+        }
+        if (c->mask)
+            shell_mask_versions(r->out);
+        const char *what = differs(c->out, r->out)                     ? "stdout"
+                           : differs(c->err, r->err)                   ? "stderr"
+                           : (c->status >= 0 && c->status != r->status) ? "exit status"
+                                                                        : NULL;
+        if (what) {
+            snprintf(why, cap, "case %zu `%s': %s differs\n--- stdout:\n%s\n--- stderr:\n%s\n--- status %d", i,
+                     c->line ? c->line : c->input, what, r->out, r->err, r->status);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int shell_pty_start(shell_pty *p, const char *const *args, const char *home)
 {
     memset(p, 0, sizeof *p);

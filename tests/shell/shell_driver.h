@@ -23,6 +23,25 @@ int shell_exec(shell_run *r, const char *const *args, const char *input, const c
 /* Shorthand: cfdb -C cluster_file --exec line. */
 int shell_exec_line(shell_run *r, const char *cluster_file, const char *line);
 
+/* Replaces every "Committed (<digits>)" in s by "Committed (V)". */
+void shell_mask_versions(char *s);
+
+/* One run-and-compare case: `cfdb -C cluster_file --exec line' (or, with input set, the
+ * script input on stdin with --no-status and no --exec) and what it must print. */
+typedef struct shell_case {
+    const char *line;   /* the --exec line, or NULL with input */
+    const char *input;  /* a stdin script, or NULL */
+    const char *out;    /* stdout, exactly (NULL: not checked) */
+    const char *err;    /* stderr, exactly (NULL: not checked) */
+    int status;         /* the exit status (-1: not checked) */
+    bool mask;          /* versions masked in stdout first (shell_mask_versions) */
+} shell_case;
+
+/* Runs the cases in order; 0 when all matched, else -1 with why (cap bytes) naming the
+ * first case that did not and what it printed. r keeps the last run. */
+int shell_run_cases(shell_run *r, const char *cluster_file, const shell_case *cases, size_t n, char *why,
+                    size_t cap);
+
 /* An interactive session on a pseudo-terminal. */
 typedef struct shell_pty {
     pid_t pid;

@@ -26,6 +26,20 @@ static void run(const char *line)
     assert_int_equal(shell_exec_line(&R, cf(), line), 0);
 }
 
+/* Runs a table of cases (shell_run_cases); a mismatch fails with what the shell printed. */
+#define CASES(...)                                                                  \
+    do {                                                                            \
+        const shell_case cases_[] = { __VA_ARGS__ };                                \
+        char why_[8192];                                                            \
+        if (shell_run_cases(&R, cf(), cases_, sizeof cases_ / sizeof *cases_, why_, \
+                            sizeof why_))                                           \
+            fail_msg("%s", why_);                                                   \
+    } while (0)
+/* line, stdout, stderr (NULL: any), exit status (-1: any) */
+#define C(l, o, e, st) { .line = (l), .out = (o), .err = (e), .status = (st) }
+/* the same with "Committed (<version>)" masked as "Committed (V)" */
+#define CM(l, o, e, st) { .line = (l), .out = (o), .err = (e), .status = (st), .mask = true }
+
 /* The committed value of key (NULL: absent), read with fdb_c.h. */
 static char *db_value(const char *key)
 {
@@ -38,90 +52,54 @@ static char *db_value(const char *key)
     return buf;
 }
 
-/* Replaces every "Committed (<digits>)" by "Committed (V)" so outputs can be compared. */
-static void mask_versions(char *s)
-{
-    char *p = s;
-    while ((p = strstr(p, "Committed (")) != NULL) {
-        p += strlen("Committed (");
-        char *q = p;
-        while (*q >= '0' && *q <= '9')
-            q++;
-        assert_true(q > p);
-        *p = 'V';
-        memmove(p + 1, q, strlen(q) + 1);
-    }
-}
-
 static void test_set_get_clear(void **state)
 {
     (void)state;
-    run("writemode on; set sg/a 1; get sg/a; get sg/none; clear sg/a; get sg/a");
-    mask_versions(R.out);
-    assert_string_equal(R.out, ">>> writemode on\n"
-                               ">>> set sg/a 1\n"
-                               "Committed (V)\n"
-                               ">>> get sg/a\n"
-                               "`sg/a' is `1'\n"
-                               ">>> get sg/none\n"
-                               "`sg/none': not found\n"
-                               ">>> clear sg/a\n"
-                               "Committed (V)\n"
-                               ">>> get sg/a\n"
-                               "`sg/a': not found\n");
-    assert_string_equal(R.err, "");
-    assert_int_equal(R.status, 0);
+    CASES(CM("writemode on; set sg/a 1; get sg/a; get sg/none; clear sg/a; get sg/a",
+             ">>> writemode on\n"
+             ">>> set sg/a 1\n"
+             "Committed (V)\n"
+             ">>> get sg/a\n"
+             "`sg/a' is `1'\n"
+             ">>> get sg/none\n"
+             "`sg/none': not found\n"
+             ">>> clear sg/a\n"
+             "Committed (V)\n"
+             ">>> get sg/a\n"
+             "`sg/a': not found\n",
+             "", 0));
     assert_null(db_value("sg/a"));
-
     /* one command: no ">>>" echo */
     assert_int_equal(api_set_committed("sg/b", 4, "val", 3), 0);
-    run("get sg/b");
-    assert_string_equal(R.out, "`sg/b' is `val'\n");
-    assert_int_equal(R.status, 0);
+    CASES(C("get sg/b", "`sg/b' is `val'\n", NULL, 0));
 }
 
 static void test_clearrange_getrange(void **state)
 {
     (void)state;
-    run("writemode on; set gr/a 1; set gr/b 2; set gr/c 3; set gr/d 4; set grz 5");
-    assert_int_equal(R.status, 0);
-    run("getrange gr/");
-    assert_string_equal(R.out, "\nRange limited to 25 keys\n"
-                               "`gr/a' is `1'\n`gr/b' is `2'\n`gr/c' is `3'\n`gr/d' is `4'\n\n");
-    run("getrange gr/b gr/d");
-    assert_string_equal(R.out, "\nRange limited to 25 keys\n`gr/b' is `2'\n`gr/c' is `3'\n\n");
-    run("getrange gr/ gr0 2");
-    assert_string_equal(R.out, "\nRange limited to 2 keys\n`gr/a' is `1'\n`gr/b' is `2'\n\n");
-    run("getrangekeys gr/ gr0 3");
-    assert_string_equal(R.out, "\nRange limited to 3 keys\n`gr/a'\n`gr/b'\n`gr/c'\n\n");
-    /* cfdb's reverse forms: the last keys first */
-    run("getrangereverse gr/ gr0 2");
-    assert_string_equal(R.out, "\nRange limited to 2 keys\n`gr/d' is `4'\n`gr/c' is `3'\n\n");
-    run("getrangekeysreverse gr/");
-    assert_string_equal(R.out, "\nRange limited to 25 keys\n`gr/d'\n`gr/c'\n`gr/b'\n`gr/a'\n\n");
-    /* limit: digits only, at most 9 of them; "" is 0 */
-    run("getrange gr/ gr0 x1");
-    assert_string_equal(R.err, "ERROR: bad limit\n");
-    assert_int_equal(R.status, 1);
-    run("getrange gr/ gr0 1234567890");
-    assert_string_equal(R.err, "ERROR: bad limit\n");
-    run("getrange gr/ gr0 \"\"");
-    assert_string_equal(R.out, "\nRange limited to 0 keys\n\n");
-    assert_int_equal(R.status, 0);
-    /* begin at or past \xff\xff */
-    run("getrange \\xff\\xff");
-    assert_string_equal(R.err, "ERROR: Key outside legal range (2004)\n");
-    assert_int_equal(R.status, 1);
-    /* more than one page (the default row limit is 25, so ask for more) */
-    run("writemode on; clearrange gr/b gr/d; getrangekeys gr/ gr0");
-    mask_versions(R.out);
-    assert_string_equal(R.out, ">>> writemode on\n>>> clearrange gr/b gr/d\nCommitted (V)\n"
-                               ">>> getrangekeys gr/ gr0\n\nRange limited to 25 keys\n`gr/a'\n`gr/d'\n\n");
+    CASES(C("writemode on; set gr/a 1; set gr/b 2; set gr/c 3; set gr/d 4; set grz 5", NULL, NULL, 0),
+          C("getrange gr/", "\nRange limited to 25 keys\n`gr/a' is `1'\n`gr/b' is `2'\n`gr/c' is `3'\n`gr/d' is `4'\n\n",
+            NULL, -1),
+          C("getrange gr/b gr/d", "\nRange limited to 25 keys\n`gr/b' is `2'\n`gr/c' is `3'\n\n", NULL, -1),
+          C("getrange gr/ gr0 2", "\nRange limited to 2 keys\n`gr/a' is `1'\n`gr/b' is `2'\n\n", NULL, -1),
+          C("getrangekeys gr/ gr0 3", "\nRange limited to 3 keys\n`gr/a'\n`gr/b'\n`gr/c'\n\n", NULL, -1),
+          /* cfdb's reverse forms: the last keys first */
+          C("getrangereverse gr/ gr0 2", "\nRange limited to 2 keys\n`gr/d' is `4'\n`gr/c' is `3'\n\n", NULL, -1),
+          C("getrangekeysreverse gr/", "\nRange limited to 25 keys\n`gr/d'\n`gr/c'\n`gr/b'\n`gr/a'\n\n", NULL, -1),
+          /* limit: digits only, at most 9 of them; "" is 0 */
+          C("getrange gr/ gr0 x1", NULL, "ERROR: bad limit\n", 1),
+          C("getrange gr/ gr0 1234567890", NULL, "ERROR: bad limit\n", -1),
+          C("getrange gr/ gr0 \"\"", "\nRange limited to 0 keys\n\n", NULL, 0),
+          /* begin at or past \xff\xff */
+          C("getrange \\xff\\xff", NULL, "ERROR: Key outside legal range (2004)\n", 1),
+          /* more than one page (the default row limit is 25, so ask for more) */
+          CM("writemode on; clearrange gr/b gr/d; getrangekeys gr/ gr0",
+             ">>> writemode on\n>>> clearrange gr/b gr/d\nCommitted (V)\n"
+             ">>> getrangekeys gr/ gr0\n\nRange limited to 25 keys\n`gr/a'\n`gr/d'\n\n",
+             NULL, -1),
+          /* usage */
+          C("getrange", "Usage: getrange <BEGINKEY> [ENDKEY] [LIMIT]\n", NULL, 1));
     assert_string_equal(db_value("grz"), "5");
-    /* usage */
-    run("getrange");
-    assert_string_equal(R.out, "Usage: getrange <BEGINKEY> [ENDKEY] [LIMIT]\n");
-    assert_int_equal(R.status, 1);
 }
 
 static void test_many_rows(void **state)
@@ -156,20 +134,19 @@ static void test_many_rows(void **state)
 static void test_quoting_and_escapes(void **state)
 {
     (void)state;
-    run("writemode on; set \"q hello world\" \"a;b\"; set q\\ x\\\\y \\\"quoted\\\"; set q\\x00\\u0041 \\xff\\x20; "
-        "set \"q\"empty \"\"");
-    assert_int_equal(R.status, 0);
-    mask_versions(R.out);
     /* the echo escapes spaces, backslashes and quotes (fdbcli's formatStringRef) */
-    assert_string_equal(R.out, ">>> writemode on\n"
-                               ">>> set q\\x20hello\\x20world a;b\n"
-                               "Committed (V)\n"
-                               ">>> set q\\x20x\\\\y \\\"quoted\\\"\n"
-                               "Committed (V)\n"
-                               ">>> set q\\x00A \\xff\\x20\n"
-                               "Committed (V)\n"
-                               ">>> set qempty \n"
-                               "Committed (V)\n");
+    CASES(CM("writemode on; set \"q hello world\" \"a;b\"; set q\\ x\\\\y \\\"quoted\\\"; set q\\x00\\u0041 \\xff\\x20; "
+             "set \"q\"empty \"\"",
+             ">>> writemode on\n"
+             ">>> set q\\x20hello\\x20world a;b\n"
+             "Committed (V)\n"
+             ">>> set q\\x20x\\\\y \\\"quoted\\\"\n"
+             "Committed (V)\n"
+             ">>> set q\\x00A \\xff\\x20\n"
+             "Committed (V)\n"
+             ">>> set qempty \n"
+             "Committed (V)\n",
+             NULL, 0));
     assert_string_equal(db_value("q hello world"), "a;b");
     assert_string_equal(db_value("q x\\y"), "\"quoted\"");
     assert_string_equal(db_value("qempty"), "");
@@ -180,101 +157,80 @@ static void test_quoting_and_escapes(void **state)
     assert_int_equal(len, 2);
     assert_memory_equal(buf, "\xff ", 2);
 
-    /* printable(): backslash doubled, non-printable bytes as \xNN, space as itself */
-    run("get \"q x\\\\y\"; get q\\x00A; get \"q hello world\"");
-    assert_string_equal(R.out, ">>> get q\\x20x\\\\y\n`q x\\\\y' is `\"quoted\"'\n"
-                               ">>> get q\\x00A\n`q\\x00A' is `\\xff '\n"
-                               ">>> get q\\x20hello\\x20world\n`q hello world' is `a;b'\n");
-
-    /* malformed escapes: the message on stdout, then fdbcli's two lines on stderr */
-    run("get q\\xzz");
-    assert_string_equal(R.out, "ERROR: malformed escape sequence\n get\n");
-    assert_string_equal(R.err, "ERROR: Command failed to completely parse.\n"
-                               "ERROR: Not running partial or malformed command:");
-    assert_int_equal(R.status, 1);
-    run("get \\u0100");
-    assert_string_equal(R.out, "ERROR: malformed escape sequence\n get\n");
-    run("get a\\");
-    assert_string_equal(R.out, "ERROR: malformed escape sequence\n get\n");
-    run("get \\q");
-    assert_int_equal(R.status, 1);
-    /* unterminated quote */
-    run("get \"q hello");
-    assert_string_equal(R.out, "ERROR: unterminated quote\n get q\\x20hello\n");
-    assert_int_equal(R.status, 1);
-    /* commands before a malformed one still run */
-    run("get qempty; get \\x1");
-    assert_string_equal(R.out, "ERROR: malformed escape sequence\n>>> get qempty\n`qempty' is `'\n get\n");
-    /* tabs separate tokens, a trailing ';' adds an empty command */
-    run("get\tqempty;");
-    assert_string_equal(R.out, ">>> get qempty\n`qempty' is `'\n");
+    CASES(/* printable(): backslash doubled, non-printable bytes as \xNN, space as itself */
+          C("get \"q x\\\\y\"; get q\\x00A; get \"q hello world\"",
+            ">>> get q\\x20x\\\\y\n`q x\\\\y' is `\"quoted\"'\n"
+            ">>> get q\\x00A\n`q\\x00A' is `\\xff '\n"
+            ">>> get q\\x20hello\\x20world\n`q hello world' is `a;b'\n",
+            NULL, -1),
+          /* malformed escapes: the message on stdout, then fdbcli's two lines on stderr */
+          C("get q\\xzz", "ERROR: malformed escape sequence\n get\n",
+            "ERROR: Command failed to completely parse.\nERROR: Not running partial or malformed command:", 1),
+          C("get \\u0100", "ERROR: malformed escape sequence\n get\n", NULL, -1),
+          C("get a\\", "ERROR: malformed escape sequence\n get\n", NULL, -1),
+          C("get \\q", NULL, NULL, 1),
+          /* unterminated quote */
+          C("get \"q hello", "ERROR: unterminated quote\n get q\\x20hello\n", NULL, 1),
+          /* commands before a malformed one still run */
+          C("get qempty; get \\x1", "ERROR: malformed escape sequence\n>>> get qempty\n`qempty' is `'\n get\n", NULL,
+            -1),
+          /* tabs separate tokens, a trailing ';' adds an empty command */
+          C("get\tqempty;", ">>> get qempty\n`qempty' is `'\n", NULL, -1));
 }
 
 static void test_writemode_off(void **state)
 {
     (void)state;
-    const char *lines[] = {"set wm/a 1", "clear wm/a", "clearrange wm/a wm/b", "set wm/a"};
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
-        run(lines[i]);
-        assert_string_equal(R.out, "");
-        assert_string_equal(R.err, "ERROR: writemode must be enabled to set or clear keys in the database.\n");
-        assert_int_equal(R.status, 1);
-    }
+#define WM_REFUSED "ERROR: writemode must be enabled to set or clear keys in the database.\n"
+    CASES(C("set wm/a 1", "", WM_REFUSED, 1), C("clear wm/a", "", WM_REFUSED, 1),
+          C("clearrange wm/a wm/b", "", WM_REFUSED, 1), C("set wm/a", "", WM_REFUSED, 1));
     assert_null(db_value("wm/a"));
-    run("writemode on; writemode off; set wm/a 1; get wm/a");
-    assert_string_equal(R.out, ">>> writemode on\n>>> writemode off\n>>> set wm/a 1\n"
-                               "WARNING: the previous command failed, the remaining commands will not be executed.\n");
-    assert_int_equal(R.status, 1);
+    CASES(C("writemode on; writemode off; set wm/a 1; get wm/a",
+            ">>> writemode on\n>>> writemode off\n>>> set wm/a 1\n"
+            "WARNING: the previous command failed, the remaining commands will not be executed.\n",
+            NULL, 1),
+          C("writemode maybe", "Usage: writemode <on|off>\n", NULL, 1));
     assert_null(db_value("wm/a"));
-    run("writemode maybe");
-    assert_string_equal(R.out, "Usage: writemode <on|off>\n");
-    assert_int_equal(R.status, 1);
 }
 
 static void test_transactions(void **state)
 {
     (void)state;
-    run("writemode on; begin; set tx/a 1; set tx/b 2; get tx/a; getrangekeys tx/; commit; get tx/b");
-    mask_versions(R.out);
-    assert_string_equal(R.out, ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/a 1\n>>> set tx/b 2\n"
-                               ">>> get tx/a\n`tx/a' is `1'\n"
-                               ">>> getrangekeys tx/\n\nRange limited to 25 keys\n`tx/a'\n`tx/b'\n\n"
-                               ">>> commit\nCommitted (V)\n>>> get tx/b\n`tx/b' is `2'\n");
-    assert_int_equal(R.status, 0);
+    CASES(CM("writemode on; begin; set tx/a 1; set tx/b 2; get tx/a; getrangekeys tx/; commit; get tx/b",
+             ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/a 1\n>>> set tx/b 2\n"
+             ">>> get tx/a\n`tx/a' is `1'\n"
+             ">>> getrangekeys tx/\n\nRange limited to 25 keys\n`tx/a'\n`tx/b'\n\n"
+             ">>> commit\nCommitted (V)\n>>> get tx/b\n`tx/b' is `2'\n",
+             NULL, 0),
+          /* nothing is written before commit: rollback and reset discard */
+          C("writemode on; begin; set tx/c 3; rollback; get tx/c; begin; set tx/d 4; reset; commit",
+            ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/c 3\n"
+            ">>> rollback\nTransaction rolled back\n>>> get tx/c\n`tx/c': not found\n"
+            ">>> begin\nTransaction started\n>>> set tx/d 4\n>>> reset\nTransaction reset\n"
+            ">>> commit\nNothing to commit\n",
+            NULL, -1),
+          /* state errors */
+          C("commit", NULL, "ERROR: No active transaction\n", 1),
+          C("rollback", NULL, "ERROR: No active transaction\n", -1),
+          C("begin; begin", NULL, "ERROR: Already in transaction\n", 1),
+          /* an error inside a transaction rolls it back */
+          C("writemode on; begin; set tx/e 5; getrange \\xff\\xff\\xff; commit",
+            ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/e 5\n"
+            ">>> getrange \\xff\\xff\\xff\nRolling back current transaction\n",
+            "ERROR: Key outside legal range (2004)\n", 1));
     assert_string_equal(db_value("tx/a"), "1");
-
-    /* nothing is written before commit: rollback and reset discard */
-    run("writemode on; begin; set tx/c 3; rollback; get tx/c; begin; set tx/d 4; reset; commit");
-    assert_string_equal(R.out, ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/c 3\n"
-                               ">>> rollback\nTransaction rolled back\n>>> get tx/c\n`tx/c': not found\n"
-                               ">>> begin\nTransaction started\n>>> set tx/d 4\n>>> reset\nTransaction reset\n"
-                               ">>> commit\nNothing to commit\n");
     assert_null(db_value("tx/c"));
     assert_null(db_value("tx/d"));
-
-    /* state errors */
-    run("commit");
-    assert_string_equal(R.err, "ERROR: No active transaction\n");
-    assert_int_equal(R.status, 1);
-    run("rollback");
-    assert_string_equal(R.err, "ERROR: No active transaction\n");
-    run("begin; begin");
-    assert_string_equal(R.err, "ERROR: Already in transaction\n");
-    assert_int_equal(R.status, 1);
-
-    /* an error inside a transaction rolls it back */
-    run("writemode on; begin; set tx/e 5; getrange \\xff\\xff\\xff; commit");
-    assert_string_equal(R.out, ">>> writemode on\n>>> begin\nTransaction started\n>>> set tx/e 5\n"
-                               ">>> getrange \\xff\\xff\\xff\nRolling back current transaction\n");
-    assert_string_equal(R.err, "ERROR: Key outside legal range (2004)\n");
-    assert_int_equal(R.status, 1);
     assert_null(db_value("tx/e"));
 
     /* the rolled-back transaction is gone for the next line too (a script on stdin) */
-    const char *args[] = {"-C", cf(), "--no-status", NULL};
-    assert_int_equal(shell_exec(&R, args, "writemode on\nbegin\nset tx/f 6\ngetrange \\xff\\xff\\xff\ncommit\n"
-                                          "get tx/f\n", NULL), 0);
-    assert_string_equal(R.err, "ERROR: Key outside legal range (2004)\nERROR: No active transaction\n");
+    const shell_case script[] = { { .input = "writemode on\nbegin\nset tx/f 6\ngetrange \\xff\\xff\\xff\ncommit\n"
+                                             "get tx/f\n",
+                                    .err = "ERROR: Key outside legal range (2004)\nERROR: No active transaction\n",
+                                    .status = -1 } };
+    char why[8192];
+    if (shell_run_cases(&R, cf(), script, 1, why, sizeof why))
+        fail_msg("%s", why);
     assert_non_null(strstr(R.out, "Rolling back current transaction\n`tx/f': not found\n"));
     assert_null(db_value("tx/f"));
 }
@@ -289,11 +245,8 @@ static void test_getversion_and_status(void **state)
     assert_true(v > 0);
     assert_string_equal(end, "\n");
 
-    run("status minimal");
-    assert_string_equal(R.out, "The database is available.\n");
-    assert_int_equal(R.status, 0);
-    run("status");
-    assert_string_equal(R.out, "The database is available.\n");
+    CASES(C("status minimal", "The database is available.\n", NULL, 0),
+          C("status", "The database is available.\n", NULL, -1));
     run("status json");
     assert_int_equal(R.status, 0);
     /* json_spirit's pretty print: sorted members, 4-space indent, " : " */
@@ -302,46 +255,35 @@ static void test_getversion_and_status(void **state)
     assert_non_null(strstr(R.out, "\n    \"cluster\" : {\n"));
     assert_non_null(strstr(R.out, "\"available\" : true,\n"));
     assert_string_equal(R.out + R.out_len - 3, "\n}\n");
-    run("status bogus");
-    assert_string_equal(R.out, "Usage: status [minimal|details|json]\n");
-    assert_int_equal(R.status, 1);
+    CASES(C("status bogus", "Usage: status [minimal|details|json]\n", NULL, 1));
 }
 
 static void test_options(void **state)
 {
     (void)state;
-    run("option on TIMEOUT 5000; option on READ_YOUR_WRITES_DISABLE; option");
-    assert_string_equal(R.out, ">>> option on TIMEOUT 5000\nOption enabled for all transactions\n"
-                               ">>> option on READ_YOUR_WRITES_DISABLE\nOption enabled for all transactions\n"
-                               ">>> option\n\nCurrently enabled options:\n\n"
-                               "READ_YOUR_WRITES_DISABLE\nTIMEOUT: `\\x88\\x13\\x00\\x00\\x00\\x00\\x00\\x00'\n\n");
-    assert_int_equal(R.status, 0);
-    run("option");
-    assert_string_equal(R.err, "There are no options enabled\n");
-    assert_int_equal(R.status, 0);
-    run("option on NO_SUCH_OPTION");
-    assert_string_equal(R.err, "ERROR: invalid option 'NO_SUCH_OPTION'. Try `help options' for a list of "
-                               "available options.\n");
-    assert_int_equal(R.status, 1);
-    run("option on TIMEOUT");
-    assert_string_equal(R.err, "ERROR: option expected a parameter\n");
-    run("option on READ_YOUR_WRITES_DISABLE 1");
-    assert_string_equal(R.err, "ERROR: option did not expect a parameter\n");
-    run("option on TIMEOUT 12x");
-    assert_string_equal(R.err, "ERROR: could not parse value `12x' as an integer\n");
-    run("option maybe TIMEOUT");
-    assert_string_equal(R.err, "ERROR: Invalid option state `maybe': option must be turned `on' or `off'\n");
-    run("begin; option off TIMEOUT");
-    assert_string_equal(R.err, "ERROR: Cannot turn option off when using a transaction created with `begin'\n");
-    run("option off TIMEOUT 1");
-    assert_string_equal(R.err, "ERROR: Cannot specify option argument when turning option off\n");
-    /* options take effect: an integer one (8 bytes little-endian) ... */
-    run("writemode on; option on SIZE_LIMIT 40; set opt/k 0123456789012345678901234567890123456789");
-    assert_string_equal(R.err, "ERROR: Transaction exceeds byte limit (2101)\n");
-    assert_int_equal(R.status, 1);
+    assert_int_equal(api_set_committed("opt/r", 5, "old", 3), 0);
+    CASES(C("option on TIMEOUT 5000; option on READ_YOUR_WRITES_DISABLE; option",
+            ">>> option on TIMEOUT 5000\nOption enabled for all transactions\n"
+            ">>> option on READ_YOUR_WRITES_DISABLE\nOption enabled for all transactions\n"
+            ">>> option\n\nCurrently enabled options:\n\n"
+            "READ_YOUR_WRITES_DISABLE\nTIMEOUT: `\\x88\\x13\\x00\\x00\\x00\\x00\\x00\\x00'\n\n",
+            NULL, 0),
+          C("option", NULL, "There are no options enabled\n", 0),
+          C("option on NO_SUCH_OPTION", NULL,
+            "ERROR: invalid option 'NO_SUCH_OPTION'. Try `help options' for a list of available options.\n", 1),
+          C("option on TIMEOUT", NULL, "ERROR: option expected a parameter\n", -1),
+          C("option on READ_YOUR_WRITES_DISABLE 1", NULL, "ERROR: option did not expect a parameter\n", -1),
+          C("option on TIMEOUT 12x", NULL, "ERROR: could not parse value `12x' as an integer\n", -1),
+          C("option maybe TIMEOUT", NULL,
+            "ERROR: Invalid option state `maybe': option must be turned `on' or `off'\n", -1),
+          C("begin; option off TIMEOUT", NULL,
+            "ERROR: Cannot turn option off when using a transaction created with `begin'\n", -1),
+          C("option off TIMEOUT 1", NULL, "ERROR: Cannot specify option argument when turning option off\n", -1),
+          /* options take effect: an integer one (8 bytes little-endian) ... */
+          C("writemode on; option on SIZE_LIMIT 40; set opt/k 0123456789012345678901234567890123456789", NULL,
+            "ERROR: Transaction exceeds byte limit (2101)\n", 1));
     assert_null(db_value("opt/k"));
     /* ... and one without a value, in a transaction */
-    assert_int_equal(api_set_committed("opt/r", 5, "old", 3), 0);
     run("writemode on; begin; option on READ_YOUR_WRITES_DISABLE; set opt/r new; get opt/r; rollback");
     assert_non_null(strstr(R.out, ">>> get opt/r\n`opt/r' is `old'\n"));
     run("writemode on; begin; set opt/r new; get opt/r; rollback");
@@ -355,31 +297,17 @@ static void test_options(void **state)
 static void test_errors_and_exit_codes(void **state)
 {
     (void)state;
-    run("frobnicate");
-    assert_string_equal(R.err, "ERROR: Unknown command `frobnicate'. Try `help'?\n");
-    assert_int_equal(R.status, 1);
-    run("get a b");
-    assert_string_equal(R.out, "Usage: get <KEY>\n");
-    assert_int_equal(R.status, 1);
-    run("get");
-    assert_int_equal(R.status, 1);
-    run("getversion x");
-    assert_string_equal(R.out, "Usage: getversion\n");
-    run("bogus; get a");
-    assert_string_equal(R.out, ">>> bogus\n"
-                               "WARNING: the previous command failed, the remaining commands will not be executed.\n");
-    run("exit; frobnicate");
-    assert_string_equal(R.out, ">>> exit\n");
-    assert_int_equal(R.status, 0);
-    run("sleep 0.01");
-    assert_int_equal(R.status, 0);
-    run("sleep abc");
-    assert_string_equal(R.out, "Usage: sleep <SECONDS>\n");
-    assert_int_equal(R.status, 1);
+    CASES(C("frobnicate", NULL, "ERROR: Unknown command `frobnicate'. Try `help'?\n", 1),
+          C("get a b", "Usage: get <KEY>\n", NULL, 1), C("get", NULL, NULL, 1),
+          C("getversion x", "Usage: getversion\n", NULL, -1),
+          C("bogus; get a",
+            ">>> bogus\nWARNING: the previous command failed, the remaining commands will not be executed.\n", NULL,
+            -1),
+          C("exit; frobnicate", ">>> exit\n", NULL, 0), C("sleep 0.01", NULL, NULL, 0),
+          C("sleep abc", "Usage: sleep <SECONDS>\n", NULL, 1),
+          C("help nosuch", "I don't know anything about `nosuch'\n", NULL, -1));
     run("help get");
     assert_true(strncmp(R.out, "\nget <KEY>\n\nFetch the value for a given key.\n", 44) == 0);
-    run("help nosuch");
-    assert_string_equal(R.out, "I don't know anything about `nosuch'\n");
     run("help");
     assert_true(strncmp(R.out, "\nList of commands:\n\n begin:\n      begin a new transaction\n", 55) == 0);
     assert_null(strstr(R.out, " quit:"));
@@ -473,10 +401,11 @@ static void test_tuple_mode(void **state)
     assert_string_equal(R.out, "\nRange limited to 25 keys\n"
                                "`('tm', 1)' is `(b'v',)'\n"
                                "`('tm', 2)' is `raw\\xff'\n\n");
-    run("getrange \\x02tm\\x00");
-    assert_string_equal(R.out, "\nRange limited to 25 keys\n"
-                               "`\\x02tm\\x00\\x15\\x01' is `\\x01v\\x00'\n"
-                               "`\\x02tm\\x00\\x15\\x02' is `raw\\xff'\n\n");
+    CASES(C("getrange \\x02tm\\x00",
+            "\nRange limited to 25 keys\n"
+            "`\\x02tm\\x00\\x15\\x01' is `\\x01v\\x00'\n"
+            "`\\x02tm\\x00\\x15\\x02' is `raw\\xff'\n\n",
+            NULL, -1));
 }
 
 static void test_stdin_script(void **state)
@@ -484,7 +413,7 @@ static void test_stdin_script(void **state)
     (void)state;
     const char *args[] = {"-C", cf(), "--no-status", NULL};
     assert_int_equal(shell_exec(&R, args, "writemode on\nset sc/a 1\n\nget sc/a\nexit\nget sc/a\n", NULL), 0);
-    mask_versions(R.out);
+    shell_mask_versions(R.out);
     char want[512];
     snprintf(want, sizeof want,
              "Using cluster file `%s'.\n\nWelcome to the fdbcli. For help, type `help'.\n"

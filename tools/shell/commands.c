@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cfdb/errors.h"
+#include "admin.h"
 #include "printing.h"
 
 volatile sig_atomic_t shell_interrupted;
@@ -606,6 +607,34 @@ static const command commands[] = {
      "Commits the writes of the transaction started with begin and prints the version it committed at. "
      "On failure the error is printed and the transaction is rolled back.",
      cmd_commit},
+    {"configure",
+     "configure [new|tss]<single|double|triple|three_data_hall|three_datacenter|ssd|memory|memory-radixtree-beta|"
+     "proxies=<PROXIES>|commit_proxies=<COMMIT_PROXIES>|grv_proxies=<GRV_PROXIES>|logs=<LOGS>|resolvers=<RESOLVERS>>*|"
+     "count=<TSS_COUNT>|perpetual_storage_wiggle=<WIGGLE_SPEED>|perpetual_storage_wiggle_locality="
+     "<<LOCALITY_KEY>:<LOCALITY_VALUE>|0>|storage_migration_type={disabled|gradual|aggressive}"
+     "|tenant_mode={disabled|optional_experimental|required_experimental}|blob_granules_enabled={0|1}"
+     "|encryption_at_rest_mode={disabled|domain_aware|cluster_aware}|exclude=<ADDRESS...>",
+     "change the database configuration",
+     "cfdb's shell changes one setting: tenant_mode=<disabled|optional_experimental|required_experimental> sets the "
+     "tenant mode for the cluster. If optional, then transactions can be run with or without specifying tenants. If "
+     "required, all data must be accessed using tenants.",
+     shell_cmd_configure},
+    {"configuretenant", "configuretenant", NULL, NULL, shell_cmd_tenant_old},
+    {"coordinators", "coordinators auto|<ADDRESS>+ [description=new_cluster_description]",
+     "change cluster coordinators or description",
+     "Without arguments, prints the cluster description and coordinators. cfdb's shell does not change "
+     "coordinators (the special key space answers 2108).",
+     shell_cmd_coordinators},
+    {"createtenant", "createtenant", NULL, NULL, shell_cmd_tenant_old},
+    {"deletetenant", "deletetenant", NULL, NULL, shell_cmd_tenant_old},
+    {"exclude",
+     "exclude [FORCE] [failed] [no_wait] [<ADDRESS...>] [locality_dcid:<excludedcid>]\n"
+     "        [locality_zoneid:<excludezoneid>] [locality_machineid:<excludemachineid>]\n"
+     "        [locality_processid:<excludeprocessid>] [locality_<KEY>:<localtyvalue>]",
+     "exclude servers from the database by IP address or locality",
+     "If no addresses or localities are specified, lists the set of excluded addresses and localities. (cfdb's "
+     "shell only lists them.)",
+     shell_cmd_exclude},
     {"exit", "exit", "exit the CLI", "", cmd_exit},
     {"get", "get <KEY>", "fetch the value for a given key",
      "Prints the value of KEY, or `not found' when there is none." ESCK, cmd_get},
@@ -624,7 +653,28 @@ static const command commands[] = {
      cmd_getrangereverse},
     {"getversion", "getversion", "Fetch the current read version",
      "Prints the read version of the current transaction, or of a new one.", cmd_getversion},
+    {"gettenant", "gettenant", NULL, NULL, shell_cmd_tenant_old},
     {"help", "help [<topic>]", "get help about a topic or command", "", cmd_help},
+    {"include",
+     "include all|[<ADDRESS...>] [locality_dcid:<excludedcid>] [locality_zoneid:<excludezoneid>] "
+     "[locality_machineid:<excludemachineid>] [locality_processid:<excludeprocessid>] or any locality data",
+     "permit previously-excluded servers and localities to rejoin the database",
+     "If `all' is specified, the excluded servers and localities list is cleared.\n\nFor each IP address or IP:port "
+     "pair in <ADDRESS...> or any LocalityData (like dcid, zoneid, machineid, processid), removes any matching "
+     "exclusions from the excluded servers and localities list. (A specified IP will match all IP:* exclusion "
+     "entries)",
+     shell_cmd_include},
+    {"listtenants", "listtenants", NULL, NULL, shell_cmd_tenant_old},
+    {"lock", "lock", "lock the database with a randomly generated lockUID",
+     "Randomly generates a lockUID, prints this lockUID, and then uses the lockUID to lock the database.",
+     shell_cmd_lock},
+    {"maintenance", "maintenance [on|off] [ZONEID] [SECONDS]", "mark a zone for maintenance",
+     "Calling this command with `on' prevents data distribution from moving data away from the processes with the "
+     "specified ZONEID. Data distribution will automatically be turned back on for ZONEID after the specified "
+     "SECONDS have elapsed, or after a storage server with a different ZONEID fails. Only one ZONEID can be marked "
+     "for maintenance. Calling this command with no arguments will display any ongoing maintenance. Calling this "
+     "command with `off' will disable maintenance.\n",
+     shell_cmd_maintenance},
     {"option", "option <STATE> <OPTION> <ARG>", "enables or disables an option",
      "option on NAME [ARG] enables transaction option NAME (with ARG when it takes one), option off NAME "
      "disables it. Outside a transaction it applies to every later command and transaction; inside one "
@@ -632,6 +682,7 @@ static const command commands[] = {
      "enabled options; `help options' lists them all.",
      cmd_option},
     {"quit", "quit", NULL, NULL, cmd_exit},
+    {"renametenant", "renametenant", NULL, NULL, shell_cmd_tenant_old},
     {"reset", "reset", "reset the current transaction",
      "Discards the writes of the current transaction and keeps it open.", cmd_reset},
     {"rollback", "rollback", "rolls back the current transaction",
@@ -642,6 +693,20 @@ static const command commands[] = {
      "Prints whether the database is available (cfdb prints the minimal form for status, status minimal "
      "and status details); `status json' prints the cluster's status document.",
      shell_cmd_status},
+    {"tenant", "tenant <create|delete|list|get|getId|configure|rename|lock|unlock> [ARGS]",
+     "view and manage tenants in a cluster or metacluster",
+     "`create' and `delete' add and remove tenants from the cluster.\n"
+     "`list' prints a list of tenants in the cluster.\n"
+     "`get' prints the metadata for a particular tenant.\n"
+     "`configure' modifies the configuration for a tenant.\n"
+     "`rename' changes the name of a tenant.\n"
+     "`lock` locks a tenant.\n"
+     "`unlock` unlocks a tenant.\n",
+     shell_cmd_tenant},
+    {"unlock", "unlock <UID>", "unlock the database with the provided lockUID",
+     "Unlocks the database with the provided lockUID. This is a potentially dangerous operation, so the user will be "
+     "asked to enter a passphrase to confirm their intent.",
+     shell_cmd_unlock},
     {"waitconnected", "waitconnected", NULL, NULL, cmd_waitopen},
     {"waitopen", "waitopen", NULL, NULL, cmd_waitopen},
     {"watch", "watch <KEY>", "wait for a key to change (cfdb)",
@@ -650,6 +715,13 @@ static const command commands[] = {
      "set, clear and clearrange are refused until `writemode on'.", cmd_writemode},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+int shell_usage(const char *name)
+{
+    const command *c = find_command((shell_token){ name, strlen(name) });
+    printf("Usage: %s\n", c ? c->usage : name);
+    return CMD_FAIL;
+}
 
 static const command *find_command(shell_token name)
 {

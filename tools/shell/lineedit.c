@@ -110,7 +110,8 @@ char *shell_lineedit_read(const char *prompt) { return readline(prompt); }
 
 void shell_lineedit_add_history(const char *line)
 {
-    if (strstr(line, "writemode") || (g_last && strcmp(g_last, line) == 0))
+    if (strstr(line, "writemode") || strstr(line, "expensive_data_check") || strstr(line, "unlock") ||
+        strstr(line, "blobrange") || (g_last && strcmp(g_last, line) == 0))
         return;
     add_history(line);
     free(g_last);

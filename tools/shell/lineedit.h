@@ -3,7 +3,7 @@
  * libedit-dev), its history (saved to ~/.cfdb_history, at most 1000 lines, as fdbcli keeps
  * ~/.fdbcli_history) and tab completion of fdbcli's kinds: command names, help topics,
  * `option on|off NAME', `writemode on|off' and `status minimal|details|json'. Lines that
- * contain "writemode" are not added to the history (fdbcli keeps dangerous commands out),
+ * contain "writemode", "expensive_data_check", "unlock" or "blobrange" are not added to the history (fdbcli keeps dangerous commands out),
  * nor a line equal to the previous one (linenoise's rule). */
 #ifndef CFDB_SHELL_LINEEDIT_H
 #define CFDB_SHELL_LINEEDIT_H

@@ -173,8 +173,17 @@ static char *read_plain_line(void)
     return line;
 }
 
+static bool g_tty; /* the session reads a terminal (libedit) */
+
+char *shell_read_line(const char *prompt)
+{
+    fflush(stdout);
+    return g_tty ? shell_lineedit_read(prompt) : read_plain_line();
+}
+
 static int interact(shell *s, bool tty)
 {
+    g_tty = tty;
     bool any_error = false;
     char *hist = NULL;
     if (tty) {

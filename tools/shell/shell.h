@@ -61,6 +61,10 @@ bool shell_status_minimal(shell *s, bool blank_lines);
 enum { CMD_OK, CMD_FAIL, CMD_FDB, CMD_EXIT };
 int shell_cmd_status(shell *s, const shell_token *t, size_t n, fdb_error_t *err); /* status.c */
 
+/* A line from the user (the terminal with prompt, else stdin), malloc'd; NULL at the end of
+ * input (fdbcli's linenoise.read, e.g. for unlock's passphrase). */
+char *shell_read_line(const char *prompt);
+
 /* Command names, for completion: the i-th visible command name or NULL past the end. */
 const char *shell_command_name(size_t i);
 

@@ -1,0 +1,540 @@
+/* The database-level management calls of fdb_c.h, as libfdb_c 7.3.77 makes them
+ * (fdbclient/NativeAPI.actor.cpp, ManagementAPI.actor.cpp):
+ *
+ *  - fdb_database_create_snapshot (DatabaseContext::createSnapshot): the uid must be 32 hex
+ *    digits, else snap_invalid_uid_string (2509) at once; then snapCreate: a ProxySnapRequest
+ *    {snapPayload, snapUID, reply, debugID = snapUID} (file id 5427684) to a commit proxy
+ *    (CommitProxyInterface stream 7), at most once (a lost request is
+ *    request_maybe_delivered); the proxy's answer is the call's.
+ *  - fdb_database_force_recovery_with_data_loss (forceRecovery): a ForceRecoveryRequest
+ *    {dcId, reply} (file id 14821350) to the cluster controller's ClusterInterface.forceRecovery
+ *    (stream 5), found through the coordinators (the leader's ClusterControllerClientInterface).
+ *    A broken promise or a lost connection waits for the cluster controller and asks again
+ *    (brokenPromiseToNever + onChange); any other answer is the call's.
+ *  - fdb_database_reboot_worker (rebootWorkerActor): GetClientWorkersRequest {reply} (file id
+ *    10771791) to ClusterInterface.getClientWorkers (stream 4), answered with every worker's
+ *    ClientWorkerInterface {reboot, profiler, setFailureInjection} (12418152); each address of
+ *    the comma-separated list must be a worker's (its primary address, or its secondary one,
+ *    ":tls" ignored), else the answer is 0; each worker must answer a GetLeaderRequest at its
+ *    address (ClientLeaderRegInterface, well-known token 3) within CLI_CONNECT_TIMEOUT (10 s),
+ *    else 0; then RebootRequest {deleteData false, checkData, waitForDuration} (11913957) goes
+ *    to each worker's reboot stream, one way, and the answer is 1. A negative duration is 0.
+ *
+ * Each call is one mg_op (heap: it outlives nothing but its own requests), holding a reference
+ * on its database and on its future; the steps run on the network thread; a future completed
+ * early (cancelled, destroyed) ends the op at its next step. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfdb/endpoint.h"
+#include "cfdb/errors.h"
+#include "cfdb/network_address.h"
+#include "database.h"
+#include "future.h"
+
+#define MG_RETRY_NS 1000000000ull         /* asking the cluster controller again */
+#define CLI_CONNECT_TIMEOUT_NS 10000000000ull /* CLIENT_KNOBS->CLI_CONNECT_TIMEOUT */
+#define MG_MAX_WORKERS 64
+
+enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT };
+enum mg_stage { MG_ASK, MG_VERIFY };
+
+/* ---- messages ---- */
+
+typedef struct mg_snap_request {
+    cfdb_bytes snapPayload;
+    cfdb_uid snapUID;
+    cfdb_reply_promise reply;
+    cfdb_opt_uid debugID;
+} mg_snap_request;
+
+typedef struct mg_force_recovery_request {
+    cfdb_bytes dcId;
+    cfdb_reply_promise reply;
+} mg_force_recovery_request;
+
+typedef struct mg_workers_request {
+    cfdb_reply_promise reply;
+} mg_workers_request;
+
+typedef struct mg_client_worker {
+    cfdb_request_stream reboot;
+    cfdb_request_stream profiler;
+    cfdb_request_stream setFailureInjection;
+} mg_client_worker;
+typedef CFDB_VEC(mg_client_worker) mg_client_worker_vec;
+
+typedef struct mg_workers_reply {
+    mg_client_worker_vec workers;
+} mg_workers_reply;
+
+typedef struct mg_reboot_request {
+    bool deleteData;
+    bool checkData;
+    uint32_t waitForDuration;
+} mg_reboot_request;
+
+FB_OPTIONAL_DEF(mg_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
+/* serializer(ar, snapPayload, snapUID, reply, debugID, arena): the arena is no field */
+FB_TABLE_DEF(mg_snap_type, "ProxySnapRequest", mg_snap_request, FB_FIELD(mg_snap_request, snapPayload, fb_bytes),
+             FB_FIELD(mg_snap_request, snapUID, fb_uid), FB_FIELD(mg_snap_request, reply, cfdb_fb_reply_promise),
+             FB_FIELD(mg_snap_request, debugID, mg_opt_uid));
+static const fb_message mg_msg_snap = { "ProxySnapRequest", 5427684, FB_MSG_REQUEST, &mg_snap_type };
+
+FB_TABLE_DEF(mg_force_type, "ForceRecoveryRequest", mg_force_recovery_request,
+             FB_FIELD(mg_force_recovery_request, dcId, fb_bytes),
+             FB_FIELD(mg_force_recovery_request, reply, cfdb_fb_reply_promise));
+static const fb_message mg_msg_force = { "ForceRecoveryRequest", 14821350, FB_MSG_REQUEST, &mg_force_type };
+
+FB_TABLE_DEF(mg_workers_req_type, "GetClientWorkersRequest", mg_workers_request,
+             FB_FIELD(mg_workers_request, reply, cfdb_fb_reply_promise));
+static const fb_message mg_msg_workers = { "GetClientWorkersRequest", 10771791, FB_MSG_REQUEST,
+                                           &mg_workers_req_type };
+
+FB_TABLE_DEF(mg_worker_type, "ClientWorkerInterface", mg_client_worker,
+             FB_FIELD(mg_client_worker, reboot, cfdb_fb_request_stream),
+             FB_FIELD(mg_client_worker, profiler, cfdb_fb_request_stream),
+             FB_FIELD(mg_client_worker, setFailureInjection, cfdb_fb_request_stream));
+FB_VECTOR_DEF(mg_worker_vec_type, "vector<ClientWorkerInterface>", mg_worker_type);
+FB_TABLE_DEF(mg_workers_reply_type, "EnsureTable<vector<ClientWorkerInterface>>", mg_workers_reply,
+             FB_FIELD(mg_workers_reply, workers, mg_worker_vec_type));
+/* ErrorOr (2, at bit 28: the inner type is composed once) of vector (5) of 12418152 */
+static const fb_message mg_msg_workers_reply = { "ErrorOr<vector<ClientWorkerInterface>>",
+                                                 (2u << 28) | (5u << 24) | 12418152u, FB_MSG_REPLY,
+                                                 &mg_workers_reply_type };
+
+FB_TABLE_DEF(mg_reboot_type, "RebootRequest", mg_reboot_request, FB_FIELD(mg_reboot_request, deleteData, fb_bool),
+             FB_FIELD(mg_reboot_request, checkData, fb_bool),
+             FB_FIELD(mg_reboot_request, waitForDuration, fb_u32));
+static const fb_message mg_msg_reboot = { "RebootRequest", 11913957, FB_MSG_REQUEST, &mg_reboot_type };
+
+/* ---- the operation ---- */
+
+typedef struct mg_op mg_op;
+
+typedef struct mg_worker {
+    mg_op *op;
+    uint64_t verify;                /* its GetLeaderRequest while unanswered */
+    cfdb_network_address addr;      /* the reboot stream's primary address */
+    cfdb_network_address second;    /* its secondary address, if has_second */
+    bool has_second;
+    cfdb_uid reboot_token;
+} mg_worker;
+
+struct mg_op {
+    cfdb_db *db;
+    cfdb_future *f;
+    enum mg_kind kind;
+    enum mg_stage stage;
+    cfdb_task run;
+    cfdb_timer timer;
+    cfdb_waiter w;
+    uint64_t request;
+    uint8_t *arg; /* snapshot command, dc id, or the address list */
+    size_t arg_len;
+    cfdb_uid uid;
+    bool check;
+    uint32_t duration;
+    /* reboot: the requested workers, and which of them answered GetLeader */
+    mg_worker targets[MG_MAX_WORKERS];
+    int ntargets;
+    int verified;
+};
+
+static void mg_step(mg_op *m);
+
+static void mg_end(mg_op *m, int error)
+{
+    cfdb_loop *loop = cfdb_client_loop(cfdb_db_client(m->db));
+    cfdb_loop_timer_cancel(loop, &m->timer);
+    if (m->request)
+        cfdb_client_forget(cfdb_db_client(m->db), m->request);
+    for (int i = 0; i < m->ntargets; i++)
+        if (m->targets[i].verify)
+            cfdb_client_forget(cfdb_db_client(m->db), m->targets[i].verify);
+    cfdb_future_try_complete(m->f, error);
+    cfdb_future_unref(m->f);
+    cfdb_db_unref(m->db);
+    free(m->arg);
+    free(m);
+}
+
+static void mg_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    (void)loop;
+    (void)t;
+    mg_op *m = arg;
+    if (m->stage == MG_VERIFY) { /* CLI_CONNECT_TIMEOUT: a worker did not answer */
+        m->f->r.i64 = 0;
+        mg_end(m, 0);
+        return;
+    }
+    mg_step(m);
+}
+
+static void mg_retry(mg_op *m)
+{
+    cfdb_loop_timer_add_in(cfdb_client_loop(cfdb_db_client(m->db)), &m->timer, MG_RETRY_NS);
+}
+
+static void mg_run(void *arg)
+{
+    mg_step(arg);
+}
+
+static void mg_ready(cfdb_waiter *w, int error, int64_t v)
+{
+    (void)v;
+    mg_op *m = (mg_op *)((char *)w - offsetof(mg_op, w));
+    if (error)
+        mg_retry(m); /* no leader yet (or proxies): ask again */
+    else
+        mg_step(m);
+}
+
+/* ---- snapshot ---- */
+
+static void on_snap_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (!error) {
+        cfdb_void v;
+        cfdb_reply_error err = 0;
+        uint64_t mem[4];
+        cfdb_arena a;
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_void_reply, msg, len, &v, &err, &a);
+        cfdb_arena_free(&a);
+        error = rc ? rc : err;
+    } else {
+        error = CFDB_ERR_REQUEST_MAYBE_DELIVERED; /* AtMostOnce: it may have been delivered */
+    }
+    mg_end(m, error);
+}
+
+static void snap_step(mg_op *m)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(m->db);
+    if (!proxy) {
+        m->w.fn = mg_ready;
+        cfdb_db_when_ready(m->db, &m->w);
+        return;
+    }
+    mg_snap_request req;
+    memset(&req, 0, sizeof req);
+    req.snapPayload = cfdb_bytes_make(m->arg, m->arg_len);
+    req.snapUID = m->uid;
+    req.debugID.present = true;
+    req.debugID.value = m->uid;
+    m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
+                                     cfdb_adjusted_token(proxy->token, CFDB_CP_PROXY_SNAP_REQ), &mg_msg_snap, &req,
+                                     &req.reply.token, on_snap_reply, m);
+    if (!m->request)
+        mg_retry(m); /* not sent: nothing can have been delivered */
+}
+
+/* ---- the cluster controller (force recovery, reboot) ---- */
+
+/* The leader's ClusterInterface, decoded into a (scratch) arena; false if none is known. */
+static bool cluster_interface(mg_op *m, cfdb_arena *a, cfdb_cluster_controller_client_interface *cc)
+{
+    cfdb_bytes info;
+    bool forward = false;
+    if (!cfdb_db_status_leader(m->db, &info, &forward) || forward || info.len <= 8)
+        return false;
+    memset(cc, 0, sizeof *cc);
+    return fb_decode(&cfdb_msg_cluster_controller_client_interface, info.ptr + 8, info.len - 8, cc, NULL, a) == 0;
+}
+
+static void on_force_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (!error) {
+        cfdb_void v;
+        cfdb_reply_error err = 0;
+        uint64_t mem[4];
+        cfdb_arena a;
+        cfdb_arena_init_with(&a, mem, sizeof mem);
+        int rc = fb_decode(&cfdb_msg_void_reply, msg, len, &v, &err, &a);
+        cfdb_arena_free(&a);
+        error = rc ? rc : err;
+        if (error != CFDB_ERR_BROKEN_PROMISE) {
+            mg_end(m, error);
+            return;
+        }
+    }
+    mg_retry(m); /* brokenPromiseToNever: wait for the next cluster controller */
+}
+
+static void verify_done(mg_op *m);
+
+static void on_verify_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    (void)msg;
+    (void)len;
+    mg_worker *t = ctx;
+    mg_op *m = t->op;
+    t->verify = 0;
+    /* brokenPromiseToNever: a worker that does not answer runs into the timeout; any answer
+     * (the leader it knows, or none) shows it can be reached */
+    if (error && error != CFDB_ERR_BROKEN_PROMISE)
+        return;
+    if (error) {
+        /* the endpoint is not there: never an answer (the timeout decides) */
+        return;
+    }
+    if (++m->verified == m->ntargets)
+        verify_done(m);
+}
+
+static void ignore_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    (void)ctx;
+    (void)error;
+    (void)msg;
+    (void)len;
+}
+
+static bool same_address(const cfdb_network_address *a, const char *text)
+{
+    char buf[96];
+    size_t n = cfdb_network_address_format(a, buf, sizeof buf);
+    /* ":tls" is not part of the address compared (rebootWorkerActor removes it) */
+    if (n > 4 && strcmp(buf + n - 4, ":tls") == 0)
+        buf[n - 4] = 0;
+    return strcmp(buf, text) == 0;
+}
+
+static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (error) {
+        mg_retry(m);
+        return;
+    }
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    mg_workers_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    int rc = fb_decode(&mg_msg_workers_reply, msg, len, &rep, &err, &a);
+    if (rc || err) {
+        cfdb_arena_free(&a);
+        if (!rc && err == CFDB_ERR_BROKEN_PROMISE) {
+            mg_retry(m);
+            return;
+        }
+        mg_end(m, rc ? rc : err);
+        return;
+    }
+    /* every requested address must be a worker's */
+    m->ntargets = 0;
+    const char *p = (const char *)m->arg, *end = p + m->arg_len;
+    bool all_found = true;
+    while (p <= end && all_found) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *stop = comma ? comma : end;
+        char want[96];
+        size_t n = (size_t)(stop - p);
+        if (n >= sizeof want || m->ntargets == MG_MAX_WORKERS) {
+            all_found = false;
+            break;
+        }
+        memcpy(want, p, n);
+        want[n] = 0;
+        bool found = false;
+        for (uint32_t i = 0; i < rep.workers.count && !found; i++) {
+            const cfdb_endpoint *ep = &rep.workers.items[i].reboot.endpoint;
+            bool second = ep->addresses.secondaryAddress.present;
+            if (same_address(&ep->addresses.address, want) ||
+                (second && same_address(&ep->addresses.secondaryAddress.value, want))) {
+                mg_worker *t = &m->targets[m->ntargets++];
+                t->op = m;
+                t->addr = ep->addresses.address;
+                t->has_second = second;
+                if (second)
+                    t->second = ep->addresses.secondaryAddress.value;
+                t->reboot_token = ep->token;
+                found = true;
+            }
+        }
+        all_found = found;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    cfdb_arena_free(&a);
+    if (!all_found) {
+        m->f->r.i64 = 0;
+        mg_end(m, 0);
+        return;
+    }
+    /* verifyInterfaceActor: each worker answers GetLeaderRequest within CLI_CONNECT_TIMEOUT */
+    m->stage = MG_VERIFY;
+    m->verified = 0;
+    cfdb_client *cl = cfdb_db_client(m->db);
+    for (int i = 0; i < m->ntargets; i++) {
+        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
+        cfdb_get_leader_request req;
+        memset(&req, 0, sizeof req);
+        m->targets[i].verify =
+            peer ? cfdb_client_request(cl, peer, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                                       &cfdb_msg_get_leader_request, &req, &req.reply.token, on_verify_reply,
+                                       &m->targets[i])
+                 : 0;
+    }
+    cfdb_loop_timer_add_in(cfdb_client_loop(cl), &m->timer, CLI_CONNECT_TIMEOUT_NS);
+}
+
+/* Every worker answered: RebootRequest to each, one way (ReplyPromise-less .send). */
+static void verify_done(mg_op *m)
+{
+    cfdb_client *cl = cfdb_db_client(m->db);
+    for (int i = 0; i < m->ntargets; i++) {
+        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
+        mg_reboot_request req = { false, m->check, m->duration };
+        cfdb_uid unused;
+        uint64_t id = peer ? cfdb_client_request(cl, peer, m->targets[i].reboot_token, &mg_msg_reboot, &req, &unused,
+                                                 ignore_reply, NULL)
+                           : 0;
+        if (id)
+            cfdb_client_forget(cl, id); /* no answer comes: the message is queued, nothing waits */
+    }
+    m->f->r.i64 = 1;
+    mg_end(m, 0);
+}
+
+static void cc_step(mg_op *m)
+{
+    cfdb_db_status_monitor(m->db); /* monitorLeader for the cluster controller */
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_cluster_controller_client_interface cc;
+    if (!cluster_interface(m, &a, &cc)) {
+        cfdb_arena_free(&a);
+        m->w.fn = mg_ready;
+        cfdb_db_status_leader_wait(m->db, &m->w);
+        return;
+    }
+    cfdb_client *cl = cfdb_db_client(m->db);
+    const cfdb_endpoint *ep = m->kind == MG_FORCE_RECOVERY ? &cc.clientInterface.forceRecovery.endpoint
+                                                            : &cc.clientInterface.getClientWorkers.endpoint;
+    cfdb_peer *peer = cfdb_client_peer(cl, &ep->addresses.address);
+    if (m->kind == MG_FORCE_RECOVERY) {
+        mg_force_recovery_request req;
+        memset(&req, 0, sizeof req);
+        req.dcId = cfdb_bytes_make(m->arg, m->arg_len);
+        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &mg_msg_force, &req, &req.reply.token,
+                                                on_force_reply, m)
+                          : 0;
+    } else {
+        mg_workers_request req;
+        memset(&req, 0, sizeof req);
+        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &mg_msg_workers, &req, &req.reply.token,
+                                                on_workers_reply, m)
+                          : 0;
+    }
+    cfdb_arena_free(&a);
+    if (!m->request)
+        mg_retry(m);
+}
+
+static void mg_step(mg_op *m)
+{
+    if (cfdb_future_is_ready(m->f)) { /* cancelled or destroyed */
+        mg_end(m, CFDB_ERR_OPERATION_CANCELLED);
+        return;
+    }
+    cfdb_db_start(m->db);
+    if (m->kind == MG_SNAPSHOT)
+        snap_step(m);
+    else
+        cc_step(m);
+}
+
+static cfdb_future *mg_launch(cfdb_db *db, enum mg_kind kind, cfdb_future_kind fkind, const uint8_t *arg,
+                              size_t arg_len, mg_op **out)
+{
+    cfdb_future *f = cfdb_future_new(fkind);
+    mg_op *m = f ? calloc(1, sizeof *m) : NULL;
+    uint8_t *copy = m ? malloc(arg_len ? arg_len : 1) : NULL;
+    if (!copy) {
+        free(m);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_UNKNOWN_ERROR);
+        *out = NULL;
+        return f;
+    }
+    if (arg_len)
+        memcpy(copy, arg, arg_len);
+    m->db = db;
+    m->f = f;
+    m->kind = kind;
+    m->arg = copy;
+    m->arg_len = arg_len;
+    cfdb_future_ref(f); /* the op's */
+    cfdb_db_ref(db);
+    cfdb_timer_init(&m->timer, mg_timer, m);
+    *out = m;
+    return f;
+}
+
+static void mg_post(mg_op *m)
+{
+    cfdb_task_init(&m->run, mg_run, m);
+    cfdb_loop_post_task(cfdb_client_loop(cfdb_db_client(m->db)), &m->run);
+}
+
+static int hex_value(int c)
+{
+    return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+cfdb_future *cfdb_db_create_snapshot(cfdb_db *db, cfdb_bytes uid, cfdb_bytes command)
+{
+    bool valid = uid.len == 32;
+    for (size_t i = 0; valid && i < uid.len; i++)
+        valid = isxdigit(uid.ptr[i]) != 0;
+    if (!valid) {
+        cfdb_future *f = cfdb_future_new(CFDB_FUTURE_VOID);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_SNAP_INVALID_UID_STRING);
+        return f;
+    }
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_SNAPSHOT, CFDB_FUTURE_VOID, command.ptr, command.len, &m);
+    if (!m)
+        return f;
+    /* UID::fromString: the first 16 digits are `first`, the next 16 `second` */
+    for (int i = 0; i < 16; i++) {
+        m->uid.first = (m->uid.first << 4) | (uint64_t)hex_value(uid.ptr[i]);
+        m->uid.second = (m->uid.second << 4) | (uint64_t)hex_value(uid.ptr[16 + i]);
+    }
+    mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_force_recovery(cfdb_db *db, cfdb_bytes dcid)
+{
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_FORCE_RECOVERY, CFDB_FUTURE_VOID, dcid.ptr, dcid.len, &m);
+    if (m)
+        mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, bool check, int duration)
+{
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_REBOOT, CFDB_FUTURE_INT64, addresses.ptr, addresses.len, &m);
+    if (!m)
+        return f;
+    m->check = check;
+    m->duration = duration < 0 ? 0 : (uint32_t)duration;
+    mg_post(m);
+    return f;
+}

@@ -1,0 +1,106 @@
+/* What the special key space's modules share (special_keys.c routes, special_worker.c runs
+ * the modules that read the database, special_tenant_map.c, special_management.c and
+ * special_configuration.c are the modules).
+ *
+ * A module that needs the database (the tenant map, exclusions, the lock...) computes on a
+ * management worker thread, as libfdb_c's module actors do on the network thread: it reads
+ * and writes through the transaction's own calls (cfdb_txn_get, cfdb_txn_set...) and blocks
+ * on their futures, so its reads join the transaction's read conflict ranges and its writes
+ * go out with its commit. While a worker runs, the transaction may read and write system
+ * keys (libfdb_c's module code uses the NativeAPI transaction, which does not check them);
+ * the application's own access is restored when the worker ends. */
+#ifndef CFDB_CLIENT_SPECIAL_KEYS_INTERNAL_H
+#define CFDB_CLIENT_SPECIAL_KEYS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfdb/arena.h"
+#include "cfdb/bytes.h"
+#include "future.h"
+#include "special_writes.h"
+#include "transaction.h"
+
+#define SK_MGMT "\xff\xff/management/"
+#define SK_CONF "\xff\xff/configuration/"
+
+/* A transaction's special-key state (cfdb_txn.sk; guarded by mu, freed by a reset). */
+typedef struct cfdb_sk_state {
+    sk_writes w;
+    char *error_msg; /* \xff\xff/error_message: the last management failure's JSON */
+} cfdb_sk_state;
+
+/* Rows of a module's answer, in its future's arena. */
+typedef struct sk_rows {
+    cfdb_fdb_kv *items;
+    int n, cap;
+} sk_rows;
+int sk_rows_push(sk_rows *r, cfdb_arena *a, cfdb_bytes key, cfdb_bytes value);
+
+/* A copy of the transaction's special writes inside [begin, end), in a. */
+typedef struct sk_entries {
+    sk_write *items;
+    size_t n;
+    bool ryw_disabled;
+} sk_entries;
+int sk_collect(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_entries *out);
+
+/* rywGetRange: the database's rows db of [begin, end) with the transaction's special writes
+ * laid over them (sets replace, clears remove), into out (worker thread). */
+int sk_ryw_merge(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, const sk_rows *db, sk_rows *out);
+
+/* Sets \xff\xff/error_message (ManagementAPIError::toJsonString(retriable, command, message))
+ * and returns special_keys_api_failure (2117). */
+int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message);
+
+/* ---- blocking helpers, for module code on a worker thread only ---- */
+int skw_get(cfdb_txn *tx, cfdb_bytes key, cfdb_arena *a, bool *present, cfdb_bytes *value);
+/* Every row of [begin, end) (up to limit rows if limit > 0), copied into a. */
+int skw_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out);
+/* Writes: 0 or the transaction's deferred error. */
+int skw_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value);
+int skw_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);
+int skw_atomic(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int type);
+int skw_write_conflict(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);
+int skw_read_conflict(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);
+void skw_set_option(cfdb_txn *tx, int option);
+
+/* A module's read of [begin, end) (inside its own range), on a worker thread. */
+typedef int (*sk_read_fn)(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* A module's commit work (its writes are in the transaction's special write map). */
+typedef int (*sk_commit_fn)(cfdb_txn *tx, cfdb_arena *a);
+
+/* How a write module takes set and clear (SpecialKeyRangeRWImpl's set/clear overrides). */
+enum sk_write_kind {
+    SK_W_DEFAULT,     /* record the value / the clear */
+    SK_W_IGNORE_VALUE, /* exclusions: record "" */
+    SK_W_OPTIONS,     /* options/: only the known options are recorded; clears forget */
+    SK_W_NO_CLEAR,    /* clears fail with special_keys_api_failure (tracing, coordinators) */
+};
+
+typedef struct sk_impl {
+    const char *begin, *end; /* end NULL: the single key begin */
+    sk_read_fn read;         /* NULL: not answered by cfdb (2108) */
+    sk_commit_fn commit;     /* NULL and writable: 2108 at commit */
+    bool writable;
+    enum sk_write_kind write_kind;
+} sk_impl;
+
+/* The registered implementations of the modules (special_management.c etc.). */
+extern const sk_impl sk_management_impls[];
+extern const int sk_management_impl_count;
+extern const sk_impl sk_configuration_impls[];
+extern const int sk_configuration_impl_count;
+
+/* Module reads and commits shared by several files. */
+int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
+
+/* ---- running module code on a worker ---- */
+/* A range read answered by fn-s of the impls met in [begin, end); single: a get of begin. */
+cfdb_future *sk_async_read(cfdb_txn *tx, const sk_impl *impls, int nimpls, cfdb_bytes begin, cfdb_bytes end,
+                           int limit, bool reverse, bool single);
+/* Runs the written modules' commits, then the transaction's commit. */
+cfdb_future *sk_async_commit(cfdb_txn *tx);
+
+#endif

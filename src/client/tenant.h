@@ -1,0 +1,56 @@
+/* Tenants, client side (FoundationDB 7.3's Tenant and DatabaseContext::lookupTenant):
+ *
+ *  - a tenant handle (fdb_database_open_tenant) names a tenant and looks its id up at once: a
+ *    GetTenantIdRequest {tenantName, minTenantVersion = latestVersion} to a commit proxy
+ *    (CommitProxyInterface stream 11). commit_proxy_memory_limit_exceeded backs off and asks
+ *    again (up to RESOURCE_CONSTRAINED_MAX_BACKOFF), as do lost requests and a missing proxy
+ *    (basicLoadBalance / onProxiesChanged); any other answer, tenant_not_found (2131)
+ *    included, is latched in the handle for good, as libfdb_c's Tenant keeps its idFuture;
+ *  - references: the application's handle and each transaction of the tenant (libfdb_c's
+ *    ThreadSafeTransaction keeps its Tenant), plus the lookup while it runs; the handle keeps
+ *    its database in use;
+ *  - the prefix of a tenant is its id as 8 big-endian bytes (TenantAPI::idToPrefix);
+ *  - applying the prefix to a commit (NativeAPI applyTenantPrefix): every mutation's param1
+ *    (the metadata version key excepted), ClearRange's param2, SetVersionstampedKey's
+ *    trailing little-endian offset + 8, every read and write conflict range whose begin is
+ *    not the metadata version key. Sans-I/O (tenant_commit.c).
+ *
+ * Threads: cfdb_tenant_open / ref / unref / get_id from any thread; cfdb_tenant_wait and
+ * cfdb_tenant_id on the network thread. */
+#ifndef CFDB_CLIENT_TENANT_H
+#define CFDB_CLIENT_TENANT_H
+
+#include <stdint.h>
+
+#include "cfdb/arena.h"
+#include "cfdb/bytes.h"
+#include "cfdb/messages.h"
+#include "database.h"
+
+#define CFDB_TENANT_PREFIX_SIZE 8
+
+typedef struct cfdb_tenant cfdb_tenant;
+struct cfdb_future;
+
+/* The tenant prefix of id: 8 big-endian bytes. */
+static inline void cfdb_tenant_prefix_of(int64_t id, uint8_t out[CFDB_TENANT_PREFIX_SIZE])
+{
+    uint64_t v = (uint64_t)id;
+    for (int i = 0; i < CFDB_TENANT_PREFIX_SIZE; i++)
+        out[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+/* A new handle for `name` (copied), its id lookup started; NULL when memory is short. */
+cfdb_tenant *cfdb_tenant_open(cfdb_db *db, cfdb_bytes name);
+void cfdb_tenant_ref(cfdb_tenant *t);
+void cfdb_tenant_unref(cfdb_tenant *t);
+cfdb_db *cfdb_tenant_db(const cfdb_tenant *t);
+/* fdb_tenant_get_id: an int64 future of the lookup (its latched error, if it failed). */
+struct cfdb_future *cfdb_tenant_get_id(cfdb_tenant *t);
+/* Network thread: w->fn(w, error, id) once the lookup has ended (at once if it has). */
+void cfdb_tenant_wait(cfdb_tenant *t, cfdb_waiter *w);
+
+/* applyTenantPrefix on a commit built in arena a: 0 or TXN_ERR_NO_MEMORY's code. */
+int cfdb_tenant_apply_prefix(cfdb_commit_transaction *t, int64_t id, cfdb_arena *a);
+
+#endif

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cfdb shell's management commands end to end against a cfdb-server: tenant (create,
+ * delete, list, get, configure, rename, the old one-word forms), configure tenant_mode,
+ * lock / unlock (the passphrase on a pseudo-terminal), maintenance and coordinators.
+ * Expected texts are fdbcli 7.3.77's (fdbcli/TenantCommands.actor.cpp, LockCommand,
+ * MaintenanceCommand, CoordinatorsCommand, ConfigureCommand); effects are checked through
+ * fdb_c.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api_helpers.h"
+#include "shell_driver.h"
+
+static const char *cf(void) { return g_env.server.cluster_file; }
+
+static shell_run R;
+
+#define CASES(...)                                                                  \
+    do {                                                                            \
+        const shell_case cases_[] = { __VA_ARGS__ };                                \
+        char why_[8192];                                                            \
+        if (shell_run_cases(&R, cf(), cases_, sizeof cases_ / sizeof *cases_, why_, \
+                            sizeof why_))                                           \
+            fail_msg("%s", why_);                                                   \
+    } while (0)
+#define C(l, o, e, st) { .line = (l), .out = (o), .err = (e), .status = (st) }
+
+/* A special key's value read with fdb_c.h (NULL: absent). */
+static char *special_value(const char *key)
+{
+    static char buf[1024];
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_LOCK_AWARE, NULL, 0);
+    int present = 0, len = 0;
+    assert_int_equal(api_get(tr, key, (int)strlen(key), 0, &present, buf, sizeof buf - 1, &len), 0);
+    fdb_transaction_destroy(tr);
+    if (!present)
+        return NULL;
+    buf[len] = 0;
+    return buf;
+}
+
+static void test_configure_and_tenants(void **state)
+{
+    (void)state;
+    CASES(C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
+          C("configure tenant_mode=sometimes", NULL, NULL, 1),
+          C("tenant create t1", "The tenant `t1' has been created\n", "", 0),
+          C("tenant create t2 tenant_group=g1", "The tenant `t2' has been created\n", "", 0),
+          C("tenant create t1", "", "ERROR: A tenant with the given name already exists (2132)\n", 1),
+          C("tenant create t3 colour=red", "", "ERROR: unrecognized configuration parameter `colour'.\n", 1),
+          C("tenant create t3 tenant_group", "",
+            "ERROR: invalid configuration string `tenant_group'. String must specify a value using `='.\n", 1),
+          C("tenant list", "  1. t1\n  2. t2\n", "", 0),
+          C("tenant list t2", "  1. t2\n", "", 0),
+          C("tenant list a b", "The cluster has no tenants in the specified range\n", "", 0),
+          C("tenant list t2 t1", "", "ERROR: end must be larger than begin\n", 1),
+          C("tenant list a z limit=1", "  1. t1\n", "", 0),
+          C("tenant list a z limit=0", "", "ERROR: invalid limit `0'\n", 1),
+          C("tenant get t2",
+            "  id: 2\n"
+            "  prefix: \\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x02\n"
+            "  name: t2\n"
+            "  lock state: unlocked\n"
+            "  tenant group: g1\n",
+            "", 0),
+          C("tenant get t1 JSON",
+            "{\n"
+            "    \"tenant\" : {\n"
+            "        \"id\" : 1,\n"
+            "        \"lock_state\" : \"unlocked\",\n"
+            "        \"name\" : {\n"
+            "            \"base64\" : \"dDE=\",\n"
+            "            \"printable\" : \"t1\"\n"
+            "        },\n"
+            "        \"prefix\" : {\n"
+            "            \"base64\" : \"AAAAAAAAAAE=\",\n"
+            "            \"printable\" : \"\\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x00\\\\x01\"\n"
+            "        }\n"
+            "    },\n"
+            "    \"type\" : \"success\"\n"
+            "}\n",
+            "", 0),
+          C("tenant get none", "", "ERROR: Tenant does not exist (2131)\n", 1),
+          C("tenant get none JSON", "{\n    \"error\" : \"Tenant does not exist\",\n    \"type\" : \"error\"\n}\n", "",
+            1),
+          C("tenant configure t1 tenant_group=g2", "The configuration for tenant `t1' has been updated\n", "", 0),
+          C("tenant configure t2 unset tenant_group", "The configuration for tenant `t2' has been updated\n", "", 0),
+          C("tenant configure t2 unset", "", "ERROR: `unset' specified without a configuration parameter.\n", 1),
+          C("tenant rename t1 t9", "The tenant `t1' has been renamed to `t9'\n", "", 0),
+          C("tenant rename t1 t8", "", "ERROR: Tenant does not exist (2131)\n", 1),
+          C("tenant rename t9 t2", "", "ERROR: A tenant with the given name already exists (2132)\n", 1),
+          C("renametenant t9 t7", "The tenant `t9' has been renamed to `t7'\n", "", 0),
+          C("tenant delete t7", "The tenant `t7' has been deleted\n", "", 0),
+          C("deletetenant t7", "", "ERROR: Tenant does not exist (2131)\n", 1),
+          C("listtenants", "  1. t2\n", "", 0),
+          C("tenant delete t2", "The tenant `t2' has been deleted\n", "", 0),
+          C("tenant list", "The cluster has no tenants\n", "", 0),
+          C("tenant", "Usage: tenant <create|delete|list|get|getId|configure|rename|lock|unlock> [ARGS]\n", "", 0),
+          C("tenant delete", "Usage: tenant delete <NAME>\n\nDeletes a tenant from the cluster by name.\n"
+                             "Deletion will be allowed only if the specified tenant contains no data.\n",
+            "", 1));
+    /* what the shell configured and created, through fdb_c.h */
+    int present = 0, len = 0;
+    char mode[8];
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+    assert_int_equal(api_get(tr, "\xff/conf/tenant_mode", 18, 0, &present, mode, sizeof mode, &len), 0);
+    fdb_transaction_destroy(tr);
+    assert_true(present);
+    assert_int_equal(len, 1);
+    assert_int_equal(mode[0], '1');
+    CASES(C("tenant create data", "The tenant `data' has been created\n", "", 0));
+    char *json = special_value("\xff\xff/management/tenant/map/data");
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"name\":{\"base64\":\"ZGF0YQ==\",\"printable\":\"data\"}"));
+    CASES(C("configure tenant_mode=disabled", "Configuration changed\n", "", 0),
+          C("tenant create more", "", "ERROR: Tenants have been disabled in the cluster (2136)\n", 1),
+          C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
+          C("tenant delete data", "The tenant `data' has been deleted\n", "", 0));
+}
+
+static void test_maintenance_and_coordinators(void **state)
+{
+    (void)state;
+    FILE *f = fopen(cf(), "r");
+    assert_non_null(f);
+    char cs[256] = { 0 };
+    assert_non_null(fgets(cs, sizeof cs, f));
+    fclose(f);
+    cs[strcspn(cs, "\r\n")] = 0;
+    char want[512];
+    snprintf(want, sizeof want,
+             "Cluster description: %.*s\nCluster coordinators (1): %s\n"
+             "Type `help coordinators' to learn how to change this information.\n",
+             (int)(strchr(cs, ':') - cs), cs, strchr(cs, '@') + 1);
+    CASES(C("coordinators", want, "", 0), C("maintenance", "No ongoing maintenance.\n", "", 0),
+          C("maintenance on zone1 100", "", "", 0),
+          C("maintenance on zone1 soon", "Usage: maintenance [on|off] [ZONEID] [SECONDS]\n", "", 1));
+    CASES(C("maintenance", NULL, "", 0));
+    assert_true(strcmp(R.out, "Maintenance for zone zone1 will continue for 99 seconds.\n") == 0 ||
+                strcmp(R.out, "Maintenance for zone zone1 will continue for 100 seconds.\n") == 0);
+    assert_non_null(special_value("\xff\xff/management/maintenance/zone1"));
+    CASES(C("maintenance off", "", "", 0), C("maintenance", "No ongoing maintenance.\n", "", 0));
+    assert_null(special_value("\xff\xff/management/maintenance/zone1"));
+}
+
+static void set_sys(const char *key)
+{
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
+    fdb_transaction_set(tr, (const uint8_t *)key, (int)strlen(key), (const uint8_t *)"", 0);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+}
+
+static void test_exclude_list_and_include(void **state)
+{
+    (void)state;
+    CASES(C("exclude",
+            "There are currently no servers or localities excluded from the database.\n"
+            "To learn how to exclude a server, type `help exclude'.\n",
+            "", 0));
+    set_sys("\xff/conf/excluded/10.0.0.9:4500");
+    set_sys("\xff/conf/excluded/10.0.0.7");
+    set_sys("\xff/conf/excluded/10.0.0.7:4501");
+    set_sys("\xff/conf/failed/10.0.0.8");
+    set_sys("\xff/conf/excluded_locality/locality_zoneid:z1");
+    CASES(C("exclude",
+            "There are currently 4 servers or localities being excluded from the database:\n"
+            "  10.0.0.7\n  10.0.0.7:4501\n  10.0.0.9:4500\n  locality_zoneid:z1\n"
+            "To find out whether it is safe to remove one or more of these\n"
+            "servers from the cluster, type `exclude <addresses>'.\n"
+            "To return one of these servers to the cluster, type `include <addresses>'.\n"
+            "\n"
+            "There are currently 1 servers or localities marked as failed in the database:\n"
+            "  10.0.0.8\n"
+            "To return one of these servers to the cluster, type `include failed <addresses>'.\n",
+            "", 0),
+          /* a whole machine takes its processes with it */
+          C("include 10.0.0.7", "", "", 0), C("include locality_zoneid:z1", "", "", 0),
+          C("include 10.0.0.9:4500:tls", "        Do not include the `:tls' suffix when naming a process\n",
+            "ERROR: '10.0.0.9:4500:tls' is neither a valid network endpoint address nor a locality\n", 1),
+          C("include", "Usage: include all|[<ADDRESS...>] [locality_dcid:<excludedcid>] [locality_zoneid:<excludezoneid>] "
+                       "[locality_machineid:<excludemachineid>] [locality_processid:<excludeprocessid>] or any locality "
+                       "data\n",
+            "", 1),
+          C("exclude",
+            "There are currently 1 servers or localities being excluded from the database:\n"
+            "  10.0.0.9:4500\n"
+            "To find out whether it is safe to remove one or more of these\n"
+            "servers from the cluster, type `exclude <addresses>'.\n"
+            "To return one of these servers to the cluster, type `include <addresses>'.\n"
+            "\n"
+            "There are currently 1 servers or localities marked as failed in the database:\n"
+            "  10.0.0.8\n"
+            "To return one of these servers to the cluster, type `include failed <addresses>'.\n",
+            "", 0),
+          C("include all; include failed all", ">>> include all\n>>> include failed all\n", "", 0),
+          C("exclude",
+            "There are currently no servers or localities excluded from the database.\n"
+            "To learn how to exclude a server, type `help exclude'.\n",
+            "", 0));
+}
+
+static void test_lock_unlock(void **state)
+{
+    (void)state;
+    CASES(C("lock", NULL, "", 0));
+    /* "Locking database with lockUID: <32 hex>\nDatabase locked.\n" */
+    assert_int_equal(strncmp(R.out, "Locking database with lockUID: ", 31), 0);
+    char uid[33];
+    memcpy(uid, R.out + 31, 32);
+    uid[32] = 0;
+    assert_string_equal(R.out + 63, "\nDatabase locked.\n");
+    assert_string_equal(special_value("\xff\xff/management/db_locked"), uid);
+    /* a transaction that is not lock aware: database_locked */
+    CASES(C("get k", "", "ERROR: Database is locked (1038)\n", 1),
+          C("unlock 123", "Usage: unlock <UID>\n", "", 1));
+    /* the passphrase must be repeated: from a script on stdin, a wrong one */
+    char script[128];
+    snprintf(script, sizeof script, "unlock %s\nnot the phrase\n", uid);
+    const shell_case wrong[] = { { .input = script, .err = "ERROR: Incorrect passphrase entered.\n", .status = 1 } };
+    char why[8192];
+    if (shell_run_cases(&R, cf(), wrong, 1, why, sizeof why))
+        fail_msg("%s", why);
+    assert_non_null(strstr(R.out, "Unlocking the database is a potentially dangerous operation.\n"));
+    assert_string_equal(special_value("\xff\xff/management/db_locked"), uid);
+    /* on a terminal: read the phrase and type it back */
+    shell_pty p;
+    const char *args[] = { "-C", cf(), NULL };
+    assert_int_equal(shell_pty_start(&p, args, g_env.server.dir), 0);
+    char line[96];
+    snprintf(line, sizeof line, "unlock %s\r", uid);
+    assert_int_equal(shell_pty_send(&p, line), 0);
+    assert_int_equal(shell_pty_expect(&p, "dangerous operation.\r\n"), 0);
+    assert_int_equal(shell_pty_expect(&p, "Repeat the above passphrase"), 0);
+    char *ph = strstr(p.buf, "dangerous operation.\r\n");
+    assert_non_null(ph);
+    ph += strlen("dangerous operation.\r\n");
+    char phrase[16] = { 0 };
+    memcpy(phrase, ph, 10);
+    char typed[24];
+    snprintf(typed, sizeof typed, "%s\r", phrase);
+    assert_int_equal(shell_pty_send(&p, typed), 0);
+    assert_int_equal(shell_pty_expect(&p, "Database unlocked."), 0);
+    assert_int_equal(shell_pty_send(&p, "exit\r"), 0);
+    shell_pty_finish(&p);
+    assert_null(special_value("\xff\xff/management/db_locked"));
+    CASES(C("get k", "`k': not found\n", "", 0));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return api_env_setup(NULL);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return api_env_teardown();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_configure_and_tenants),
+        cmocka_unit_test(test_maintenance_and_coordinators),
+        cmocka_unit_test(test_exclude_list_and_include),
+        cmocka_unit_test(test_lock_unlock),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
