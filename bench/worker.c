@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@ typedef struct snap {
     uint64_t wall_ns;
     double cpu_us; /* user + system of the whole process */
     int64_t vcsw, ivcsw; /* voluntary / involuntary context switches of the whole process */
+    int64_t net_vcsw, net_ivcsw; /* the same for the thread running fdb_run_network, or -1 */
     int64_t allocs, alloc_bytes;
 } snap;
 
@@ -46,6 +48,7 @@ typedef struct wctx {
     bench_txn_counts counts; /* summed under mu */
     bench_txn_counts counts_measured;
     fdb_error_t net_error;
+    _Atomic long net_tid; /* the network thread's id (0 until it runs) */
 } wctx;
 
 static uint64_t now_ns(void)
@@ -53,6 +56,26 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A thread's voluntary and involuntary context switches (/proc/self/task/TID/status), so the
+ * hand-offs can be split between the network thread and the application's threads. */
+static void thread_switches(long tid, int64_t *vol, int64_t *invol)
+{
+    *vol = *invol = -1;
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+    FILE *f = tid > 0 ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        long long n;
+        if (sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1)
+            *vol = n;
+        else if (sscanf(line, "nonvoluntary_ctxt_switches: %lld", &n) == 1)
+            *invol = n;
+    }
+    fclose(f);
 }
 
 static void take(const wctx *c, snap *s)
@@ -64,6 +87,7 @@ static void take(const wctx *c, snap *s)
                 (double)ru.ru_stime.tv_sec * 1e6 + (double)ru.ru_stime.tv_usec;
     s->vcsw = ru.ru_nvcsw;
     s->ivcsw = ru.ru_nivcsw;
+    thread_switches(atomic_load(&c->net_tid), &s->net_vcsw, &s->net_ivcsw);
     s->allocs = s->alloc_bytes = -1;
     if (c->mstats) {
         uint64_t n, b;
@@ -76,6 +100,7 @@ static void take(const wctx *c, snap *s)
 static void *network_thread(void *arg)
 {
     wctx *c = arg;
+    atomic_store(&c->net_tid, (long)syscall(SYS_gettid));
     c->net_error = c->api.run_network();
     return NULL;
 }
@@ -414,6 +439,10 @@ int bench_worker_main(int argc, char **argv)
         kv_put_num(f, "window_cpu_us", c.window_end.cpu_us - c.window_start.cpu_us);
         kv_put_int(f, "window_vcsw", c.window_end.vcsw - c.window_start.vcsw);
         kv_put_int(f, "window_ivcsw", c.window_end.ivcsw - c.window_start.ivcsw);
+        if (c.window_start.net_vcsw >= 0 && c.window_end.net_vcsw >= 0) {
+            kv_put_int(f, "window_net_vcsw", c.window_end.net_vcsw - c.window_start.net_vcsw);
+            kv_put_int(f, "window_net_ivcsw", c.window_end.net_ivcsw - c.window_start.net_ivcsw);
+        }
         if (c.mstats) {
             kv_put_int(f, "allocs_window", c.window_end.allocs - c.window_start.allocs);
             kv_put_int(f, "alloc_bytes_window", c.window_end.alloc_bytes - c.window_start.alloc_bytes);

@@ -148,6 +148,12 @@ int cfdb_loop_wait_error(const cfdb_loop *loop);
 void cfdb_loop_stop(cfdb_loop *loop);
 /* True while called from inside cfdb_loop_run / run_once on this loop. */
 bool cfdb_loop_on_loop_thread(const cfdb_loop *loop);
+/* Before the loop runs: fn(arg, true) is called on the loop thread when an iteration starts
+ * its callbacks (after the wait) and fn(arg, false) when they are done (before the next
+ * wait), so an owner can hold back work of its own (the client batches the wake-ups of
+ * threads blocked on futures) and do it once per iteration. NULL removes it. */
+typedef void (*cfdb_loop_iteration_fn)(void *arg, bool begin);
+void cfdb_loop_set_iteration_hook(cfdb_loop *loop, cfdb_loop_iteration_fn fn, void *arg);
 
 /* Any thread: how busy the loop was over its last complete 1 s window, 0..1 (the larger of
  * the fraction of time spent working and the longest busy stretch scaled from 0.1 s to

@@ -15,6 +15,8 @@ add_library(cfdb_client_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/ryw_iter.c
   ${CMAKE_CURRENT_LIST_DIR}/ryw_read.c
   ${CMAKE_CURRENT_LIST_DIR}/native_range.c
+  # perf (issue 14): range rows copied in bulk
+  ${CMAKE_CURRENT_LIST_DIR}/kv_rows.c
 )
 target_include_directories(cfdb_client_core PUBLIC ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(cfdb_client_core PUBLIC cfdb_common)

@@ -3,8 +3,97 @@
 #include "cfdb/errors.h"
 #include "cfdb/object_cache.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+
+/* Sleeps while *word == expected (the kernel checks it atomically with going to sleep).
+ * Spurious returns are fine: callers re-check. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected)
+{
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+    (void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ---- slots: waiters sleeping on shared words, woken in batches (see future.h) ---- */
+
+#define SLOT_GROUPS (CFDB_FUTURE_WAKE_SLOTS / 32)
+#define NO_SLOT CFDB_FUTURE_WAKE_SLOTS /* sleep_slot when no slotted waiter */
+/* A group's word changes (+1) before each wake, so a waiter that read it before the wake
+ * cannot go to sleep after it. */
+static _Atomic uint32_t g_group_word[SLOT_GROUPS];
+/* Free slots: bit set = free. */
+static _Atomic uint64_t g_free_slots[CFDB_FUTURE_WAKE_SLOTS / 64] = { UINT64_MAX, UINT64_MAX };
+/* This thread's batch: whether one is open, and the slots it completed and has not woken yet,
+ * per group. One thread-local object, so each function finds it with one TLS lookup. */
+typedef struct wake_batch {
+    bool open;
+    uint32_t pending[SLOT_GROUPS];
+} wake_batch;
+static _Thread_local wake_batch tl_batch;
+
+static int slot_take(void)
+{
+    for (int i = 0; i < CFDB_FUTURE_WAKE_SLOTS / 64; i++) {
+        uint64_t m = atomic_load_explicit(&g_free_slots[i], memory_order_relaxed);
+        while (m) {
+            int b = __builtin_ctzll(m);
+            if (atomic_compare_exchange_weak_explicit(&g_free_slots[i], &m, m & ~(1ull << b),
+                                                      memory_order_acquire, memory_order_relaxed))
+                return i * 64 + b;
+        }
+    }
+    return NO_SLOT;
+}
+
+static void slot_put(int slot)
+{
+    atomic_fetch_or_explicit(&g_free_slots[slot / 64], 1ull << (slot % 64), memory_order_release);
+}
+
+static void wake_group(int group, uint32_t bits)
+{
+    /* the bump orders every READY set before it ahead of any waiter that reads the word after */
+    atomic_fetch_add_explicit(&g_group_word[group], 1, memory_order_seq_cst);
+    (void)syscall(SYS_futex, (uint32_t *)&g_group_word[group], FUTEX_WAKE_BITSET_PRIVATE, INT_MAX, NULL,
+                  NULL, bits);
+}
+
+static void wake_slot(int slot)
+{
+    if (slot < 0 || slot >= NO_SLOT)
+        return;
+    wake_batch *b = &tl_batch;
+    if (b->open)
+        b->pending[slot / 32] |= 1u << (slot % 32);
+    else
+        wake_group(slot / 32, 1u << (slot % 32));
+}
+
+void cfdb_future_wake_batch_begin(void)
+{
+    tl_batch.open = true;
+}
+
+void cfdb_future_wake_batch_end(void)
+{
+    wake_batch *b = &tl_batch;
+    b->open = false;
+    for (int g = 0; g < SLOT_GROUPS; g++)
+        if (b->pending[g]) {
+            uint32_t bits = b->pending[g];
+            b->pending[g] = 0;
+            wake_group(g, bits);
+        }
+}
 
 /* Futures (with room for an operation) are recycled through an object cache:
  * after warm-up a transaction's futures cost no malloc. The cache is bounded, so memory
@@ -26,7 +115,6 @@ static cfdb_future *block_get(void)
         return NULL;
     memset(f, 0, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
-    pthread_cond_init(&f->cv, NULL);
     cfdb_arena_init(&f->arena);
     return f;
 }
@@ -36,7 +124,6 @@ static void block_destroy(void *obj)
     cfdb_future *f = obj;
     cfdb_arena_free(&f->arena);
     pthread_mutex_destroy(&f->mu);
-    pthread_cond_destroy(&f->cv);
     free(f);
 }
 
@@ -61,7 +148,8 @@ cfdb_future *cfdb_future_new_with(cfdb_future_kind kind, size_t extra, void **ex
     atomic_init(&f->cancel_requested, false);
     f->error = 0;
     f->kind = kind;
-    f->waiters = 0;
+    atomic_init(&f->wake, 0);
+    atomic_init(&f->sleep_slot, NO_SLOT);
     f->callback = NULL;
     f->callback_arg = NULL;
     f->on_cancel = NULL;
@@ -98,9 +186,13 @@ bool cfdb_future_try_complete(cfdb_future *f, int error)
     cfdb_future_callback cb = f->callback;
     void *arg = f->callback_arg;
     f->callback = NULL;
-    if (f->waiters)
-        pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
+    /* Outside the lock (see the header). The completer holds a reference, so f lives on. */
+    uint32_t was = atomic_fetch_or_explicit(&f->wake, CFDB_FUTURE_WAKE_READY, memory_order_acq_rel);
+    if (was & CFDB_FUTURE_WAKE_SLOTTED)
+        wake_slot(atomic_load_explicit(&f->sleep_slot, memory_order_relaxed));
+    if (was & CFDB_FUTURE_WAKE_SLEEPERS)
+        futex_wake_all(&f->wake);
     if (cb)
         cb(f, arg);
     return true;
@@ -110,12 +202,39 @@ void cfdb_future_wait(cfdb_future *f)
 {
     if (cfdb_future_is_ready(f))
         return;
-    pthread_mutex_lock(&f->mu);
-    f->waiters++;
-    while (!atomic_load_explicit(&f->ready, memory_order_acquire))
-        pthread_cond_wait(&f->cv, &f->mu);
-    f->waiters--;
-    pthread_mutex_unlock(&f->mu);
+    /* Our own reference while we sleep: another thread destroying its handle meanwhile must
+     * not recycle the block under us. */
+    cfdb_future_ref(f);
+    int slot = slot_take();
+    int none = NO_SLOT;
+    if (slot != NO_SLOT &&
+        !atomic_compare_exchange_strong_explicit(&f->sleep_slot, &none, slot, memory_order_relaxed,
+                                                 memory_order_relaxed)) {
+        slot_put(slot); /* another thread waits on this future with a slot: use the own word */
+        slot = NO_SLOT;
+    }
+    uint32_t flag = slot != NO_SLOT ? CFDB_FUTURE_WAKE_SLOTTED : CFDB_FUTURE_WAKE_SLEEPERS;
+    for (;;) {
+        /* the group word first: a wake after this read changes it, and the sleep then returns */
+        uint32_t word = slot != NO_SLOT ? atomic_load_explicit(&g_group_word[slot / 32], memory_order_acquire) : 0;
+        uint32_t w = atomic_load_explicit(&f->wake, memory_order_acquire);
+        if (w & CFDB_FUTURE_WAKE_READY)
+            break;
+        /* announce (the CAS publishes sleep_slot too); a completion in between fails it */
+        if (!(w & flag) && !atomic_compare_exchange_weak_explicit(&f->wake, &w, w | flag, memory_order_acq_rel,
+                                                                  memory_order_acquire))
+            continue;
+        if (slot != NO_SLOT)
+            (void)syscall(SYS_futex, (uint32_t *)&g_group_word[slot / 32], FUTEX_WAIT_BITSET_PRIVATE, word, NULL,
+                          NULL, 1u << (slot % 32));
+        else
+            futex_wait(&f->wake, w | flag);
+    }
+    /* the slot stays recorded in the future (a late wake of it is harmless), but is free */
+    if (slot != NO_SLOT)
+        slot_put(slot);
+    /* CFDB_FUTURE_WAKE_READY is set after `ready` (release): the result is visible. */
+    cfdb_future_unref(f);
 }
 
 bool cfdb_future_set_callback(cfdb_future *f, cfdb_future_callback cb, void *arg)
@@ -139,9 +258,6 @@ void cfdb_future_unref(cfdb_future *f)
 {
     if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
         return;
-    /* a waiter that saw `ready` may still be leaving cfdb_future_wait: take the lock once */
-    pthread_mutex_lock(&f->mu);
-    pthread_mutex_unlock(&f->mu);
     block_put(f);
 }
 

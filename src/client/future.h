@@ -1,7 +1,21 @@
 /* Futures: the results of asynchronous client operations, as fdb_c.h exposes them.
- * A future is completed once, on the network thread; waiters block on a condition
- * variable, and the callback (if any) runs on the network thread, or at once on the
- * caller's thread when it is set on a future that is already ready (libfdb_c's rule). */
+ * A future is completed once, on the network thread; the callback (if any) runs on the
+ * network thread, or at once on the caller's thread when it is set on a future that is
+ * already ready (libfdb_c's rule).
+ *
+ * Waiting takes no lock. A waiter takes one of CFDB_FUTURE_WAKE_SLOTS slots, records it in the
+ * future, announces itself in `wake` (CFDB_FUTURE_WAKE_SLOTTED) and sleeps on its group's shared
+ * futex word with its slot's bit (FUTEX_WAIT_BITSET); with no slot free, or a second waiter on
+ * the same future, it sleeps on `wake` itself (CFDB_FUTURE_WAKE_SLEEPERS). Completion publishes
+ * `ready`, leaves the mutex and only then sets CFDB_FUTURE_WAKE_READY, so a woken waiter never
+ * finds the completer holding a lock it needs (on one CPU that cost two context switches per
+ * operation: the waiter preempted the completer inside the lock, blocked on it, and was woken
+ * once more). On the network thread, inside a loop iteration (cfdb_future_wake_batch_begin/end,
+ * called by the client's loop hook), the slots to wake are collected and woken at the end of
+ * the iteration with one FUTEX_WAKE_BITSET per group: the waking thread is preempted at most
+ * once per iteration instead of once per future, and the woken threads run one after another
+ * (on one CPU: one context switch per transaction instead of two). `mu` guards the callback,
+ * exactly-once completion and the release-memory count. */
 #ifndef CFDB_CLIENT_FUTURE_H
 #define CFDB_CLIENT_FUTURE_H
 
@@ -65,6 +79,11 @@ typedef struct cfdb_fdb_mkv {
 
 typedef struct cfdb_future cfdb_future;
 
+#define CFDB_FUTURE_WAKE_READY 1u    /* `wake`: completed, waiters return */
+#define CFDB_FUTURE_WAKE_SLEEPERS 2u /* `wake`: somebody sleeps (or is about to) on this word */
+#define CFDB_FUTURE_WAKE_SLOTTED 4u  /* `wake`: a waiter sleeps on slot `sleep_slot` */
+#define CFDB_FUTURE_WAKE_SLOTS 128   /* waiters that can sleep on the shared words at once */
+
 /* Called on the application's thread, right after its fdb_future_cancel/destroy completed a
  * pending future with operation_cancelled, so that the operation can let go of what it holds
  * (it must not touch its transaction there: that may be gone). */
@@ -77,8 +96,8 @@ struct cfdb_future {
     int error;
     cfdb_future_kind kind;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int waiters;
+    _Atomic uint32_t wake; /* futex word: CFDB_FUTURE_WAKE_READY | _SLEEPERS | _SLOTTED */
+    _Atomic int sleep_slot; /* the slotted waiter's slot, or CFDB_FUTURE_WAKE_SLOTS (none) */
     cfdb_future_callback callback;
     void *callback_arg;
     cfdb_future_cancel_fn on_cancel;
@@ -136,6 +155,10 @@ static inline bool cfdb_future_is_ready(cfdb_future *f)
     return atomic_load_explicit(&f->ready, memory_order_acquire);
 }
 void cfdb_future_wait(cfdb_future *f);
+/* The calling thread holds back the wake-ups of slotted waiters of the futures it completes
+ * until cfdb_future_wake_batch_end, which wakes them all (one system call per group). */
+void cfdb_future_wake_batch_begin(void);
+void cfdb_future_wake_batch_end(void);
 /* Returns whether the callback was stored (false: the future is ready, call it yourself). */
 bool cfdb_future_set_callback(cfdb_future *f, cfdb_future_callback cb, void *arg);
 void cfdb_future_ref(cfdb_future *f);

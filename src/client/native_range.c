@@ -6,6 +6,7 @@
 #include "cfdb/errors.h"
 
 #include "key_selector.h"
+#include "kv_rows.h"
 
 #define REPLY_BYTE_LIMIT 80000 /* CLIENT_KNOBS->REPLY_BYTE_LIMIT */
 
@@ -134,10 +135,8 @@ static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
         nr->rows = na;
         nr->cap = cap;
     }
-    for (size_t i = 0; i < n; i++)
-        if (cfdb_arena_dup_bytes(nr->rows_arena, rows[i].key, &nr->rows[have + i].key) ||
-            cfdb_arena_dup_bytes(nr->rows_arena, rows[i].value, &nr->rows[have + i].value))
-            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    if (cfdb_kv_rows_copy(nr->rows_arena, rows, n, nr->rows + have))
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     nr->result.rows = nr->rows;
     nr->result.n = have + n;
     return 0;

@@ -9,6 +9,7 @@
  * cfdb_client_peer without a reference is good for the current loop step only. */
 #include "net.h"
 
+#include "future.h"
 #include "json_writer.h"
 
 #include <stdatomic.h>
@@ -129,6 +130,17 @@ uint64_t cfdb_client_random(cfdb_client *cl)
     return result;
 }
 
+/* The network thread's iterations batch the wake-ups of threads blocked on futures
+ * (future.h): one system call per iteration wakes them all. */
+static void wake_batch(void *arg, bool begin)
+{
+    (void)arg;
+    if (begin)
+        cfdb_future_wake_batch_begin();
+    else
+        cfdb_future_wake_batch_end();
+}
+
 cfdb_client *cfdb_client_create(void)
 {
     cfdb_client *cl = calloc(1, sizeof *cl);
@@ -152,6 +164,7 @@ cfdb_client *cfdb_client_create(void)
     cl->token_base = cfdb_client_random(cl) & ~CFDB_TOKEN_STREAM_FLAG;
     cfdb_timer_init(&cl->heartbeat, heartbeat_fire, cl);
     cfdb_loop_timer_add_in(cl->loop, &cl->heartbeat, HEARTBEAT_NS);
+    cfdb_loop_set_iteration_hook(cl->loop, wake_batch, NULL);
     return cl;
 }
 

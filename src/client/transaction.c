@@ -50,7 +50,7 @@ static void no_memory_init(void)
         f->error = TXN_ERR_NO_MEMORY;
         f->kind = (cfdb_future_kind)k;
         pthread_mutex_init(&f->mu, NULL);
-        pthread_cond_init(&f->cv, NULL);
+        atomic_init(&f->wake, CFDB_FUTURE_WAKE_READY);
         cfdb_arena_init(&f->arena);
     }
 }

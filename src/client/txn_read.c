@@ -15,6 +15,7 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
+#include "kv_rows.h"
 #include "special_keys.h"
 #include "txn_read.h"
 
@@ -296,10 +297,7 @@ static void read_step(read_op *r)
     /* the answer may point into the transaction's memory: copy it while mu is held */
     if (r->range) {
         cfdb_key_value *rows = r->rr->n ? cfdb_arena_alloc(&o->f->arena, r->rr->n * sizeof *rows) : NULL;
-        int e = r->rr->n && !rows;
-        for (size_t i = 0; !e && i < r->rr->n; i++)
-            e = cfdb_arena_dup_bytes(&o->f->arena, r->rr->rows[i].key, &rows[i].key) ||
-                cfdb_arena_dup_bytes(&o->f->arena, r->rr->rows[i].value, &rows[i].value);
+        int e = r->rr->n && (!rows || cfdb_kv_rows_copy(&o->f->arena, r->rr->rows, r->rr->n, rows));
         pthread_mutex_unlock(&tx->mu);
         if (e)
             op_finish(o, TXN_ERR_NO_MEMORY);

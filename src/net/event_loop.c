@@ -66,6 +66,9 @@ struct cfdb_loop {
 
     _Atomic uint64_t stat_iterations, stat_waits, stat_wakeup_writes, stat_tasks_run;
 
+    cfdb_loop_iteration_fn iteration_hook; /* around each iteration's callbacks, or NULL */
+    void *iteration_arg;
+
     /* busyness over 1 s windows (see cfdb_loop_busyness) */
     uint64_t busy_window_start, busy_ns, stretch_ns, longest_stretch_ns;
     _Atomic double busyness;
@@ -563,11 +566,17 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
     loop->ready_count = n > 0 ? n : 0;
     loop->now_ns = cfdb_monotonic_ns();
 
+    cfdb_loop_iteration_fn hook = loop->iteration_hook;
+    void *hook_arg = loop->iteration_arg;
+    if (hook)
+        hook(hook_arg, true);
     int ran = dispatch_fd_events(loop);
     ran += fire_due_timers(loop);
     size_t tasks = run_posted_tasks(loop);
     BUMP(loop->stat_tasks_run, tasks);
     ran += tasks > (size_t)(INT_MAX - ran) ? INT_MAX - ran : (int)tasks;
+    if (hook)
+        hook(hook_arg, false);
     account_busy(loop, wait_ns != 0);
     current_loop = outer;
     return ran;
@@ -605,6 +614,12 @@ int cfdb_loop_wait_error(const cfdb_loop *loop)
 bool cfdb_loop_on_loop_thread(const cfdb_loop *loop)
 {
     return current_loop == loop;
+}
+
+void cfdb_loop_set_iteration_hook(cfdb_loop *loop, cfdb_loop_iteration_fn fn, void *arg)
+{
+    loop->iteration_hook = fn;
+    loop->iteration_arg = arg;
 }
 
 void cfdb_loop_get_stats(const cfdb_loop *loop, cfdb_loop_stats *out)

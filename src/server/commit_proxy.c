@@ -6,6 +6,7 @@
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
 #include "commit_proxy.h"
+#include "coord_change.h"
 #include "db_config.h"
 #include "storage_server.h"
 #include "tenant_map.h"
@@ -36,7 +37,103 @@ static cfdb_bytes with_prefix(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes k)
 
 /* ---- key locations ---- */
 
+/* ---- minTenantVersion ----
+ * Tenant requests carry the version whose tenant metadata they must see
+ * (CommitProxyServer.actor.cpp): latestVersion (-2) means the one after the last version
+ * assigned, which fdbserver reaches by triggering a commit; here an empty version, as
+ * srv_advance_version makes them. A later version is reached when the clock gets there
+ * (versions follow it at 1,000,000 a second). GetTenantIdRequest waits at most
+ * FUTURE_VERSION_DELAY (1 s) for a version beyond the next one, then answers
+ * future_version (1009); GetKeyServerLocationsRequest answers at once for a tenant that
+ * exists, and for one that does not waits until the version is reached (checkTenant),
+ * then answers tenant_not_found. Waiting requests are parked with a copy of the message
+ * and re-run once their version is reached. */
+#define LATEST_VERSION (-2)
+#define FUTURE_VERSION_DELAY_NS 1000000000ull
+
+static int64_t tenant_min_version(srv *s, int64_t req_min)
+{
+    return req_min == LATEST_VERSION ? cfdb_mvcc_latest_version(s->store) + 1 : req_min;
+}
+
+/* Whether the proxy's version has reached minv, making the next version when the clock
+ * allows it. */
+static bool tenant_version_reached(srv *s, int64_t minv)
+{
+    int64_t latest = cfdb_mvcc_latest_version(s->store);
+    if (latest >= minv)
+        return true;
+    int64_t clock = srv_clock_version(s);
+    if (minv > latest + 1 && clock < minv)
+        return false;
+    int64_t v = clock > latest ? clock : latest + 1;
+    return cfdb_mvcc_apply(s->store, v, NULL, 0) == 0;
+}
+
+/* ns until the clock reaches minv, at most a second (a later wait is re-armed) */
+static uint64_t tenant_wait_ns(srv *s, int64_t minv)
+{
+    int64_t d = minv - srv_clock_version(s);
+    if (d <= 0)
+        return 1000;
+    return (uint64_t)d * 1000u > FUTURE_VERSION_DELAY_NS ? FUTURE_VERSION_DELAY_NS : (uint64_t)d * 1000u + 1000;
+}
+
+static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len, const int64_t *minv_p);
+static void tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len, const int64_t *minv_p);
+
+static void tenant_wait_fire(srv *s, srv_parked *p, bool timed_out)
+{
+    (void)timed_out;
+    if (!p->c->open) {
+        srv_unpark(s, p);
+        return;
+    }
+    bool reached = tenant_version_reached(s, p->version);
+    if (!reached && p->kind == PARK_TENANT_LOCATIONS) { /* no limit: wait on */
+        cfdb_loop_timer_add_in(s->loop, &p->timer, tenant_wait_ns(s, p->version));
+        return;
+    }
+    if (!reached) { /* FUTURE_VERSION_DELAY passed */
+        srv_reply(s, p->c, p->reply, &cfdb_msg_get_tenant_id_reply, NULL, CFDB_ERR_FUTURE_VERSION);
+    } else if (p->kind == PARK_TENANT_ID) {
+        tenant_id(s, p->c, p->msg, p->msg_len, &p->version);
+    } else {
+        key_server_locations(s, p->c, p->msg, p->msg_len, &p->version);
+    }
+    srv_unpark(s, p);
+}
+
+/* Parks the request until minv; false when it cannot (out of memory: answered 4000). */
+static void tenant_wait(srv *s, srv_conn *c, cfdb_uid reply, int kind, const uint8_t *msg, uint32_t len,
+                        int64_t minv, const fb_message *reply_msg)
+{
+    srv_parked *p = srv_park(s, c, reply, kind, tenant_wait_fire, tenant_wait_ns(s, minv));
+    uint8_t *copy = p ? malloc(len ? len : 1) : NULL;
+    if (!copy) {
+        if (p)
+            srv_unpark(s, p);
+        srv_reply(s, c, reply, reply_msg, NULL, CFDB_ERR_UNKNOWN_ERROR);
+        return;
+    }
+    memcpy(copy, msg, len);
+    p->msg = copy;
+    p->msg_len = len;
+    p->version = minv;
+}
+
 void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    key_server_locations(s, c, msg, len, NULL);
+}
+
+void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    tenant_id(s, c, msg, len, NULL);
+}
+
+/* minv_p: the version already reached (a parked request re-run), or NULL */
+static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len, const int64_t *minv_p)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
@@ -54,9 +151,18 @@ void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t l
     if (req.tenant.tenantId != -1) {
         srv_tenant t;
         if (srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), req.tenant.tenantId, &a, &t)) {
-            srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL,
-                      CFDB_ERR_TENANT_NOT_FOUND);
-            goto out;
+            int64_t minv = minv_p ? *minv_p : tenant_min_version(s, req.minTenantVersion);
+            if (!minv_p && !tenant_version_reached(s, minv)) {
+                tenant_wait(s, c, req.reply.token, PARK_TENANT_LOCATIONS, msg, len, minv,
+                            &cfdb_msg_get_key_server_locations_reply);
+                goto out;
+            }
+            /* the version reached: a tenant created meanwhile is found */
+            if (!minv_p || srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), req.tenant.tenantId, &a, &t)) {
+                srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL,
+                          CFDB_ERR_TENANT_NOT_FOUND);
+                goto out;
+            }
         }
         uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 2);
         if (!p)
@@ -138,13 +244,19 @@ out:
     cfdb_arena_free(&a);
 }
 
-void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+static void tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len, const int64_t *minv_p)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
     cfdb_get_tenant_id_request req;
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_tenant_id_request, msg, len, &req, NULL, &a) == 0) {
+        int64_t minv = minv_p ? *minv_p : tenant_min_version(s, req.minTenantVersion);
+        if (!minv_p && !tenant_version_reached(s, minv)) {
+            tenant_wait(s, c, req.reply.token, PARK_TENANT_ID, msg, len, minv, &cfdb_msg_get_tenant_id_reply);
+            cfdb_arena_free(&a);
+            return;
+        }
         /* doTenantIdRequest: the name looked up in the proxy's tenantNameIndex (here the
          * map at the newest version, which every committed write has reached) */
         srv_tenant t = { 0 };
@@ -196,6 +308,7 @@ typedef struct tx_state {
     cfdb_mutation *muts; /* transformed */
     size_t nmuts;
     int32_t resolver_index;
+    bool coord_change; /* sets \xff/coordinators to a string this server takes */
 } tx_state;
 
 int64_t srv_next_commit_version(srv *s)
@@ -337,6 +450,8 @@ void cp_flush(srv *s)
     }
     int64_t version = srv_next_commit_version(s);
     size_t nres = 0;
+    char new_cs[sizeof s->forward]; /* a coordinators change in this batch */
+    bool coord_moved = false;
     for (size_t i = 0; i < n; i++) {
         tx_state *t = &tx[i];
         if (fb_decode(&cfdb_msg_commit_transaction_request, pend[i].msg, pend[i].msg_len, &t->req, NULL, &a)) {
@@ -356,6 +471,13 @@ void cp_flush(srv *s)
             t->error = CFDB_ERR_ILLEGAL_TENANT_ACCESS;
             continue;
         }
+        int crc = coord_change_check(s, ct->mutations.items, ct->mutations.count, new_cs, sizeof new_cs);
+        if (crc > 1) {
+            t->state = TX_ERROR;
+            t->error = crc;
+            continue;
+        }
+        t->coord_change = crc == 1;
         if (s->faults.fail_commits > 0) {
             s->faults.fail_commits--;
             if (s->faults.fail_commits_applied)
@@ -448,6 +570,15 @@ void cp_flush(srv *s)
             res[t->resolver_index].status = RESOLVE_LOCKED;
     }
 
+    /* a committed coordinators change ends this generation: fdbserver's commit proxy waits
+     * on ChangeCoordinatorsRequest, which never answers, so every commit of the batch
+     * reaches its client as commit_unknown_result (CommitProxyServer.actor.cpp) */
+    for (size_t i = 0; i < n; i++)
+        if (tx[i].state == TX_RESOLVE && tx[i].coord_change &&
+            res[tx[i].resolver_index].status == CFDB_RESOLVE_COMMITTED) /* the batch's last one wins */
+            coord_moved = coord_change_check(s, tx[i].req.transaction.mutations.items,
+                                             tx[i].req.transaction.mutations.count, new_cs, sizeof new_cs) == 1;
+
     /* apply the committed transactions in batch order */
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -521,7 +652,7 @@ void cp_flush(srv *s)
             }
             continue;
         }
-        if (!durable_ok || arc || t->fail_after_apply) {
+        if (!durable_ok || arc || t->fail_after_apply || coord_moved) {
             srv_reply(s, c, reply, &cfdb_msg_commit_id_reply, NULL, CFDB_ERR_COMMIT_UNKNOWN_RESULT);
             continue;
         }
@@ -539,6 +670,8 @@ void cp_flush(srv *s)
     }
     if (na > 0 && srv_config_touched(all, na))
         srv_config_refresh(s);
+    if (coord_moved && durable_ok && !arc)
+        coord_change_apply(s, new_cs);
     if (na > 0)
         ss_check_watches(s);
 out:

@@ -19,6 +19,10 @@ typedef struct srv_control_client {
     int fd;
     char in[4096];
     size_t in_len;
+    /* a `snapshot` command waiting for a snapshot at or after this version (0: none); the
+     * client's later lines wait in `in` until it is answered */
+    int64_t snapshot_want;
+    bool in_lines; /* client_lines is running for it (a snapshot may end inside a command) */
     struct srv_control_client *next;
 } srv_control_client;
 
@@ -186,9 +190,19 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         if (!s->wal) {
             snprintf(out, cap, "err not durable");
         } else if (!a1) {
-            snprintf(out, cap, srv_wal_snapshot(s) ? "err snapshot failed" : "ok snapshot written");
+            /* the embedded API's synchronous form (cfdb_server_control); the socket's
+             * `snapshot` waits in the background instead (snapshot_deferred) */
+            int rc = srv_wal_snapshot(s);
+            if (rc)
+                snprintf(out, cap, "err snapshot failed: %d", rc);
+            else
+                snprintf(out, cap, "ok snapshot written");
         } else if (strcmp(a1, "start") == 0) {
-            snprintf(out, cap, srv_wal_snapshot_start(s) ? "err snapshot failed to start" : "ok snapshot started");
+            int rc = srv_wal_snapshot_start(s);
+            if (rc)
+                snprintf(out, cap, "err snapshot failed to start: %d", rc);
+            else
+                snprintf(out, cap, "ok snapshot started");
         } else if (strcmp(a1, "hold") == 0 && a2 && (strcmp(a2, "on") == 0 || strcmp(a2, "off") == 0)) {
             srv_wal_snapshot_hold(s, strcmp(a2, "on") == 0);
             snprintf(out, cap, "ok hold %s", a2);
@@ -223,6 +237,111 @@ static void client_free(srv *s, srv_control_client *cl)
     free(cl);
 }
 
+static void client_answer(srv_control_client *cl, const char *line, const char *answer)
+{
+    srv_log(cl->s, "control: %s -> %.200s", line, answer);
+    char out[4096];
+    size_t ol = (size_t)snprintf(out, sizeof out - 1, "%s", answer);
+    if (ol > sizeof out - 2)
+        ol = sizeof out - 2;
+    out[ol++] = '\n';
+    /* answers are short; a blocking-ish loop is fine on loopback */
+    size_t done = 0;
+    for (int tries = 0; done < ol && tries < 1000; tries++) {
+        size_t w;
+        if (cfdb_tcp_write(cl->fd, out + done, ol - done, &w))
+            break;
+        done += w;
+    }
+}
+
+/* `snapshot` on the socket: a background snapshot (snapshot.c), answered when one taken at
+ * or after this moment is written or fails, while the loop goes on serving everyone.
+ * Returns false when it answered at once. */
+static bool snapshot_deferred(srv *s, srv_control_client *cl, const char *line)
+{
+    if (!s->wal) {
+        client_answer(cl, line, "err not durable");
+        return false;
+    }
+    int64_t want = cfdb_mvcc_latest_version(s->store);
+    int rc = s->wal->job ? 0 : srv_wal_snapshot_start(s);
+    if (rc) {
+        char out[96];
+        snprintf(out, sizeof out, "err snapshot failed: %d", rc);
+        client_answer(cl, line, out);
+        return false;
+    }
+    cl->snapshot_want = want > 0 ? want : 1;
+    return true;
+}
+
+static void client_lines(srv_control_client *cl);
+
+static void snapshot_ended(srv *s, int rc, int64_t version)
+{
+    bool again = false;
+    for (srv_control_client *cl = s->controls; cl; cl = cl->next) {
+        if (!cl->snapshot_want)
+            continue;
+        if (rc || version >= cl->snapshot_want) {
+            char out[96];
+            if (rc)
+                snprintf(out, sizeof out, "err snapshot failed: %d", rc);
+            else
+                snprintf(out, sizeof out, "ok snapshot written at version %lld", (long long)version);
+            cl->snapshot_want = 0;
+            client_answer(cl, "snapshot", out);
+        } else {
+            again = true; /* the one that ended had started before the command */
+        }
+    }
+    int src = again ? srv_wal_snapshot_start(s) : 0;
+    if (src) {
+        char out[96];
+        snprintf(out, sizeof out, "err snapshot failed: %d", src);
+        for (srv_control_client *cl = s->controls; cl; cl = cl->next)
+            if (cl->snapshot_want) {
+                cl->snapshot_want = 0;
+                client_answer(cl, "snapshot", out);
+            }
+    }
+    /* answered clients go on with the lines they sent meanwhile (this may free some) */
+    for (srv_control_client *cl = s->controls, *nx; cl; cl = nx) {
+        nx = cl->next;
+        if (!cl->snapshot_want && cl->in_len && !cl->in_lines)
+            client_lines(cl);
+    }
+}
+
+/* Runs the complete lines in cl->in, stopping at a `snapshot` that has to wait. */
+static void client_lines(srv_control_client *cl)
+{
+    srv *s = cl->s;
+    char *nl;
+    cl->in_lines = true;
+    while (!cl->snapshot_want && (nl = memchr(cl->in, '\n', cl->in_len)) != NULL) {
+        *nl = 0;
+        char *line = cl->in;
+        while (*line == ' ' || *line == '\t')
+            line++;
+        size_t ll = strlen(line);
+        while (ll && (line[ll - 1] == ' ' || line[ll - 1] == '\r' || line[ll - 1] == '\t'))
+            line[--ll] = 0;
+        if (strcmp(line, "snapshot") == 0) {
+            snapshot_deferred(s, cl, line);
+        } else {
+            char out[4096];
+            control_execute(s, cl->in, out, sizeof out - 2);
+            client_answer(cl, cl->in, out);
+        }
+        size_t used = (size_t)(nl - cl->in) + 1;
+        memmove(cl->in, cl->in + used, cl->in_len - used);
+        cl->in_len -= used;
+    }
+    cl->in_lines = false;
+}
+
 static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
 {
     srv_control_client *cl = arg;
@@ -230,6 +349,10 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
     (void)loop;
     (void)events;
     size_t n;
+    if (cl->in_len >= sizeof(cl->in) - 1) { /* waiting with a full buffer: read later */
+        client_free(s, cl);
+        return;
+    }
     if (cfdb_tcp_read(fd, cl->in + cl->in_len, sizeof(cl->in) - 1 - cl->in_len, &n)) {
         client_free(s, cl);
         return;
@@ -238,26 +361,7 @@ static void client_io(cfdb_loop *loop, int fd, unsigned events, void *arg)
         return;
     cl->in_len += n;
     cl->in[cl->in_len] = 0;
-    char *nl;
-    while ((nl = memchr(cl->in, '\n', cl->in_len)) != NULL) {
-        *nl = 0;
-        char out[4096];
-        control_execute(s, cl->in, out, sizeof out - 2);
-        srv_log(s, "control: %s -> %.200s", cl->in, out);
-        size_t ol = strlen(out);
-        out[ol++] = '\n';
-        /* answers are short; a blocking-ish loop is fine on loopback */
-        size_t done = 0;
-        for (int tries = 0; done < ol && tries < 1000; tries++) {
-            size_t w;
-            if (cfdb_tcp_write(fd, out + done, ol - done, &w))
-                break;
-            done += w;
-        }
-        size_t used = (size_t)(nl - cl->in) + 1;
-        memmove(cl->in, cl->in + used, cl->in_len - used);
-        cl->in_len -= used;
-    }
+    client_lines(cl);
     if (cl->in_len >= sizeof(cl->in) - 1)
         client_free(s, cl);
 }
@@ -319,11 +423,15 @@ int control_start(srv *s, uint16_t port)
     }
     s->control_fd = fd;
     s->control_port = bound;
+    if (s->wal)
+        s->wal->on_snapshot_end = snapshot_ended;
     return 0;
 }
 
 void control_stop(srv *s)
 {
+    if (s->wal)
+        s->wal->on_snapshot_end = NULL;
     while (s->controls)
         client_free(s, s->controls);
     if (s->control_fd >= 0) {

@@ -5,6 +5,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/protocol_version.h"
+#include "coord_change.h"
 #include "coordinator.h"
 #include "status.h"
 
@@ -53,6 +54,29 @@ static void reply_open_database(srv *s, srv_conn *c, cfdb_uid reply)
     }
     srv_reply(s, c, reply, &cfdb_msg_client_db_info_reply, &info, 0);
     cfdb_arena_free(&a);
+}
+
+void coord_forward_reply(srv *s, srv_conn *c, cfdb_uid reply, bool leader)
+{
+    const char *cs = cfdb_server_connection_string(s);
+    if (leader) {
+        /* a leader register whose key moved answers LeaderInfo{forward = true,
+         * serializedInfo = the new connection string} (fdbserver/Coordination.actor.cpp) */
+        cfdb_get_leader_reply r;
+        memset(&r, 0, sizeof r);
+        r.leader.present = 1;
+        r.leader.value.changeID = srv_random_uid(s);
+        r.leader.value.serializedInfo = cfdb_bytes_str(cs);
+        r.leader.value.forward = true;
+        srv_reply(s, c, reply, &cfdb_msg_get_leader_reply, &r, 0);
+        return;
+    }
+    cfdb_client_db_info info;
+    memset(&info, 0, sizeof info);
+    info.id = srv_random_uid(s);
+    info.forward.present = 1;
+    info.forward.value = cfdb_bytes_str(cs);
+    srv_reply(s, c, reply, &cfdb_msg_client_db_info_reply, &info, 0);
 }
 
 static void open_database_parked(srv *s, srv_parked *p, bool timed_out)
@@ -107,6 +131,10 @@ void coord_open_database(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         reply_open_database(s, c, req.reply.token);
         goto out;
     }
+    if (coord_key_forwarded(s, req.clusterKey)) {
+        coord_forward_reply(s, c, req.reply.token, false);
+        goto out;
+    }
     if (!cluster_key_ok(s, req.clusterKey)) {
         srv_reply(s, c, req.reply.token, &cfdb_msg_client_db_info_reply, NULL, CFDB_ERR_WRONG_CONNECTION_FILE);
         goto out;
@@ -159,6 +187,10 @@ void coord_get_leader(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_get_leader_request, msg, len, &req, NULL, &a)) {
         srv_bad_request(s, c, "GetLeaderRequest");
+        goto out;
+    }
+    if (coord_key_forwarded(s, req.key)) {
+        coord_forward_reply(s, c, req.reply.token, true);
         goto out;
     }
     if (!cluster_key_ok(s, req.key)) {

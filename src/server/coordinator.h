@@ -14,6 +14,10 @@ void coord_status(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 /* A new generation of proxies: new tokens, new ClientDBInfo id; wakes long polls. */
 void coord_new_generation(srv *s);
 void coord_client_info_changed(srv *s);
+/* Answers an openDatabase (leader false) or getLeader poll for a key that moved: a
+ * forward to the current connection string. */
+void coord_forward_reply(srv *s, srv_conn *c, cfdb_uid reply, bool leader);
+
 /* Fills a ClientDBInfo in the arena. */
 void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out);
 

@@ -111,7 +111,8 @@ static int control_client(const char *port_s, int argc, char **argv)
     }
     char ans[8192];
     size_t got = 0;
-    for (int i = 0; i < 10000 && got < sizeof ans - 1; i++) {
+    /* up to ten minutes: `snapshot` answers once its snapshot is written */
+    for (int i = 0; i < 600000 && got < sizeof ans - 1; i++) {
         size_t r;
         if (cfdb_tcp_read(fd, ans + got, sizeof ans - 1 - got, &r))
             break; /* closed */

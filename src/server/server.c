@@ -496,7 +496,7 @@ void cfdb_server_config_init(cfdb_server_config *cfg)
     cfg->tenant_mode = -1;
 }
 
-static int write_cluster_file(srv *s)
+int srv_write_cluster_file(srv *s)
 {
     if (!s->cfg.cluster_file)
         return 0;
@@ -680,8 +680,12 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     s->base_version = cfg->initial_version > 0 ? cfg->initial_version : 1000;
     if (s->cfg.datadir) {
         int64_t recovered = 0;
-        if (srv_wal_open(s, &recovered))
+        int wrc = srv_wal_open(s, &recovered);
+        if (wrc) {
+            /* the code the log or snapshot gave: 1522 file_corrupt, 1510 io_error, 4000 ... */
+            fprintf(stderr, "cfdb-server: not started: %s (%d)\n", cfdb_error_name(wrc), wrc);
             goto fail;
+        }
         /* Versions follow the wall clock since the data directory was created, so read
          * versions handed out before a crash stay below every version after it. */
         int64_t wall = srv_wal_epoch_version(s);
@@ -706,7 +710,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     if (s->cfg.control_port >= 0 && control_start(s, (uint16_t)s->cfg.control_port))
         goto fail;
     cfdb_loop_timer_add_in(loop, &s->maint_timer, 100000000ull);
-    if (write_cluster_file(s))
+    if (srv_write_cluster_file(s))
         goto fail;
     s->started = true;
     srv_log(s, "listening on %s:%u (cluster %s, %d storage servers, %zu shards%s%s)", s->cfg.listen_ip,

@@ -112,10 +112,15 @@ int srv_snapshot_load(srv *s, int64_t *version)
         len = got;
     }
     close(fd);
-    const char *why = "it is too short";
+    /* where it is wrong: the first byte that does not check out (the whole-file checksum
+     * covers everything before its own 8 bytes, so a mismatch is reported at the checksum,
+     * with how far the rows parse) */
+    const char *why = "it is too short for a snapshot's header and checksum";
+    size_t bad_at = len;
     int rc = CFDB_ERR_FILE_CORRUPT;
     cfdb_mvcc_store *store = s->store;
     cfdb_mutation *m = NULL;
+    bool sum_ok = false;
     if (!p) {
         why = "it cannot be read";
         rc = CFDB_ERR_IO_ERROR;
@@ -125,10 +130,7 @@ int srv_snapshot_load(srv *s, int64_t *version)
         goto out;
     uint64_t h, magic, count;
     memcpy(&h, p + len - 8, 8);
-    if (XXH3_64bits(p, len - 8) != h) {
-        why = "its checksum does not match";
-        goto out;
-    }
+    sum_ok = XXH3_64bits(p, len - 8) == h;
     memcpy(&magic, p, 8);
     memcpy(version, p + 8, 8);
     size_t off, end;
@@ -142,11 +144,15 @@ int srv_snapshot_load(srv *s, int64_t *version)
         end = len - 16;
     } else {
         why = "it does not start with a snapshot's magic number";
+        bad_at = 0;
         goto out;
     }
     why = "its rows do not parse";
-    if (count > (end - off) / 8)
+    if (count > (end - off) / 8) {
+        bad_at = magic == SNAP_MAGIC_V1 ? 16 : len - 16; /* the row count */
+        why = "its row count is larger than the file";
         goto out;
+    }
     m = malloc(sizeof(*m) * (count ? count : 1));
     if (!m) {
         why = "out of memory";
@@ -154,8 +160,10 @@ int srv_snapshot_load(srv *s, int64_t *version)
         goto out;
     }
     uint64_t i;
+    size_t row_at = off;
     for (i = 0; i < count; i++) {
         uint32_t kl, vl;
+        row_at = off;
         if (end - off < 4)
             break;
         memcpy(&kl, p + off, 4);
@@ -172,19 +180,43 @@ int srv_snapshot_load(srv *s, int64_t *version)
         m[i].param2 = cfdb_bytes_make(p + off, vl);
         off += vl;
     }
-    if (i != count || off != end || *version <= 0)
+    if (i != count || off != end) {
+        bad_at = i != count ? row_at : off;
         goto out;
+    }
+    if (*version <= 0) {
+        why = "its version is not positive";
+        bad_at = 8;
+        goto out;
+    }
+    if (!sum_ok) {
+        why = "its checksum does not match (every row parses)";
+        bad_at = len - 8;
+        goto out;
+    }
     rc = cfdb_mvcc_apply(store, *version, m, count);
     if (rc)
         why = "its rows cannot be applied";
 out:
     free(m);
     free(p);
-    if (rc)
+    if (rc == CFDB_ERR_FILE_CORRUPT) {
+        /* --recover-truncate cuts a log's tail; a snapshot is the base every later log
+         * builds on, and the logs it replaced are deleted: cutting it would silently drop
+         * keys from anywhere in the key space, so it is refused with or without the flag */
         fprintf(stderr,
-                "cfdb-server: snapshot %s is corrupt (%s). Not starting; nothing was changed. The logs it "
-                "replaced are gone, so restore the data directory from a copy, or move it away to start empty.\n",
-                path, why);
+                "cfdb-server: snapshot %s is corrupt at offset %zu of %zu: %s%s. Not starting; nothing was "
+                "changed.%s The logs it replaced are gone, so restore the data directory from a copy, or move "
+                "it away to start empty.\n",
+                path, bad_at, len, why,
+                sum_ok || bad_at == len - 8 ? "" : " (and the file checksum does not match)",
+                s->cfg.recover_truncate ? " --recover-truncate applies only to a log's torn or corrupt tail, not "
+                                          "to a snapshot."
+                                        : "");
+    } else if (rc) {
+        fprintf(stderr, "cfdb-server: snapshot %s cannot be loaded: %s (%s). Not starting; nothing was changed.\n",
+                path, why, cfdb_error_name(rc));
+    }
     return rc;
 }
 
@@ -463,8 +495,11 @@ static int finish(srv *s)
     pthread_cond_destroy(&j->cv);
     XXH3_freeState(j->hash);
     free(j->last_key);
+    int64_t version = j->version;
     free(j);
     w->job = NULL;
+    if (w->on_snapshot_end)
+        w->on_snapshot_end(s, rc, version);
     return rc;
 }
 

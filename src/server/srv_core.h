@@ -105,6 +105,8 @@ enum srv_parked_kind {
     PARK_WATCH,
     PARK_RETRY, /* a storage read waiting for its version */
     PARK_DELAYED_REPLY,
+    PARK_TENANT_ID,        /* GetTenantIdRequest waiting for its minTenantVersion */
+    PARK_TENANT_LOCATIONS, /* GetKeyServerLocationsRequest (tenant not found yet) likewise */
 };
 
 typedef struct srv_storage {
@@ -172,6 +174,11 @@ struct cfdb_server {
     cfdb_timer reboot_timer;
     uint32_t reboot_wait_s;
     char forward[512]; /* coordinators moved: the new connection string ("" = none) */
+    /* cluster keys ("desc:id") served before a coordinators change: they forward to the
+     * current connection string (coord_change.c); the oldest is dropped past SRV_OLD_KEYS */
+#define SRV_OLD_KEYS 8
+    char old_keys[SRV_OLD_KEYS][128];
+    int n_old_keys;
     srv_storage *storage;
     int nstorage;
     srv_shard_map shards;
@@ -217,6 +224,8 @@ struct cfdb_server {
 /* ---- server.c ---- */
 uint64_t srv_random64(srv *s);
 cfdb_uid srv_random_uid(srv *s);
+/* Rewrites --cluster-file with the current connection string (server.c). */
+int srv_write_cluster_file(srv *s);
 /* A fresh random stream base token (bit 0 of first set, room for derived streams). */
 cfdb_uid srv_random_base(srv *s);
 int64_t srv_clock_version(srv *s);

@@ -164,6 +164,43 @@ static bool process_excluded(srv *s)
     return false;
 }
 
+/* The process's class as the cluster controller applies \xff/processClass/<processID>
+ * (fdbclient/SystemData.cpp processClassKeyFor: the prefix, then the id as a StringRef,
+ * int32 little-endian length + bytes; processClassValue: IncludeVersion, then ProcessClass
+ * _class and _source as int32). A process started without --class (UnsetClass) takes the
+ * stored class; with none stored it is "unset" from the "command_line"
+ * (fdbserver/ClusterController.actor.cpp, fdbrpc/include/fdbrpc/Locality.h toString and
+ * sourceString, the names below indexed by ClassType and ClassSource). */
+static void process_class(srv *s, const char **type, const char **source)
+{
+    static const char *const types[] = { "unset", "storage", "transaction", "resolution", "test",
+                                         "commit_proxy", "master", "stateless", "log", "cluster_controller",
+                                         "router", "fast_restore", "data_distributor", "coordinator",
+                                         "ratekeeper", "storage_cache", "backup", "grv_proxy", "blob_manager",
+                                         "blob_worker", "encrypt_key_proxy", "consistency_scan", "invalid",
+                                         "sim_http_server" };
+    static const char *const sources[] = { "command_line", "configure_auto", "set_class" };
+    *type = "unset";
+    *source = "command_line";
+    static const char prefix[] = "\xff/processClass/";
+    const size_t pl = sizeof prefix - 1;
+    uint8_t k[sizeof prefix + 4 + 64];
+    uint32_t n = (uint32_t)strlen(s->proxy_process_id);
+    if (n > 64)
+        return;
+    memcpy(k, prefix, pl);
+    memcpy(k + pl, &n, 4);
+    memcpy(k + pl + 4, s->proxy_process_id, n);
+    cfdb_bytes v;
+    if (!key_get(s, cfdb_bytes_make(k, pl + 4 + n), &v) || v.len != 16)
+        return;
+    int32_t cls, src;
+    memcpy(&cls, v.ptr + 8, 4);
+    memcpy(&src, v.ptr + 12, 4);
+    *type = cls >= 0 && cls < (int32_t)(sizeof types / sizeof *types) ? types[cls] : "invalid";
+    *source = src >= 0 && src < 3 ? sources[src] : "invalid";
+}
+
 /* cluster.configuration: DatabaseConfiguration::toJSON (fdbclient/DatabaseConfiguration.cpp)
  * of \xff/conf/, then excluded_servers and coordinators_count (configurationFetcher). */
 static void configuration(srv *s, jbuf *b)
@@ -307,11 +344,15 @@ cfdb_bytes status_cluster_json(srv *s, cfdb_arena *a)
     jput(&b, "\"machines\":{\"%s\":{\"machine_id\":\"%s\",\"address\":\"%s\",\"excluded\":%s,"
              "\"contributing_workers\":1}},",
          s->storage[0].machine_id, s->storage[0].machine_id, s->cfg.listen_ip, excluded ? "true" : "false");
-    jput(&b, "\"processes\":{\"%s\":{\"address\":\"%s:%u\",\"machine_id\":\"%s\",\"excluded\":%s,"
+    const char *cls_type, *cls_source;
+    process_class(s, &cls_type, &cls_source);
+    jput(&b, "\"processes\":{\"%s\":{\"class_type\":\"%s\",\"class_source\":\"%s\",", s->proxy_process_id, cls_type,
+         cls_source);
+    jput(&b, "\"address\":\"%s:%u\",\"machine_id\":\"%s\",\"excluded\":%s,"
              "\"locality\":{\"machineid\":\"%s\",\"processid\":\"%s\",\"zoneid\":\"%s\"},"
              "\"version\":\"7.3.77\",\"roles\":[{\"role\":\"coordinator\"},{\"role\":\"cluster_controller\"},"
              "{\"role\":\"grv_proxy\"},{\"role\":\"commit_proxy\"},{\"role\":\"resolver\"},{\"role\":\"log\"}",
-         s->proxy_process_id, s->cfg.listen_ip, cfdb_server_port(s), s->storage[0].machine_id,
+         s->cfg.listen_ip, cfdb_server_port(s), s->storage[0].machine_id,
          excluded ? "true" : "false", s->storage[0].machine_id, s->proxy_process_id, s->storage[0].machine_id);
     /* kvstore_* as a storage role reports them (the client's exclude safety check,
      * fdbclient/SpecialKeySpace.actor.cpp checkExclusion, needs used, free and available):

@@ -108,6 +108,9 @@ struct srv_wal {
     /* snapshots */
     srv_snapshot_job *job;
     bool hold;
+    /* told when a background snapshot ends: rc 0 (written at version) or its code (the
+     * control port answers its waiting `snapshot` commands from here) */
+    void (*on_snapshot_end)(struct cfdb_server *s, int rc, int64_t version);
     unsigned snap_failures;
     int snap_errno;
     const char *snap_step;

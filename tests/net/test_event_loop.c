@@ -788,6 +788,67 @@ static void test_timers_order_and_cancel_under_churn(void **state)
         assert_false(cfdb_timer_is_armed(&churn[i].timer));
 }
 
+/* ---- iteration hook ---------------------------------------------------- */
+
+typedef struct hook_log {
+    char seq[64];
+    int n;
+} hook_log;
+
+static void hook_record(void *arg, bool begin)
+{
+    hook_log *h = arg;
+    if (h->n < 63)
+        h->seq[h->n++] = begin ? '(' : ')';
+}
+
+static void task_record(void *arg)
+{
+    hook_log *h = arg;
+    if (h->n < 63)
+        h->seq[h->n++] = 't';
+}
+
+static void timer_record(cfdb_loop *loop, cfdb_timer *t, void *arg)
+{
+    (void)loop;
+    (void)t;
+    hook_log *h = arg;
+    if (h->n < 63)
+        h->seq[h->n++] = 'm';
+}
+
+/* The hook brackets every iteration's callbacks: begin before the first, end after the last,
+ * so work it holds back (the client's batched wake-ups) is done before the loop waits again. */
+static void test_iteration_hook_brackets_callbacks(void **state)
+{
+    (void)state;
+    cfdb_loop *loop = cfdb_loop_create();
+    assert_non_null(loop);
+    hook_log h = { .n = 0 };
+    cfdb_loop_set_iteration_hook(loop, hook_record, &h);
+    cfdb_task a, b;
+    cfdb_task_init(&a, task_record, &h);
+    cfdb_task_init(&b, task_record, &h);
+    cfdb_timer t;
+    cfdb_timer_init(&t, timer_record, &h);
+    cfdb_loop_post_task(loop, &a);
+    cfdb_loop_post_task(loop, &b);
+    cfdb_loop_timer_add_in(loop, &t, 0);
+    cfdb_loop_run_once(loop, 0);
+    assert_int_equal(h.n, 5);
+    assert_memory_equal(h.seq, "(mtt)", 5);
+    cfdb_loop_run_once(loop, 0); /* an idle iteration is bracketed too */
+    assert_int_equal(h.n, 7);
+    assert_memory_equal(h.seq + 5, "()", 2);
+    cfdb_loop_set_iteration_hook(loop, NULL, NULL);
+    cfdb_loop_post_task(loop, &a);
+    cfdb_loop_run_once(loop, 0);
+    assert_int_equal(h.n, 8); /* removed: the task ran, no brackets */
+    assert_int_equal(h.seq[7], 't');
+    cfdb_loop_destroy(loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -807,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_task_nodes_from_four_threads_run_once_per_post_in_order),
         cmocka_unit_test(test_task_node_queued_once_reusable_after_run_and_fifo),
         cmocka_unit_test(test_timers_order_and_cancel_under_churn),
+        cmocka_unit_test(test_iteration_hook_brackets_callbacks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

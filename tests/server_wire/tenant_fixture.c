@@ -294,3 +294,38 @@ bool grv_locked(fx *f)
     assert_int_equal(err, 0);
     return r.locked;
 }
+
+/* The cluster controller's ClusterInterface, from the leader this server elects. */
+cfdb_cluster_interface cluster_iface(fx *f)
+{
+    cfdb_get_leader_request gl;
+    cfdb_get_leader_reply lr;
+    cfdb_reply_error err = 0;
+    memset(&gl, 0, sizeof gl);
+    gl.key = cfdb_bytes_str(f->key);
+    assert_int_equal(wc_call(&f->w, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                             &cfdb_msg_get_leader_request, &gl, &gl.reply.token, &cfdb_msg_get_leader_reply, &lr, &err,
+                             &f->a),
+                     0);
+    cfdb_bytes si = lr.leader.value.serializedInfo;
+    cfdb_cluster_controller_client_interface cc;
+    memset(&cc, 0, sizeof cc);
+    uint8_t *copy = cfdb_arena_dup(&f->a, si.ptr + 8, si.len - 8);
+    assert_int_equal(fb_decode(&cfdb_msg_cluster_controller_client_interface, copy, si.len - 8, &cc, NULL, &f->a), 0);
+    return cc.clientInterface;
+}
+
+/* The status document (ClusterInterface.databaseStatus); free() it. */
+char *status_json(fx *f)
+{
+    cfdb_cluster_interface ci = cluster_iface(f);
+    cfdb_reply_error err = 0;
+    cfdb_status_request sr;
+    cfdb_status_reply st;
+    memset(&sr, 0, sizeof sr);
+    assert_int_equal(wc_call(&f->w, ci.databaseStatus.endpoint.token, &cfdb_msg_status_request, &sr,
+                             &sr.reply.token, &cfdb_msg_status_reply, &st, &err, &f->a),
+                     0);
+    assert_int_equal(err, 0);
+    return strndup((const char *)st.statusStr.ptr, st.statusStr.len);
+}

@@ -60,4 +60,8 @@ int tenant_id(fx *f, const char *name, int64_t *id);
 /* Whether a GRV reply says the database is locked. */
 bool grv_locked(fx *f);
 
+/* The cluster controller's interface (from a GetLeaderRequest) and its status json (free it). */
+cfdb_cluster_interface cluster_iface(fx *f);
+char *status_json(fx *f);
+
 #endif

@@ -31,19 +31,12 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/protocol_version.h"
-#include "server.h"
-#include "wire_client.h"
+#include "server_embed.h"
 
 #define SEC 1000000000ull
 #define MS 1000000ull
 
-typedef struct fx {
-    cfdb_loop *loop;
-    cfdb_server *srv;
-    wc w;
-    cfdb_arena a;
-    char key[128];
-} fx;
+typedef se_fx fx; /* the shared in-process fixture (server_embed.h) */
 
 static fx *fx_start(int storage_servers)
 {
@@ -51,22 +44,13 @@ static fx *fx_start(int storage_servers)
     assert_non_null(f);
     cfdb_server_config cfg;
     cfdb_server_config_init(&cfg);
-    cfg.port = 0;
     cfg.quiet = true;
     cfg.seed = 7;
     cfg.description = "req";
     cfg.cluster_id = "abc123";
     if (storage_servers)
         cfg.storage_servers = storage_servers;
-    f->loop = cfdb_loop_create();
-    f->srv = cfdb_server_create(f->loop, &cfg);
-    assert_non_null(f->srv);
-    cfdb_arena_init(&f->a);
-    const char *cs = cfdb_server_connection_string(f->srv);
-    snprintf(f->key, sizeof f->key, "%.*s", (int)(strchr(cs, '@') - cs), cs);
-    assert_int_equal(wc_connect(&f->w, f->loop, cfdb_server_port(f->srv)), 0);
-    cfdb_client_db_info info;
-    assert_int_equal(wc_open_database(&f->w, f->key, &info, &f->a), 0);
+    assert_int_equal(se_start(f, &cfg), 0);
     return f;
 }
 
@@ -80,11 +64,7 @@ static void fx_reconnect(fx *f)
 
 static void fx_stop(fx *f)
 {
-    wc_close(&f->w);
-    cfdb_server_destroy(f->srv);
-    cfdb_loop_run_once(f->loop, 0);
-    cfdb_loop_destroy(f->loop);
-    cfdb_arena_free(&f->a);
+    se_stop(f);
     free(f);
 }
 

@@ -165,7 +165,7 @@ static void test_full_disk(void **state)
     acked++;
     char out[512];
     cfdb_server_control(f.srv, "snapshot", out, sizeof out);
-    assert_string_equal(out, "err snapshot failed");
+    assert_string_equal(out, "err snapshot failed: 1510"); /* ENOSPC: io_error */
     char tmp[400];
     snprintf(tmp, sizeof tmp, "%s/snapshot.tmp", g_data);
     assert_true(access(tmp, F_OK) != 0);
@@ -180,7 +180,7 @@ static void test_full_disk(void **state)
     if (!strstr(st, "\"type\":\"snapshot_failed\"") || !strstr(st, "No space left on device"))
         fail_msg("status json does not report the failed snapshot: %s", st);
     cfdb_server_control(f.srv, "snapshot", out, sizeof out);
-    assert_string_equal(out, "err snapshot failed");
+    assert_string_equal(out, "err snapshot failed: 1510"); /* ENOSPC: io_error */
     assert_true(access(tmp, F_OK) != 0);
     srv_wal_get_health(s, &h2);
     assert_int_equal(h2.snapshot_failures, 2);

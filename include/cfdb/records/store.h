@@ -15,9 +15,14 @@
  *                                an entry of a VALUE index: the index key, then the primary
  *                                key components the index key does not hold; the value is the
  *                                packed value columns (key_with_value) or empty
- *   P + (3) ... (10)             secondary index space, record counts, index states, index
- *                                ranges, uniqueness violations, record versions, index builds,
- *                                sliding windows (not maintained yet)
+ *   P + (2, subspace key, group...)   count/sum/max_ever/min_ever aggregates (atomic ops)
+ *   P + (4, count key...)        record counts (little-endian int64, ADD)
+ *   P + (5, index name)          index state (absent: readable)
+ *   P + (6, subspace key, ...)   built ranges of an index being built (Java's RangeSet)
+ *   P + (7, subspace key, ...)   uniqueness violations of a write-only unique index
+ *   P + (1, pk..., -1)           the record's version, pack((versionstamp))
+ *   P + (3), (8) ... (10)        secondary index space, pre-format-6 versions, index builds,
+ *                                sliding windows (not used by cfdb's index types)
  *
  * Opening checks the header as FDBRecordStore.checkVersion does: a store without a header
  * must be empty (else 2000), and is created (format version 7, CACHEABLE_STATE, Java's
@@ -25,23 +30,13 @@
  * what cfdb reads (CFDB_RL_MAX_FORMAT_VERSION) is refused with 1058
  * unsupported_format_version; a stored metadata version above the metadata's is refused with
  * 2000 (Java's RecordStoreStaleMetaDataVersionException); an older one, or an older format
- * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept).
- * An upgrade that brings indexes added or changed after the stored metadata version
- * (last_modified_version above it) is refused with 2108 when the store holds records, since
- * cfdb cannot build indexes yet (Java rebuilds them or marks them write-only); on an empty
- * store it goes through. Index states are not read yet.
+ * version, is upgraded in the header (lastUpdateTime refreshed, unknown header fields kept),
+ * and indexes added or changed after the stored metadata version are rebuilt or disabled
+ * (see cfdb_rl_open_options). Index states are read on open.
  *
- * Saves and deletes read the old record once (when the metadata has indexes or *existed is
- * asked for) and update every index of the old and new record's types: entries only the old
- * record has are cleared, entries only the new one has are set (Java's
- * StandardIndexMaintainer.update). cfdb maintains non-unique VALUE indexes so far; a save or
- * delete touching a record type with any other index (unique, count, sum, rank, version, ...)
- * is refused with 2108 unsupported_operation instead of leaving that index stale. Index
- * states are not read: every index is taken as readable.
- *
- * Record versions (P + (1, pk..., -1), a versionstamped value, when the metadata says
- * store_record_versions) are skipped when loading; saving into such a store is refused with
- * 2108 unsupported_operation until cfdb has a record context that writes them at commit.
+ * Saves and deletes read the old record once (when the metadata has indexes or a record
+ * count key, or *existed is asked for) and update every index of the old and new record's
+ * types that is not disabled, each by its type's maintainer (see below).
  *
  * Errors: FoundationDB codes from the transaction, and 2000 client_invalid_operation (mode
  * refused: create on an existing store, open of a missing one; a record of a type the
@@ -113,6 +108,98 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
 int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
                          bool *existed);
 
+
+/* ---- index types, index states, record versions, counts, delete-all, online indexer
+ * (wt-rlidx; layouts and Java sources in docs/design/records.md) ----
+ *
+ * Index maintenance by type (src/layers/records/rl_index_*.c): "value" (unique too: a
+ * second record with the same index key is refused with 2000 client_invalid_operation when
+ * the index is readable, Java's RecordIndexUniquenessViolation, or recorded under
+ * P + (7, subspace key, index key..., pk...) = the other primary key when it is write-only);
+ * "count", "count_updates", "count_not_null", "sum" (little-endian int64 ADD),
+ * "max_ever_long"/"min_ever_long" (MAX/MIN of a little-endian int64, negatives refused),
+ * "max_ever_tuple"/"min_ever_tuple" (BYTE_MAX/BYTE_MIN of the packed grouped tuple), each at
+ * P + (2, subspace key, group...); "version" (entries keyed by the record's versionstamp,
+ * written with SET_VERSIONSTAMPED_KEY at commit). Other types (rank, text, ...) are refused
+ * with 2108 on save.
+ *
+ * Versions: a save into a store whose metadata stores record versions (which version indexes
+ * require, as Java's IndexValidator) gets an incomplete version (10 x 0xff + a 2-byte local counter); its
+ * versionstamped mutations are held by the store until cfdb_rl_store_prepare_commit, which
+ * must be called on the transaction just before committing it (as Java's FDBRecordContext
+ * applies its version mutations at commit). After a retry (on_error), open a new store or
+ * call cfdb_rl_store_reset_pending. */
+typedef enum cfdb_rl_index_state {
+    CFDB_RL_INDEX_READABLE = 0,    /* IndexState.READABLE: no key in the index-state space */
+    CFDB_RL_INDEX_WRITE_ONLY = 1,  /* maintained, not readable */
+    CFDB_RL_INDEX_DISABLED = 2,    /* neither */
+} cfdb_rl_index_state;
+
+typedef struct cfdb_rl_open_options {
+    /* The state an index added or changed since the stored metadata version gets on an
+     * upgrade when it cannot be built in the open transaction (more than
+     * CFDB_RL_MAX_RECORDS_FOR_REBUILD records, not on new record types): DISABLED by
+     * default, as Java's FDBRecordStore.disabledIfTooManyRecordsForRebuild, or WRITE_ONLY. */
+    cfdb_rl_index_state too_many_records_state;
+} cfdb_rl_open_options;
+/* FDBRecordStore.MAX_RECORDS_FOR_REBUILD */
+#define CFDB_RL_MAX_RECORDS_FOR_REBUILD 200
+
+int cfdb_rl_store_open_with(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                            cfdb_rl_open_mode mode, const cfdb_rl_open_options *opts,
+                            cfdb_rl_store **out);
+
+/* Writes the held versionstamped mutations into tr (call right before committing it). */
+int cfdb_rl_store_prepare_commit(cfdb_rl_store *s, FDBTransaction *tr);
+/* Forgets held mutations and restarts the local version counter (after a retry). */
+void cfdb_rl_store_reset_pending(cfdb_rl_store *s);
+
+/* A record's version as loaded (cfdb_rl_store_load_version): the 12-byte FDBRecordVersion,
+ * complete when read from the database, incomplete (10 x 0xff + local) when saved in this
+ * transaction. */
+typedef struct cfdb_rl_version {
+    bool present;
+    bool complete;
+    uint8_t bytes[12];
+} cfdb_rl_version;
+int cfdb_rl_store_load_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *pk, cfdb_rl_version *out);
+
+/* Index states (P + (5, index name) = pack((code)), absent when readable). */
+cfdb_rl_index_state cfdb_rl_store_index_state(const cfdb_rl_store *s, const char *index_name);
+/* Marks an index write-only or disabled (disabling clears its entries, built ranges and
+ * uniqueness violations, as FDBRecordStore.markIndexDisabled); readable needs the index
+ * built (its range set complete: 2000 otherwise) and, unique, without violations (2000). */
+int cfdb_rl_store_mark_index(cfdb_rl_store *s, FDBTransaction *tr, const char *index_name,
+                             cfdb_rl_index_state state);
+/* The uniqueness violation a save last ran into: its index (NULL when none). */
+const cfdb_rl_index *cfdb_rl_store_last_violation(const cfdb_rl_store *s);
+
+/* Sum of the record counts under P + (4, key...) (key may be NULL or empty: all of them). */
+int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *key, int64_t *out);
+/* Deletes every record and index entry; keeps the header and the index states
+ * (FDBRecordStore.deleteAllRecords). */
+int cfdb_rl_store_delete_all(cfdb_rl_store *s, FDBTransaction *tr);
+
+/* Online indexer (rl_indexer.c): builds index `index_name` of the store at prefix over its
+ * existing records in batches, one transaction each, recording built primary-key ranges in
+ * P + (6, subspace key) (Java's RangeSet) so that a later call resumes after the last
+ * committed batch, then marks the index readable. */
+typedef struct cfdb_rl_indexer_options {
+    uint32_t max_records;      /* per transaction; 0: 100 */
+    uint32_t max_bytes;        /* record bytes read per transaction; 0: 1,000,000 */
+    uint32_t max_batches;      /* stop (as if interrupted) after this many; 0: no limit */
+} cfdb_rl_indexer_options;
+typedef struct cfdb_rl_indexer_stats {
+    uint32_t batches;          /* transactions committed */
+    uint64_t records;          /* records indexed */
+    uint32_t retries;
+    bool readable;             /* the index was marked readable */
+} cfdb_rl_indexer_stats;
+int cfdb_rl_index_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                        const char *index_name, const cfdb_rl_indexer_options *opts,
+                        cfdb_rl_indexer_stats *stats);
 /* Cursors and scans (issue 13 item 4, include/cfdb/records/cursor.h): what a store was opened
  * with. */
 const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s);

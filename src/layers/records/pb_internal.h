@@ -139,9 +139,16 @@ static inline void pb_errorf(cfdb_pb_error *err, int code, size_t offset, const 
 bool cfdb_pb_utf8_valid(const uint8_t *p, size_t n);
 
 /* Bootstrap descriptors of descriptor.proto (the parts the loader reads). */
-extern const cfdb_pb_message cfdb_pb_boot_file_set;
-extern const cfdb_pb_message cfdb_pb_boot_file;
-extern const cfdb_pb_message cfdb_pb_boot_field_options;
-extern const cfdb_pb_message cfdb_pb_boot_message_options;
+typedef enum pb_boot_id {
+    PB_BOOT_FILE_SET, PB_BOOT_FILE, PB_BOOT_DESCRIPTOR, PB_BOOT_FIELD, PB_BOOT_ONEOF,
+    PB_BOOT_ENUM, PB_BOOT_ENUM_VALUE, PB_BOOT_FIELD_OPTIONS, PB_BOOT_MESSAGE_OPTIONS,
+    PB_BOOT_COUNT
+} pb_boot_id;
+/* The descriptor.proto message id, built once from pb_bootstrap.c's field table. */
+const cfdb_pb_message *cfdb_pb_boot(pb_boot_id id);
+#define cfdb_pb_boot_file_set (*cfdb_pb_boot(PB_BOOT_FILE_SET))
+#define cfdb_pb_boot_file (*cfdb_pb_boot(PB_BOOT_FILE))
+#define cfdb_pb_boot_field_options (*cfdb_pb_boot(PB_BOOT_FIELD_OPTIONS))
+#define cfdb_pb_boot_message_options (*cfdb_pb_boot(PB_BOOT_MESSAGE_OPTIONS))
 
 #endif

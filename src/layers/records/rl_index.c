@@ -13,11 +13,58 @@
  *
  * Entries: the root evaluated on the record (with the record type's key); for key_with_value
  * the first split_point columns are the key and the rest the value; the entry's key is that
- * key followed by the primary key components the index key does not already hold. */
+ * key followed by the primary key components the index key does not already hold.
+ *
+ * Also the dispatch of an index update to its type's maintainer (rl_index_value.c,
+ * rl_index_atomic.c, rl_index_version.c). */
 #include <string.h>
 
 #include "cfdb/records/metadata.h"
 #include "rl_internal.h"
+
+bool rl_index_applies(const cfdb_rl_index *ix, const cfdb_rl_record_type *type)
+{
+    if (!type)
+        return false;
+    if (ix->record_type_count == 0)
+        return true;   /* universal */
+    for (uint32_t i = 0; i < ix->record_type_count; i++)
+        if (ix->record_types[i] == type)
+            return true;
+    return false;
+}
+
+bool rl_index_type_supported(const cfdb_rl_index *ix)
+{
+    if (!strcmp(ix->type, "value"))
+        return true;
+    if (!strcmp(ix->type, "version"))
+        return !ix->unique;
+    return rl_atomic_supported(ix->type) && !ix->unique;
+}
+
+int rl_index_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                    const rl_side *old, const rl_side *new_)
+{
+    if (!strcmp(ix->type, "value"))
+        return rl_value_update(s, tr, a, ix, old, new_);
+    if (!rl_index_type_supported(ix))
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    if (!strcmp(ix->type, "version"))
+        return rl_version_update(s, tr, a, ix, old, new_);
+    return rl_atomic_update(s, tr, a, ix, old, new_);
+}
+
+int rl_index_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                    const cfdb_tuple *pk, const cfdb_rl_record_type *type, const cfdb_pb_msg *rec,
+                    const cfdb_rl_version *version)
+{
+    if (!rl_index_applies(ix, type))
+        return 0;
+    rl_side o = { 0 };
+    rl_side n = { type, rec, pk, version && version->present ? version->bytes : NULL };
+    return rl_index_update(s, tr, a, ix, &o, &n);
+}
 
 typedef struct kex_list {
     const cfdb_kex **items;
@@ -127,7 +174,25 @@ int cfdb_rl_index_entries(cfdb_arena *a, const cfdb_rl_index *ix, const cfdb_rl_
                           const cfdb_pb_msg *record, const cfdb_tuple *pk,
                           cfdb_rl_index_entry **out, uint32_t *count)
 {
-    cfdb_kex_ctx ctx = { &type->record_type_key, NULL };
+    rl_side r = { type, record, pk, NULL };
+    return rl_index_entries_v(a, ix, &r, out, count);
+}
+
+uint32_t rl_index_key_columns(const cfdb_rl_index *ix)
+{
+    uint32_t cols = cfdb_kex_columns(ix->root);
+    if (ix->root->kind == CFDB_KEX_KEY_WITH_VALUE && ix->root->n1 >= 0 && (uint32_t)ix->root->n1 < cols)
+        return (uint32_t)ix->root->n1;
+    return cols;
+}
+
+int rl_index_entries_v(cfdb_arena *a, const cfdb_rl_index *ix, const rl_side *r,
+                       cfdb_rl_index_entry **out, uint32_t *count)
+{
+    const cfdb_rl_record_type *type = r->type;
+    const cfdb_pb_msg *record = r->rec;
+    const cfdb_tuple *pk = r->pk;
+    cfdb_kex_ctx ctx = { &type->record_type_key, r->version };
     cfdb_tuple *keys;
     uint32_t n;
     int rc = cfdb_kex_evaluate(a, ix->root, record, &ctx, &keys, &n);

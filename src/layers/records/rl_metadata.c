@@ -322,6 +322,10 @@ static int link_indexes(md_impl *m)
     for (uint32_t t = 0; t < m->pub.record_type_count; t++)
         if (!m->types[t].primary_key)
             return md_fail(m, "record type must have a primary key", m->types[t].name);
+    /* Version indexes need stored record versions (IndexValidator.validateStoresRecordVersions). */
+    for (uint32_t i = 0; i < m->pub.index_count; i++)
+        if (!strcmp(m->indexes[i].type, "version") && !m->pub.store_record_versions)
+            return md_fail(m, "index type requires metadata store record version", m->indexes[i].name);
     /* Primary key components already in single-type index keys (RecordMetaDataBuilder.build). */
     for (uint32_t i = 0; i < m->pub.index_count; i++) {
         cfdb_rl_index *ix = &m->indexes[i];

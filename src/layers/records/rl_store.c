@@ -8,7 +8,20 @@
  * Reads and writes go through the directory layer's blocking fdb_c.h helpers (dir_io.h):
  * nothing here touches the client's internals. A save clears the record's whole key range
  * first (its old pieces and version), as Java does when it does not know the old record's
- * size, then writes the value under (pk, 0) or its pieces under (pk, 1..n). */
+ * size, then writes the value under (pk, 0) or its pieces under (pk, 1..n).
+ *
+ * Also here: record versions (P + (1, pk..., -1) = pack((versionstamp)), held as a
+ * SET_VERSIONSTAMPED_VALUE until cfdb_rl_store_prepare_commit; SplitHelper.writeVersion,
+ * packVersion), record counts (ADD of a little-endian int64 at P + (4, count key...) when a
+ * record is inserted or deleted; FDBRecordStore.addRecordCount), delete-all
+ * (FDBRecordStore.deleteAllRecords: everything but the header and the index states), the
+ * upgrade rules for indexes new since the stored metadata version
+ * (FDBRecordStore.checkPossiblyRebuild / rebuildIndexes: built in the open transaction when
+ * the store has at most 200 records or the index is on new record types only, else
+ * disabled or write-only), and the dispatch of every applicable, not disabled index to its
+ * maintainer (rl_index_*.c). Invariant: every versionstamped mutation of the transaction is
+ * in s->pending until prepare_commit, so reads in the transaction never meet an unreadable
+ * key. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -18,18 +31,7 @@
 #include "cfdb/subspace.h"
 #include "rl_internal.h"
 
-struct cfdb_rl_store {
-    const cfdb_rl_metadata *md;
-    cfdb_arena arena;           /* prefixes */
-    cfdb_bytes prefix;          /* P */
-    cfdb_bytes header_key;      /* P + (0) */
-    cfdb_bytes records;         /* P + (1) */
-    int32_t format_version;
-    int32_t metadata_version;
-    bool omit_unsplit_suffix;
-};
-
-enum { KEYSPACE_STORE_INFO = 0, KEYSPACE_RECORD = 1, KEYSPACE_INDEX = 2 };
+enum { KEYSPACE_STORE_INFO = RL_KS_STORE_INFO, KEYSPACE_RECORD = RL_KS_RECORD };
 enum { SUFFIX_VERSION = -1, SUFFIX_UNSPLIT = 0, SUFFIX_FIRST_SPLIT = 1 };
 
 int32_t cfdb_rl_store_format_version(const cfdb_rl_store *s)
@@ -57,6 +59,7 @@ void cfdb_rl_store_free(cfdb_rl_store *s)
     if (!s)
         return;
     cfdb_arena_free(&s->arena);
+    cfdb_arena_free(&s->pending_arena);
     free(s);
 }
 
@@ -108,7 +111,11 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     return rc;
 }
 
-static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_open_mode mode)
+static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
+                               const cfdb_rl_open_options *opts);
+
+static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_open_mode mode,
+                        const cfdb_rl_open_options *opts)
 {
     const cfdb_pb_message *info_type = cfdb_rl_schema_msg(RL_PKG "DataStoreInfo");
     if (!info_type)
@@ -156,30 +163,101 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     s->metadata_version = md->version;
     if (format == s->format_version && stored_md == md->version)
         return 0;
-    /* Indexes new or changed since the stored metadata version would need building over the
-     * existing records (Java rebuilds them or marks them write-only); cfdb cannot yet, so it
-     * refuses such an upgrade of a store that has records rather than serve empty indexes. */
-    for (uint32_t i = 0; i < md->index_count; i++) {
-        if (md->indexes[i].last_modified_version <= stored_md)
-            continue;
-        cfdb_bytes end;
-        dir_kv first;
-        bool found;
-        if ((rc = dir_strinc(a, s->records, &end)) ||
-            (rc = dir_get_first(tr, a, s->records, end, false, false, &found, &first)))
-            return rc;
-        if (found)
-            return CFDB_ERR_UNSUPPORTED_OPERATION;
-        break;
-    }
     /* Upgrade: unsplit records written before format 5 keep their key without a suffix. */
     if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX && !md->split_long_records)
         s->omit_unsplit_suffix = true;
-    return write_header(s, tr, a, info);
+    if ((rc = write_header(s, tr, a, info)))
+        return rc;
+    return rebuild_new_indexes(s, tr, a, stored_md, opts);
+}
+
+static int count_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type *type,
+                    const cfdb_pb_msg *rec, const cfdb_rl_version *version)
+{
+    (void)ctx, (void)pk, (void)type, (void)rec, (void)version;
+    return 0;
+}
+
+typedef struct rebuild_ctx {
+    cfdb_rl_store *s;
+    FDBTransaction *tr;
+    cfdb_arena *a;
+    const cfdb_rl_index *ix;
+} rebuild_ctx;
+
+static int rebuild_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type *type,
+                      const cfdb_pb_msg *rec, const cfdb_rl_version *version)
+{
+    rebuild_ctx *c = ctx;
+    return rl_index_record(c->s, c->tr, c->a, c->ix, pk, type, rec, version);
+}
+
+/* Whether every record type of ix is newer than the stored metadata version (Java's
+ * "index on new record types": no records of them can exist). */
+static bool on_new_types(const cfdb_rl_index *ix, int32_t stored_md)
+{
+    if (!ix->record_type_count)
+        return false;
+    for (uint32_t i = 0; i < ix->record_type_count; i++)
+        if (ix->record_types[i]->since_version <= stored_md)
+            return false;
+    return true;
+}
+
+/* FDBRecordStore.checkPossiblyRebuild/rebuildIndexes: indexes added or changed after the
+ * stored metadata version are cleared, then built here (few records, or new types only) or
+ * given opts->too_many_records_state for the online indexer. */
+static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
+                               const cfdb_rl_open_options *opts)
+{
+    const cfdb_rl_metadata *md = s->md;
+    int64_t records = -1;
+    int rc = 0;
+    for (uint32_t i = 0; i < md->index_count && !rc; i++) {
+        const cfdb_rl_index *ix = &md->indexes[i];
+        if (ix->last_modified_version <= stored_md)
+            continue;
+        bool more;
+        cfdb_bytes next;
+        uint32_t n;
+        if (records < 0) {
+            if ((rc = rl_scan_records(s, tr, a, (cfdb_bytes){ NULL, 0 }, (cfdb_bytes){ NULL, 0 },
+                                      CFDB_RL_MAX_RECORDS_FOR_REBUILD + 1, UINT32_MAX, count_cb, NULL,
+                                      &more, &next, &n)))
+                return rc;
+            records = more ? CFDB_RL_MAX_RECORDS_FOR_REBUILD + 1 : n;
+        }
+        if ((rc = rl_index_clear_data(s, tr, a, ix)))
+            return rc;
+        if (records == 0 || on_new_types(ix, stored_md)) {
+            rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_READABLE);
+        } else if (!rl_index_type_supported(ix)) {
+            /* cfdb cannot build it: disabled, so saves need not maintain it either */
+            rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_DISABLED);
+        } else if (records <= CFDB_RL_MAX_RECORDS_FOR_REBUILD) {
+            rebuild_ctx c = { s, tr, a, ix };
+            rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_READABLE);
+            if (!rc)
+                rc = rl_scan_records(s, tr, a, (cfdb_bytes){ NULL, 0 }, (cfdb_bytes){ NULL, 0 },
+                                     UINT32_MAX, UINT32_MAX, rebuild_cb, &c, &more, &next, &n);
+        } else {
+            rc = rl_state_write(s, tr, a, ix,
+                                opts && opts->too_many_records_state == CFDB_RL_INDEX_WRITE_ONLY
+                                    ? CFDB_RL_INDEX_WRITE_ONLY : CFDB_RL_INDEX_DISABLED);
+        }
+    }
+    return rc;
 }
 
 int cfdb_rl_store_open(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_bytes prefix,
                        cfdb_rl_open_mode mode, cfdb_rl_store **out)
+{
+    return cfdb_rl_store_open_with(tr, md, prefix, mode, NULL, out);
+}
+
+int cfdb_rl_store_open_with(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_bytes prefix,
+                            cfdb_rl_open_mode mode, const cfdb_rl_open_options *opts,
+                            cfdb_rl_store **out)
 {
     *out = NULL;
     cfdb_rl_store *s = calloc(1, sizeof *s);
@@ -187,7 +265,9 @@ int cfdb_rl_store_open(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_byte
         return CFDB_ERR_INTERNAL_ERROR;
     s->md = md;
     cfdb_arena_init(&s->arena);
-    int rc = cfdb_arena_dup_bytes(&s->arena, prefix, &s->prefix);
+    cfdb_arena_init(&s->pending_arena);
+    s->states = cfdb_arena_zalloc(&s->arena, md->index_count ? md->index_count : 1);
+    int rc = s->states ? cfdb_arena_dup_bytes(&s->arena, prefix, &s->prefix) : CFDB_ERR_INTERNAL_ERROR;
     if (!rc)
         rc = keyspace_key(&s->arena, s->prefix, KEYSPACE_STORE_INFO, &s->header_key);
     if (!rc)
@@ -195,7 +275,9 @@ int cfdb_rl_store_open(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb_byte
     if (!rc) {
         cfdb_arena tmp;
         cfdb_arena_init(&tmp);
-        rc = check_header(s, tr, &tmp, mode);
+        rc = rl_states_load(s, tr, &tmp);
+        if (!rc)
+            rc = check_header(s, tr, &tmp, mode, opts);
         cfdb_arena_free(&tmp);
     }
     if (rc) {
@@ -223,10 +305,10 @@ static bool stores_unsuffixed(const cfdb_rl_store *s)
     return s->omit_unsplit_suffix && !s->md->split_long_records;
 }
 
-/* The stored bytes of a record from its keys: (0) alone, or (1), (2), ... in order; a version
- * (-1) is skipped. */
+/* The stored bytes of a record from its keys: (0) alone, or (1), (2), ... in order; the
+ * version (-1) is returned apart. */
 static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t n, cfdb_bytes *out,
-                    bool *found)
+                    bool *found, cfdb_rl_version *version)
 {
     uint64_t total = 0;
     int64_t expect = SUFFIX_FIRST_SPLIT;
@@ -242,8 +324,19 @@ static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t 
         if (cfdb_tuple_unpack(a, rest, &suffix) || cfdb_tuple_count(&suffix) != 1 ||
             cfdb_tuple_get_int(&suffix, 0, &v))
             return CFDB_ERR_SERIALIZATION_FAILED;
-        if (v == SUFFIX_VERSION)
+        if (v == SUFFIX_VERSION) {
+            /* pack((versionstamp)): 0x33 + 12 bytes (SplitHelper.packVersion) */
+            cfdb_tuple vt;
+            if (cfdb_tuple_unpack(a, kvs[i].value, &vt) || cfdb_tuple_count(&vt) != 1 ||
+                cfdb_tuple_get(&vt, 0)->type != CFDB_TUPLE_VERSIONSTAMP)
+                return CFDB_ERR_SERIALIZATION_FAILED;
+            if (version) {
+                version->present = true;
+                version->complete = true;
+                memcpy(version->bytes, cfdb_tuple_get(&vt, 0)->v.vs, 12);
+            }
             continue;
+        }
         if (unsplit || (v == SUFFIX_UNSPLIT && pieces) || (v != SUFFIX_UNSPLIT && v != expect))
             return CFDB_ERR_SERIALIZATION_FAILED;   /* pieces out of order or mixed */
         if (v == SUFFIX_UNSPLIT)
@@ -273,29 +366,14 @@ static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t 
     return 0;
 }
 
-/* Reads the record stored under pk: *found, its type and message. */
-static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
-                       cfdb_bytes begin, cfdb_bytes end, bool *found,
-                       const cfdb_rl_record_type **type, cfdb_pb_msg **record)
+/* The record in a union message's bytes: exactly one union field set names the type. */
+static int decode_union(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes value,
+                        const cfdb_rl_record_type **type, cfdb_pb_msg **record)
 {
-    cfdb_bytes value = { NULL, 0 };
-    int rc;
-    if (stores_unsuffixed(s)) {
-        rc = dir_get(tr, a, base, false, found, &value);
-    } else {
-        dir_kv *kvs;
-        uint32_t n;
-        rc = dir_get_all(tr, a, begin, end, &kvs, &n);
-        if (!rc)
-            rc = assemble(a, base.len, kvs, n, &value, found);
-    }
-    if (rc || !*found)
-        return rc;
     const cfdb_rl_metadata *md = s->md;
     cfdb_pb_msg *u;
     if (cfdb_pb_decode(a, md->union_descriptor, value.ptr, value.len, 0, &u, NULL))
         return CFDB_ERR_SERIALIZATION_FAILED;
-    /* Exactly one union field is set: it names the type. */
     const cfdb_pb_field *set = NULL;
     for (uint32_t i = 0; i < md->union_descriptor->field_count; i++) {
         const cfdb_pb_field *f = &md->union_descriptor->fields[i];
@@ -312,97 +390,150 @@ static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb
     return 0;
 }
 
-/* ---- indexes ---- */
-
-static bool index_applies(const cfdb_rl_index *ix, const cfdb_rl_record_type *type)
+/* A held version (saved in this transaction) overrides the stored one. */
+static void pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
 {
-    if (!type)
-        return false;
-    if (ix->record_type_count == 0)
-        return true;   /* universal */
-    for (uint32_t i = 0; i < ix->record_type_count; i++)
-        if (ix->record_types[i] == type)
-            return true;
-    return false;
+    const rl_pending *p = version ? rl_pending_find(s, version_key) : NULL;
+    if (!p)
+        return;
+    version->present = true;
+    version->complete = false;
+    memcpy(version->bytes, p->value.ptr + 1, 12);   /* 0x33 + 12 bytes + offset */
 }
 
-/* Index maintenance cfdb does so far: non-unique VALUE indexes. A record touched by any
- * other index is refused (2108) rather than left with that index out of date. */
-static int check_maintained(const cfdb_rl_metadata *md, const cfdb_rl_record_type *type)
+int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const void *kvs, uint32_t n,
+                       bool *found, const cfdb_rl_record_type **type, cfdb_pb_msg **record,
+                       cfdb_rl_version *version)
 {
+    cfdb_bytes value = { NULL, 0 };
+    const dir_kv *kv = kvs;
+    if (n == 1 && kv[0].key.len == base.len) {   /* the old unsuffixed layout */
+        *found = true;
+        return decode_union(s, a, kv[0].value, type, record);
+    }
+    int rc = assemble(a, base.len, kvs, n, &value, found, version);
+    if (rc || !*found)
+        return rc;
+    return decode_union(s, a, value, type, record);
+}
+
+/* Reads the record stored under pk: *found, its type, message and version. */
+static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
+                       cfdb_bytes begin, cfdb_bytes end, bool *found,
+                       const cfdb_rl_record_type **type, cfdb_pb_msg **record,
+                       cfdb_rl_version *version)
+{
+    if (version)
+        memset(version, 0, sizeof *version);
+    cfdb_bytes value = { NULL, 0 };
+    int rc;
+    if (stores_unsuffixed(s)) {
+        rc = dir_get(tr, a, base, false, found, &value);
+        if (!rc && *found)
+            rc = decode_union(s, a, value, type, record);
+    } else {
+        dir_kv *kvs;
+        uint32_t n;
+        rc = dir_get_all(tr, a, begin, end, &kvs, &n);
+        if (!rc)
+            rc = rl_record_from_kvs(s, a, base, kvs, n, found, type, record, version);
+    }
+    if (!rc && *found && version) {
+        cfdb_bytes vkey;
+        if ((rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
+            return rc;
+        pending_version(s, vkey, version);
+    }
+    return rc;
+}
+
+int rl_read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                   bool *found, const cfdb_rl_record_type **type, cfdb_pb_msg **record,
+                   cfdb_rl_version *version)
+{
+    cfdb_bytes base, begin, end;
+    int rc = record_keys(s, a, pk, &base, &begin, &end);
+    return rc ? rc : read_record(s, tr, a, base, begin, end, found, type, record, version);
+}
+
+/* ---- indexes ---- */
+
+/* Every index of the old and the new record's types that is not disabled, through its
+ * maintainer. A write-only index whose updates are not idempotent (count, sum) is updated
+ * only for records in ranges the online indexer has built (Java's updateWhileWriteOnly), so
+ * the builder does not count them twice. */
+static int update_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const rl_side *old,
+                          const rl_side *new_)
+{
+    const cfdb_rl_metadata *md = s->md;
+    int rc = 0;
+    cfdb_bytes pk_bytes = { NULL, 0 };
+    for (uint32_t i = 0; i < md->index_count && !rc; i++) {
+        const cfdb_rl_index *ix = &md->indexes[i];
+        if (s->states[i] == CFDB_RL_INDEX_DISABLED)
+            continue;
+        rl_side o = { 0 }, n = { 0 };
+        if (old->rec && rl_index_applies(ix, old->type))
+            o = *old;
+        if (new_->rec && rl_index_applies(ix, new_->type))
+            n = *new_;
+        if (!o.rec && !n.rec)
+            continue;
+        if (s->states[i] == CFDB_RL_INDEX_WRITE_ONLY && rl_atomic_supported(ix->type) &&
+            !rl_atomic_idempotent(ix->type)) {
+            cfdb_bytes space;
+            bool built;
+            const cfdb_tuple *pk = o.rec ? o.pk : n.pk;
+            if (!pk_bytes.ptr && (rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, pk, &pk_bytes)))
+                break;
+            if ((rc = rl_space(s, a, RL_KS_INDEX_RANGE, &ix->subspace_key, &space)) ||
+                (rc = rl_rangeset_contains(tr, a, space, pk_bytes, &built)))
+                break;
+            if (!built)
+                continue;
+        }
+        rc = rl_index_update(s, tr, a, ix, &o, &n);
+    }
+    return rc;
+}
+
+/* Refuses records whose types have indexes cfdb does not maintain (2108) rather than leave
+ * those stale. */
+static int check_maintained(const cfdb_rl_store *s, const cfdb_rl_record_type *type)
+{
+    const cfdb_rl_metadata *md = s->md;
     for (uint32_t i = 0; i < md->index_count; i++) {
         const cfdb_rl_index *ix = &md->indexes[i];
-        if (index_applies(ix, type) && (strcmp(ix->type, "value") != 0 || ix->unique))
+        if (s->states[i] != CFDB_RL_INDEX_DISABLED && rl_index_applies(ix, type) &&
+            !rl_index_type_supported(ix))
             return CFDB_ERR_UNSUPPORTED_OPERATION;
     }
     return 0;
 }
 
-/* P + (2, subspace_key) + pack(entry key) */
-static int entry_key(cfdb_rl_store *s, cfdb_arena *a, const cfdb_rl_index *ix,
-                     const cfdb_tuple *key, cfdb_bytes *out)
+/* ADD of a little-endian int64 at P + (4, count key...) (FDBRecordStore.addRecordCount). */
+static int add_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                            const cfdb_rl_record_type *type, const cfdb_pb_msg *rec, int64_t delta)
 {
-    cfdb_tuple head;
-    cfdb_tuple_init(&head, a);
-    cfdb_bytes prefix;
-    int rc = cfdb_tuple_add_int(&head, KEYSPACE_INDEX);
-    if (!rc)
-        rc = cfdb_tuple_add_elem(&head, &ix->subspace_key);
-    if (!rc)
-        rc = cfdb_tuple_pack(a, s->prefix, &head, &prefix);
-    if (!rc)
-        rc = cfdb_tuple_pack(a, prefix, key, out);
-    return rc;
-}
-
-static bool same_entry(const cfdb_rl_index_entry *x, const cfdb_rl_index_entry *y)
-{
-    return cfdb_tuple_equal(&x->key, &y->key) && cfdb_tuple_equal(&x->value, &y->value);
-}
-
-/* StandardIndexMaintainer.update: entries of the old record that the new one does not have
- * are cleared, entries of the new one that the old did not have are set. */
-static int update_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
-                          const cfdb_rl_record_type *old_type, const cfdb_pb_msg *old_rec,
-                          const cfdb_rl_record_type *new_type, const cfdb_pb_msg *new_rec)
-{
-    const cfdb_rl_metadata *md = s->md;
-    int rc = 0;
-    for (uint32_t i = 0; i < md->index_count && !rc; i++) {
-        const cfdb_rl_index *ix = &md->indexes[i];
-        cfdb_rl_index_entry *olds = NULL, *news = NULL;
-        uint32_t no = 0, nn = 0;
-        if (old_rec && index_applies(ix, old_type))
-            rc = cfdb_rl_index_entries(a, ix, old_type, old_rec, pk, &olds, &no);
-        if (!rc && new_rec && index_applies(ix, new_type))
-            rc = cfdb_rl_index_entries(a, ix, new_type, new_rec, pk, &news, &nn);
-        for (uint32_t k = 0; k < no && !rc; k++) {
-            bool kept = false;
-            for (uint32_t j = 0; j < nn && !kept; j++)
-                kept = same_entry(&olds[k], &news[j]);
-            cfdb_bytes key;
-            if (!kept && !(rc = entry_key(s, a, ix, &olds[k].key, &key)))
-                dir_clear(tr, key);
-        }
-        for (uint32_t j = 0; j < nn && !rc; j++) {
-            bool had = false;
-            for (uint32_t k = 0; k < no && !had; k++)
-                had = same_entry(&olds[k], &news[j]);
-            if (had)
-                continue;
-            cfdb_bytes key, value;
-            if ((rc = entry_key(s, a, ix, &news[j].key, &key)) ||
-                (rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, &news[j].value, &value)))
-                break;
-            if (key.len > CFDB_RL_MAX_KEY_SIZE)
-                rc = CFDB_ERR_KEY_TOO_LARGE;
-            else if (value.len > CFDB_RL_MAX_VALUE_SIZE)
-                rc = CFDB_ERR_VALUE_TOO_LARGE;
-            else
-                dir_set(tr, key, value);
-        }
-    }
-    return rc;
+    if (!s->md->record_count_key)
+        return 0;
+    cfdb_kex_ctx ctx = { &type->record_type_key, NULL };
+    cfdb_tuple *keys;
+    uint32_t n;
+    int rc = cfdb_kex_evaluate(a, s->md->record_count_key, rec, &ctx, &keys, &n);
+    if (rc)
+        return rc;
+    if (n != 1)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* evaluateSingleton */
+    cfdb_bytes space, key;
+    if ((rc = rl_space(s, a, RL_KS_RECORD_COUNT, NULL, &space)) ||
+        (rc = cfdb_tuple_pack(a, space, &keys[0], &key)))
+        return rc;
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (uint8_t)((uint64_t)delta >> (8 * i));
+    fdb_transaction_atomic_op(tr, key.ptr, (int)key.len, le, 8, FDB_MUTATION_TYPE_ADD);
+    return 0;
 }
 
 /* ---- save, load, delete ---- */
@@ -411,15 +542,11 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
                        bool *existed)
 {
     const cfdb_rl_metadata *md = s->md;
-    /* Java writes an incomplete version at commit (its record context holds the versionstamp
-     * mutation until then); cfdb has no such context yet, so it does not write a record
-     * without the version Java would store beside it. */
-    if (md->store_record_versions)
-        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    s->violation = NULL;
     const cfdb_rl_record_type *type = cfdb_rl_record_type_of(md, cfdb_pb_msg_type(record));
     if (!type)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
-    int rc = check_maintained(md, type);
+    int rc = check_maintained(s, type);
     if (rc)
         return rc;
     cfdb_tuple pk;
@@ -429,25 +556,42 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_pb_msg *u = cfdb_pb_msg_new(a, md->union_descriptor), *inner;
     if (!u)
         return CFDB_ERR_INTERNAL_ERROR;
-    cfdb_bytes value, base, begin, end;
+    cfdb_bytes value, base, begin, end, vkey;
     if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
-        (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)))
+        (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)) ||
+        (rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
         return rc;
     if (value.len > CFDB_RL_SPLIT_RECORD_SIZE && !md->split_long_records)
         return CFDB_ERR_VALUE_TOO_LARGE;
-    /* The old record: one read, for its index entries (and *existed). */
+    /* The old record: one read, for its index entries, version, count (and *existed). */
     bool found = false;
     const cfdb_rl_record_type *old_type = NULL;
     cfdb_pb_msg *old = NULL;
-    if ((md->index_count || existed) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old)))
+    cfdb_rl_version old_version = { 0 };
+    if ((md->index_count || existed || md->record_count_key) &&
+        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
-    if (found && old_type != type && (rc = check_maintained(md, old_type)))
+    if (found && old_type != type && (rc = check_maintained(s, old_type)))
         return rc;
     if (existed)
         *existed = found;
 
+    /* A new incomplete version for this save (FDBRecordVersion.incomplete(localVersion)). */
+    uint8_t version[12];
+    bool versioned = md->store_record_versions;   /* version indexes need it (metadata) */
+    if (versioned) {
+        memset(version, 0xff, 10);
+        version[10] = (uint8_t)(s->next_local >> 8);
+        version[11] = (uint8_t)s->next_local;
+        s->next_local++;
+    }
+    rl_side o = { old_type, found ? old : NULL, &pk, old_version.present ? old_version.bytes : NULL };
+    rl_side n = { type, record, &pk, versioned ? version : NULL };
+    if ((rc = update_indexes(s, tr, a, &o, &n)))
+        return rc;
+
     dir_clear_range(tr, begin, end);
+    rl_pending_remove(s, vkey);
     if (stores_unsuffixed(s)) {
         dir_set(tr, base, value);
     } else if (value.len <= CFDB_RL_SPLIT_RECORD_SIZE) {
@@ -458,16 +602,29 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     } else {
         int64_t index = SUFFIX_FIRST_SPLIT;
         for (uint32_t off = 0; off < value.len; off += CFDB_RL_SPLIT_RECORD_SIZE, index++) {
-            uint32_t n = value.len - off;
-            if (n > CFDB_RL_SPLIT_RECORD_SIZE)
-                n = CFDB_RL_SPLIT_RECORD_SIZE;
+            uint32_t len = value.len - off;
+            if (len > CFDB_RL_SPLIT_RECORD_SIZE)
+                len = CFDB_RL_SPLIT_RECORD_SIZE;
             cfdb_bytes key;
             if ((rc = keyspace_key(a, base, index, &key)))
                 return rc;
-            dir_set(tr, key, cfdb_bytes_make(value.ptr + off, n));
+            dir_set(tr, key, cfdb_bytes_make(value.ptr + off, len));
         }
     }
-    return update_indexes(s, tr, a, &pk, found ? old_type : NULL, found ? old : NULL, type, record);
+    if (versioned) {
+        /* P + (1, pk..., -1) = pack((incomplete versionstamp)) + offset, at commit */
+        cfdb_tuple vt;
+        cfdb_tuple_init(&vt, a);
+        cfdb_bytes packed;
+        uint16_t local = (uint16_t)(version[10] << 8 | version[11]);
+        if ((rc = cfdb_tuple_add_incomplete_versionstamp(&vt, local)) ||
+            (rc = cfdb_tuple_pack_with_versionstamp(a, (cfdb_bytes){ NULL, 0 }, &vt, &packed)) ||
+            (rc = rl_pending_add(s, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE, vkey, packed)))
+            return rc;
+    }
+    if (!found)
+        rc = add_record_count(s, tr, a, type, record, 1);
+    return rc;
 }
 
 int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
@@ -477,7 +634,7 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
     if (!rc)
-        rc = read_record(s, tr, a, base, begin, end, &out->found, &out->type, &out->record);
+        rc = read_record(s, tr, a, base, begin, end, &out->found, &out->type, &out->record, NULL);
     if (rc || !out->found) {
         out->found = false;
         return rc;
@@ -488,27 +645,190 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     return rc;
 }
 
+int cfdb_rl_store_load_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *pk, cfdb_rl_version *out)
+{
+    memset(out, 0, sizeof *out);
+    bool found;
+    const cfdb_rl_record_type *type;
+    cfdb_pb_msg *rec;
+    int rc = rl_read_record(s, tr, a, pk, &found, &type, &rec, out);
+    if (!rc && !found)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
 int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
                          bool *existed)
 {
-    cfdb_bytes base, begin, end;
+    cfdb_bytes base, begin, end, vkey;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
+    if (!rc)
+        rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey);
     if (rc)
         return rc;
     bool found = false;
     const cfdb_rl_record_type *old_type = NULL;
     cfdb_pb_msg *old = NULL;
-    if ((s->md->index_count || existed) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old)))
+    cfdb_rl_version old_version = { 0 };
+    const cfdb_rl_metadata *md = s->md;
+    if ((md->index_count || existed || md->record_count_key) &&
+        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
-    if (found && (rc = check_maintained(s->md, old_type)))
+    if (found && (rc = check_maintained(s, old_type)))
         return rc;
     if (existed)
         *existed = found;
+    if (found) {
+        rl_side o = { old_type, old, pk, old_version.present ? old_version.bytes : NULL };
+        rl_side n = { 0 };
+        if ((rc = update_indexes(s, tr, a, &o, &n)) ||
+            (rc = add_record_count(s, tr, a, old_type, old, -1)))
+            return rc;
+    }
     dir_clear_range(tr, begin, end);
+    rl_pending_remove(s, vkey);
     if (stores_unsuffixed(s))
         dir_clear(tr, base);
-    return found ? update_indexes(s, tr, a, pk, old_type, old, NULL, NULL) : 0;
+    return 0;
+}
+
+int cfdb_rl_store_delete_all(cfdb_rl_store *s, FDBTransaction *tr)
+{
+    /* [P + (1), P + (5) + 0x00) and [P + (5) + 0xff, strinc(P)) */
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_bytes states, sb, se, end;
+    int rc = rl_space(s, &a, RL_KS_INDEX_STATE, NULL, &states);
+    if (!rc)
+        rc = dir_concat(&a, states, CFDB_BYTES_LIT("\x00"), &sb);
+    if (!rc)
+        rc = dir_concat(&a, states, CFDB_BYTES_LIT("\xff"), &se);
+    if (!rc)
+        rc = dir_strinc(&a, s->prefix, &end);
+    if (!rc) {
+        dir_clear_range(tr, s->records, sb);
+        dir_clear_range(tr, se, end);
+        cfdb_rl_store_reset_pending(s);
+    }
+    cfdb_arena_free(&a);
+    return rc;
+}
+
+int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                               const cfdb_tuple *key, int64_t *out)
+{
+    *out = 0;
+    cfdb_bytes space, begin, end;
+    cfdb_tuple empty;
+    cfdb_tuple_init(&empty, a);
+    int rc = rl_space(s, a, RL_KS_RECORD_COUNT, NULL, &space);
+    if (!rc)
+        rc = cfdb_tuple_pack(a, space, key ? key : &empty, &begin);
+    if (!rc)
+        rc = dir_strinc(a, begin, &end);
+    dir_kv *kvs = NULL;
+    uint32_t n = 0;
+    if (!rc)
+        rc = dir_get_all(tr, a, begin, end, &kvs, &n);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        if (kvs[i].value.len != 8)
+            return CFDB_ERR_SERIALIZATION_FAILED;
+        uint64_t v = 0;
+        for (int b = 7; b >= 0; b--)
+            v = v << 8 | kvs[i].value.ptr[b];
+        *out += (int64_t)v;
+    }
+    return rc;
+}
+
+/* ---- held version mutations ---- */
+
+const rl_pending *rl_pending_find(const cfdb_rl_store *s, cfdb_bytes key)
+{
+    for (uint32_t i = 0; i < s->pending_count; i++)
+        if (cfdb_bytes_eq(s->pending[i].key, key))
+            return &s->pending[i];
+    return NULL;
+}
+
+bool rl_pending_remove(cfdb_rl_store *s, cfdb_bytes key)
+{
+    for (uint32_t i = 0; i < s->pending_count; i++) {
+        if (cfdb_bytes_eq(s->pending[i].key, key)) {
+            s->pending[i] = s->pending[--s->pending_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+int rl_pending_add(cfdb_rl_store *s, FDBMutationType op, cfdb_bytes key, cfdb_bytes value)
+{
+    rl_pending_remove(s, key);
+    if (s->pending_count == s->pending_cap) {
+        uint32_t cap = s->pending_cap ? s->pending_cap * 2 : 16;
+        rl_pending *p = cfdb_arena_alloc(&s->pending_arena, cap * sizeof *p);
+        if (!p)
+            return CFDB_ERR_INTERNAL_ERROR;
+        if (s->pending_count)
+            memcpy(p, s->pending, s->pending_count * sizeof *p);
+        s->pending = p;
+        s->pending_cap = cap;
+    }
+    rl_pending *p = &s->pending[s->pending_count];
+    if (cfdb_arena_dup_bytes(&s->pending_arena, key, &p->key) ||
+        cfdb_arena_dup_bytes(&s->pending_arena, value, &p->value))
+        return CFDB_ERR_INTERNAL_ERROR;
+    p->op = op;
+    s->pending_count++;
+    return 0;
+}
+
+void cfdb_rl_store_reset_pending(cfdb_rl_store *s)
+{
+    cfdb_arena_free(&s->pending_arena);
+    cfdb_arena_init(&s->pending_arena);
+    s->pending = NULL;
+    s->pending_count = s->pending_cap = 0;
+    s->next_local = 0;
+}
+
+int cfdb_rl_store_prepare_commit(cfdb_rl_store *s, FDBTransaction *tr)
+{
+    for (uint32_t i = 0; i < s->pending_count; i++) {
+        const rl_pending *p = &s->pending[i];
+        fdb_transaction_atomic_op(tr, p->key.ptr, (int)p->key.len, p->value.ptr, (int)p->value.len,
+                                  p->op);
+    }
+    cfdb_rl_store_reset_pending(s);
+    return 0;
+}
+
+const cfdb_rl_index *cfdb_rl_store_last_violation(const cfdb_rl_store *s)
+{
+    return s->violation;
+}
+
+int rl_space(const cfdb_rl_store *s, cfdb_arena *a, int64_t keyspace, const cfdb_tuple_elem *elem,
+             cfdb_bytes *out)
+{
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, a);
+    int rc = cfdb_tuple_add_int(&t, keyspace);
+    if (!rc && elem)
+        rc = cfdb_tuple_add_elem(&t, elem);
+    return rc ? rc : cfdb_tuple_pack(a, s->prefix, &t, out);
+}
+
+int rl_index_space(const cfdb_rl_store *s, cfdb_arena *a, const cfdb_rl_index *ix, cfdb_bytes *out)
+{
+    return rl_space(s, a, RL_KS_INDEX, &ix->subspace_key, out);
+}
+
+uint32_t rl_index_pos(const cfdb_rl_store *s, const cfdb_rl_index *ix)
+{
+    return (uint32_t)(ix - s->md->indexes);
 }
 
 /* ---- accessors for cursors and scans (rl_cursor.c, rl_scan.c, rl_fetch.c) ---- */
