@@ -30,6 +30,20 @@ FB_TABLE_DEF(tm_entry_type, "TenantMapEntry", tm_entry, FB_FIELD(tm_entry, id, f
              FB_FIELD(tm_entry, configurationSequenceNum, fb_i64));
 static const fb_message tm_entry_message = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &tm_entry_type };
 
+int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k)
+{
+    if (!prefix.len)
+        return 0;
+    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k->len + 1);
+    if (!p)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    memcpy(p, prefix.ptr, prefix.len);
+    if (k->len)
+        memcpy(p + prefix.len, k->ptr, k->len);
+    *k = cfdb_bytes_make(p, prefix.len + k->len);
+    return 0;
+}
+
 void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE])
 {
     uint64_t u = (uint64_t)id;
