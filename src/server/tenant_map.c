@@ -12,6 +12,20 @@
 
 /* TenantMapEntry: cfdb_msg_tenant_map_entry (src/wire/msg_tenant.c). */
 
+int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k)
+{
+    if (!prefix.len)
+        return 0;
+    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k->len + 1);
+    if (!p)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    memcpy(p, prefix.ptr, prefix.len);
+    if (k->len)
+        memcpy(p + prefix.len, k->ptr, k->len);
+    *k = cfdb_bytes_make(p, prefix.len + k->len);
+    return 0;
+}
+
 void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE])
 {
     uint64_t u = (uint64_t)id;
