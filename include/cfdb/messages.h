@@ -681,6 +681,7 @@ extern const fb_message cfdb_msg_get_mapped_key_values_request, cfdb_msg_get_map
 extern const fb_message cfdb_msg_watch_value_request, cfdb_msg_watch_value_reply;
 extern const fb_message cfdb_msg_wait_metrics_request, cfdb_msg_storage_metrics_reply;
 extern const fb_message cfdb_msg_split_range_request, cfdb_msg_split_range_reply;
+extern const fb_message cfdb_msg_storage_server_interface; /* \xff/serverList/ values */
 
 /* Tenant metadata values (src/wire/msg_tenant.c; IncludeVersion in front when stored). */
 typedef struct cfdb_tenant_map_entry {

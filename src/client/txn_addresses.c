@@ -31,9 +31,6 @@
 #define PV_HAS_SHARD_ENCODE_LOCATION UINT64_C(0x0FDB00B072000000) /* withShardEncodeLocationMetaData */
 #define PV_VERSION_MASK UINT64_C(0x0FFFFFFFFFFFFFFF) /* without the object serializer flag */
 
-static const fb_message ssi_message = { "StorageServerInterface", 15302073, FB_MSG_REQUEST,
-                                        &cfdb_fb_storage_server_interface };
-
 enum { STAGE_SERVER_TAGS, STAGE_KEY_SERVERS, STAGE_SERVER_LIST };
 
 typedef struct addr_state {
@@ -139,7 +136,7 @@ static void on_list_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     cfdb_storage_server_interface ssi;
     memset(&ssi, 0, sizeof ssi);
     const uint8_t *v = rep.value.value.ptr;
-    if (txn_decode(&ssi_message, v + 8, (uint32_t)(rep.value.value.len - 8), &ssi, NULL, &o->f->arena)) {
+    if (txn_decode(&cfdb_msg_storage_server_interface, v + 8, (uint32_t)(rep.value.value.len - 8), &ssi, NULL, &o->f->arena)) {
         op_finish(o, CFDB_ERR_INTERNAL_ERROR);
         return;
     }

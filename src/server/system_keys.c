@@ -17,9 +17,6 @@
 
 #define PV_KEY_SERVER_VALUE UINT64_C(0x0FDB00B062010001) /* withKeyServerValue / withServerTagValue */
 
-static const fb_message ssi_message = { "StorageServerInterface", 15302073, FB_MSG_REQUEST,
-                                        &cfdb_fb_storage_server_interface };
-
 static cfdb_bytes cat(cfdb_arena *a, const char *prefix, size_t plen, const void *tail, size_t tlen)
 {
     uint8_t *p = cfdb_arena_alloc(a, plen + tlen + 1);
@@ -205,7 +202,7 @@ int srv_write_system_keys(srv *s)
         ss_fill_interface(s, i, &a, &ssi);
         fb_writer w;
         fb_writer_init(&w, 8);
-        if (fb_encode(&w, &ssi_message, &ssi, 0) == 0) {
+        if (fb_encode(&w, &cfdb_msg_storage_server_interface, &ssi, 0) == 0) {
             uint64_t fpv = CFDB_PROTOCOL_CONNECT_VERSION;
             uint8_t *blob = w.buf + w.base - 8;
             memcpy(blob, &fpv, 8);

@@ -42,6 +42,7 @@ const fb_message *const cfdb_all_messages[] = {
     &cfdb_msg_storage_metrics_reply,
     &cfdb_msg_split_range_request,
     &cfdb_msg_split_range_reply,
+    &cfdb_msg_storage_server_interface,
 };
 const unsigned cfdb_all_messages_count = sizeof cfdb_all_messages / sizeof cfdb_all_messages[0];
 

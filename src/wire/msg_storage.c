@@ -157,3 +157,9 @@ FB_TABLE_DEF(split_range_reply, "SplitRangeReply", cfdb_split_range_reply,
              FB_FIELD(cfdb_split_range_reply, splitPoints, cfdb_fb_bytes_vec));
 const fb_message cfdb_msg_split_range_reply = { "ErrorOr<SplitRangeReply>", CFDB_REPLY_FILE_ID(11813134),
                                                 FB_MSG_REPLY, &split_range_reply };
+
+/* \xff/serverList/<id> values (fdbclient/SystemData.cpp serverListValue: ObjectWriter with
+ * IncludeVersion, so an 8-byte protocol version precedes the message): written by
+ * cfdb-server's system keys, read by the client's get_addresses_for_key. */
+const fb_message cfdb_msg_storage_server_interface = { "StorageServerInterface", 15302073, FB_MSG_REQUEST,
+                                                       &cfdb_fb_storage_server_interface };

@@ -201,12 +201,26 @@ static void test_in_band_and_union_errors(void **state)
     cfdb_arena_free(&a);
 }
 
+/* The \xff/serverList/ value's message is described once, in the registry:
+ * StorageServerInterface's file_identifier is 15302073 (7.3.77
+ * fdbclient/include/fdbclient/StorageServerInterface.h), and its fields in serialize() order
+ * begin uniqueID, locality, then the getValue stream (whose endpoint names the server). */
+static void test_storage_server_interface_described_once(void **state)
+{
+    (void)state;
+    const fb_message *m = cfdb_message_by_file_id(15302073);
+    assert_ptr_equal(m, &cfdb_msg_storage_server_interface);
+    assert_string_equal(m->item->name, "StorageServerInterface");
+    assert_ptr_equal(cfdb_message_by_name("StorageServerInterface"), m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_message_round_trips),
         cmocka_unit_test(test_single_key_encodings),
         cmocka_unit_test(test_in_band_and_union_errors),
+        cmocka_unit_test(test_storage_server_interface_described_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
