@@ -63,6 +63,9 @@ struct cfdb_future *cfdb_db_get_server_protocol(cfdb_db *db, uint64_t expected);
 struct cfdb_future *cfdb_db_create_snapshot(cfdb_db *db, cfdb_bytes uid, cfdb_bytes command);
 struct cfdb_future *cfdb_db_force_recovery(cfdb_db *db, cfdb_bytes dcid);
 struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, bool check, int duration);
+/* getWorkerInterfaces: GetClientWorkersRequest to the cluster controller; a key-value future
+ * of (worker address, ClientWorkerInterface in BinaryWriter IncludeVersion form). */
+struct cfdb_future *cfdb_db_get_client_workers(cfdb_db *db);
 
 /* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
  * storage servers in the location cache, each connection's state and counters, health. */

@@ -30,6 +30,7 @@
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
+#include "cfdb/protocol_version.h"
 #include "database.h"
 #include "future.h"
 
@@ -37,7 +38,7 @@
 #define CLI_CONNECT_TIMEOUT_NS 10000000000ull /* CLIENT_KNOBS->CLI_CONNECT_TIMEOUT */
 #define MG_MAX_WORKERS 64
 
-enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT };
+enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS };
 enum mg_stage { MG_ASK, MG_VERIFY };
 
 /* ---- messages ---- */
@@ -307,6 +308,79 @@ static bool same_address(const cfdb_network_address *a, const char *text)
     return strcmp(buf, text) == 0;
 }
 
+/* BinaryWriter::toValue(ClientWorkerInterface, IncludeVersion()) as 7.3.77's
+ * getWorkerInterfaces (fdbclient/ReadYourWrites.actor.cpp) writes it: the protocol version
+ * (uint64, currentProtocolVersion, no flags), then for reboot, profiler and
+ * setFailureInjection (ClientWorkerInterface::serialize order) the stream's Endpoint in
+ * binary form (fdbrpc FlowTransport.h: NetworkAddressList {address, Optional secondary},
+ * then the token UID as two uint64). A NetworkAddress (flow/NetworkAddress.h) is IPAddress
+ * (bool isV6, then uint32 or 16 bytes), uint16 port, uint16 flags, bool fromHostname (present
+ * since hasNetworkAddressHostnameFlag). All little-endian. At most 8 + 3 * 71 bytes. */
+#define MG_BINARY_WORKER_MAX (8 + 3 * (2 * (1 + 16 + 5) + 1 + 16))
+static uint8_t *put_le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        *p++ = (uint8_t)(v >> (8 * i));
+    return p;
+}
+static uint8_t *put_address(uint8_t *p, const cfdb_network_address *a)
+{
+    bool v6 = a->ip.tag == 2 && a->ip.v6.count == 16;
+    *p++ = v6;
+    if (v6) {
+        memcpy(p, a->ip.v6.items, 16);
+        p += 16;
+    } else {
+        p = put_le(p, a->ip.v4, 4);
+    }
+    p = put_le(p, a->port, 2);
+    p = put_le(p, a->flags, 2);
+    *p++ = a->fromHostname;
+    return p;
+}
+static size_t binary_worker(const mg_client_worker *w, uint8_t *out)
+{
+    const cfdb_request_stream *streams[3] = { &w->reboot, &w->profiler, &w->setFailureInjection };
+    uint8_t *p = put_le(out, CFDB_PROTOCOL_VERSION, 8);
+    for (int i = 0; i < 3; i++) {
+        const cfdb_endpoint *ep = &streams[i]->endpoint;
+        p = put_address(p, &ep->addresses.address);
+        *p++ = ep->addresses.secondaryAddress.present;
+        if (ep->addresses.secondaryAddress.present)
+            p = put_address(p, &ep->addresses.secondaryAddress.value);
+        p = put_le(p, ep->token.first, 8);
+        p = put_le(p, ep->token.second, 8);
+    }
+    return (size_t)(p - out);
+}
+
+/* MG_CLIENT_WORKERS: the reply's workers as rows in the future's arena, key the reboot
+ * stream's address as NetworkAddress::toString, value binary_worker, in reply order. */
+static int workers_rows(mg_op *m, const mg_workers_reply *rep)
+{
+    cfdb_future *f = m->f;
+    uint32_t n = rep->workers.count;
+    cfdb_fdb_kv *kv = cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kv);
+    if (!kv)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    for (uint32_t i = 0; i < n; i++) {
+        char key[96];
+        size_t klen = cfdb_network_address_format(&rep->workers.items[i].reboot.endpoint.addresses.address, key,
+                                                  sizeof key);
+        uint8_t val[MG_BINARY_WORKER_MAX];
+        size_t vlen = binary_worker(&rep->workers.items[i], val);
+        cfdb_bytes k, v;
+        if (klen >= sizeof key || cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make((const uint8_t *)key, klen), &k) ||
+            cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_make(val, vlen), &v))
+            return CFDB_ERR_UNKNOWN_ERROR;
+        kv[i] = (cfdb_fdb_kv){ k.ptr, (int)k.len, v.ptr, (int)v.len };
+    }
+    f->r.kvs.items = kv;
+    f->r.kvs.count = (int)n;
+    f->r.kvs.more = false;
+    return 0;
+}
+
 static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     mg_op *m = ctx;
@@ -328,6 +402,12 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
             return;
         }
         mg_end(m, rc ? rc : err);
+        return;
+    }
+    if (m->kind == MG_CLIENT_WORKERS) {
+        int wrc = workers_rows(m, &rep);
+        cfdb_arena_free(&a);
+        mg_end(m, wrc);
         return;
     }
     /* every requested address must be a worker's */
@@ -535,5 +615,14 @@ cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, bool check
     m->check = check;
     m->duration = duration < 0 ? 0 : (uint32_t)duration;
     mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_get_client_workers(cfdb_db *db)
+{
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_CLIENT_WORKERS, CFDB_FUTURE_KEYVALUES, NULL, 0, &m);
+    if (m)
+        mg_post(m);
     return f;
 }

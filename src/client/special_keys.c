@@ -9,8 +9,9 @@
  * (special_management.c, special_configuration.c, special_tenant_map.c) that read the
  * database on a worker (special_worker.c; special_versions.c and special_process_class.c
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
- * the global config, tracing, worker interfaces, metrics, actor lineage and profiler modules
- * are not answered (2108).
+ * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
+ * workers; the global config, tracing, metrics, actor lineage and profiler modules are not
+ * answered (2108).
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
@@ -536,6 +537,22 @@ static cfdb_future *error_message(cfdb_txn *tx)
 
 /* ---------- reads ---------- */
 
+/* The implementations of a module answered on a management worker. */
+static const sk_impl *module_impls(enum module m, int *n)
+{
+    switch (m) {
+    case M_MANAGEMENT:
+        *n = sk_management_impl_count;
+        return sk_management_impls;
+    case M_CONFIGURATION:
+        *n = sk_configuration_impl_count;
+        return sk_configuration_impls;
+    default:
+        *n = sk_worker_interfaces_impl_count;
+        return sk_worker_interfaces_impls;
+    }
+}
+
 cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_bytes mb, me;
@@ -566,7 +583,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_ERROR_MESSAGE:
         return error_message(tx);
     case M_MANAGEMENT:
-    case M_CONFIGURATION: {
+    case M_CONFIGURATION:
+    case M_WORKERS: {
         if (tx->tenant) /* their implementations do not support tenants */
             return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
@@ -574,11 +592,9 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
             return txn_future_no_memory(CFDB_FUTURE_VALUE);
         memcpy(after, key.ptr, key.len);
         after[key.len] = 0;
-        cfdb_future *f = m == M_MANAGEMENT
-                             ? sk_async_read(tx, sk_management_impls, sk_management_impl_count, key,
-                                             cfdb_bytes_make(after, key.len + 1), 0, false, true)
-                             : sk_async_read(tx, sk_configuration_impls, sk_configuration_impl_count, key,
-                                             cfdb_bytes_make(after, key.len + 1), 0, false, true);
+        int n;
+        const sk_impl *impls = module_impls(m, &n);
+        cfdb_future *f = sk_async_read(tx, impls, n, key, cfdb_bytes_make(after, key.len + 1), 0, false, true);
         free(after);
         return f;
     }
@@ -607,7 +623,7 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         if (has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
-    if (m == M_MANAGEMENT || m == M_CONFIGURATION) {
+    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS) {
         pthread_mutex_lock(&tx->mu);
         int rc = txn_error_locked(tx);
         pthread_mutex_unlock(&tx->mu);
@@ -617,10 +633,9 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
         if (tx->tenant)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
-        return m == M_MANAGEMENT ? sk_async_read(tx, sk_management_impls, sk_management_impl_count, begin, end,
-                                                 limit, reverse, false)
-                                 : sk_async_read(tx, sk_configuration_impls, sk_configuration_impl_count, begin,
-                                                 end, limit, reverse, false);
+        int n;
+        const sk_impl *impls = module_impls(m, &n);
+        return sk_async_read(tx, impls, n, begin, end, limit, reverse, false);
     }
     /* single-key modules read as ranges, and the modules not implemented */
     return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);
