@@ -683,6 +683,41 @@ extern const fb_message cfdb_msg_wait_metrics_request, cfdb_msg_storage_metrics_
 extern const fb_message cfdb_msg_split_range_request, cfdb_msg_split_range_reply;
 extern const fb_message cfdb_msg_storage_server_interface; /* \xff/serverList/ values */
 
+/* Health metrics (src/wire/msg_health.c). */
+typedef struct cfdb_get_health_metrics_request {
+    cfdb_reply_promise reply;
+    bool detailed;
+} cfdb_get_health_metrics_request;
+typedef struct cfdb_get_health_metrics_reply {
+    cfdb_bytes serialized; /* HealthMetrics, BinaryWriter IncludeVersion */
+} cfdb_get_health_metrics_reply;
+extern const fb_message cfdb_msg_get_health_metrics_request, cfdb_msg_get_health_metrics_reply;
+typedef struct cfdb_health_storage_stats {
+    cfdb_uid id;
+    int64_t storageQueue;
+    int64_t storageDurabilityLag;
+    double diskUsage;
+    double cpuUsage;
+} cfdb_health_storage_stats;
+typedef struct cfdb_health_log_queue {
+    cfdb_uid id;
+    int64_t queue;
+} cfdb_health_log_queue;
+typedef struct cfdb_health_metrics {
+    int64_t worstStorageQueue, limitingStorageQueue;
+    int64_t worstStorageDurabilityLag, limitingStorageDurabilityLag;
+    int64_t worstTLogQueue;
+    double tpsLimit;
+    bool batchLimited;
+    cfdb_health_storage_stats *storage; /* in UID order (std::map) */
+    size_t nstorage;
+    cfdb_health_log_queue *log; /* in UID order */
+    size_t nlog;
+} cfdb_health_metrics;
+/* HealthMetrics in BinaryWriter IncludeVersion form, into / from arena memory. */
+int cfdb_health_metrics_encode(const cfdb_health_metrics *m, cfdb_arena *a, cfdb_bytes *out);
+int cfdb_health_metrics_decode(cfdb_bytes in, cfdb_arena *a, cfdb_health_metrics *m);
+
 /* Tenant metadata values (src/wire/msg_tenant.c; IncludeVersion in front when stored). */
 typedef struct cfdb_tenant_map_entry {
     int64_t id;

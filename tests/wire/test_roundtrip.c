@@ -214,6 +214,69 @@ static void test_storage_server_interface_described_once(void **state)
     assert_ptr_equal(cfdb_message_by_name("StorageServerInterface"), m);
 }
 
+/* HealthMetrics in BinaryWriter IncludeVersion form (7.3.77 FDBTypes.h HealthMetrics::serialize:
+ * worstStorageQueue, worstStorageDurabilityLag, worstTLogQueue, tpsLimit, batchLimited,
+ * storageStats, tLogQueue, limitingStorageQueue, limitingStorageDurabilityLag; std::map as an
+ * int32 count then key, value; flow/serialize.h): offsets derived by hand. */
+static void test_health_metrics_binary(void **state)
+{
+    (void)state;
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_health_storage_stats ss = { { 0x1111, 0x2222 }, 7, 9, 0.5, 0.25 };
+    cfdb_health_log_queue lq = { { 0x3333, 0x4444 }, 11 };
+    cfdb_health_metrics m = { 1, 2, 3, 4, 5, 1e6, true, &ss, 1, &lq, 1 };
+    cfdb_bytes b;
+    assert_int_equal(cfdb_health_metrics_encode(&m, &a, &b), 0);
+    assert_int_equal(b.len, 8 + 3 * 8 + 8 + 1 + 4 + 48 + 4 + 24 + 16);
+    uint64_t u;
+    double d;
+    memcpy(&u, b.ptr, 8);
+    assert_true(u == UINT64_C(0x0FDB00B073000000));
+    memcpy(&u, b.ptr + 8, 8);
+    assert_int_equal(u, 1); /* worstStorageQueue */
+    memcpy(&u, b.ptr + 16, 8);
+    assert_int_equal(u, 3); /* worstStorageDurabilityLag */
+    memcpy(&u, b.ptr + 24, 8);
+    assert_int_equal(u, 5); /* worstTLogQueue */
+    memcpy(&d, b.ptr + 32, 8);
+    assert_true(d == 1e6);
+    assert_int_equal(b.ptr[40], 1); /* batchLimited */
+    assert_int_equal(b.ptr[41], 1); /* storageStats count (int32) */
+    assert_int_equal(b.ptr[45], 0x11); /* its UID first */
+    memcpy(&u, b.ptr + 45 + 16, 8);
+    assert_int_equal(u, 7); /* storageQueue */
+    assert_int_equal(b.ptr[93], 1); /* tLogQueue count */
+    memcpy(&u, b.ptr + 97 + 16, 8);
+    assert_int_equal(u, 11);
+    memcpy(&u, b.ptr + 121, 8);
+    assert_int_equal(u, 2); /* limitingStorageQueue */
+    memcpy(&u, b.ptr + 129, 8);
+    assert_int_equal(u, 4); /* limitingStorageDurabilityLag */
+
+    cfdb_health_metrics back;
+    assert_int_equal(cfdb_health_metrics_decode(b, &a, &back), 0);
+    assert_int_equal(back.worstStorageQueue, 1);
+    assert_int_equal(back.limitingStorageQueue, 2);
+    assert_int_equal(back.worstStorageDurabilityLag, 3);
+    assert_int_equal(back.limitingStorageDurabilityLag, 4);
+    assert_int_equal(back.worstTLogQueue, 5);
+    assert_true(back.tpsLimit == 1e6 && back.batchLimited);
+    assert_int_equal(back.nstorage, 1);
+    assert_true(back.storage[0].id.first == 0x1111 && back.storage[0].id.second == 0x2222);
+    assert_true(back.storage[0].diskUsage == 0.5 && back.storage[0].cpuUsage == 0.25);
+    assert_int_equal(back.storage[0].storageDurabilityLag, 9);
+    assert_int_equal(back.nlog, 1);
+    assert_int_equal(back.log[0].queue, 11);
+    /* truncated, and a map count larger than the bytes behind it */
+    assert_int_equal(cfdb_health_metrics_decode(cfdb_bytes_make(b.ptr, b.len - 1), &a, &back), 1044);
+    uint8_t *big = cfdb_arena_alloc(&a, b.len);
+    memcpy(big, b.ptr, b.len);
+    big[44] = 0x7f;
+    assert_int_equal(cfdb_health_metrics_decode(cfdb_bytes_make(big, b.len), &a, &back), 1044);
+    cfdb_arena_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_single_key_encodings),
         cmocka_unit_test(test_in_band_and_union_errors),
         cmocka_unit_test(test_storage_server_interface_described_once),
+        cmocka_unit_test(test_health_metrics_binary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
