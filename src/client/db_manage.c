@@ -19,6 +19,13 @@
  *    address (ClientLeaderRegInterface, well-known token 3) within CLI_CONNECT_TIMEOUT (10 s),
  *    else 0; then RebootRequest {deleteData false, checkData, waitForDuration} (11913957) goes
  *    to each worker's reboot stream, one way, and the answer is 1. A negative duration is 0.
+ *  - cfdb_db_get_client_workers (getWorkerInterfaces, for \xff\xff/worker_interfaces/): the
+ *    same GetClientWorkersRequest; its workers as (address, binary ClientWorkerInterface) rows.
+ *  - cfdb_db_get_health_metrics (getHealthMetricsActor, for \xff\xff/metrics/health/):
+ *    GetHealthMetricsRequest {reply, detailed} (11403900) to a GRV proxy's getHealthMetrics
+ *    (GrvProxyInterface stream 2); failures ask again; the answer is the reply's serialized
+ *    HealthMetrics. libfdb_c's cache of recent answers (AGGREGATE_/DETAILED_HEALTH_METRICS_MAX_
+ *    STALENESS) is not kept: each read asks.
  *
  * Each call is one mg_op (heap: it outlives nothing but its own requests), holding a reference
  * on its database and on its future; the steps run on the network thread; a future completed
@@ -38,7 +45,7 @@
 #define CLI_CONNECT_TIMEOUT_NS 10000000000ull /* CLIENT_KNOBS->CLI_CONNECT_TIMEOUT */
 #define MG_MAX_WORKERS 64
 
-enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS };
+enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH };
 enum mg_stage { MG_ASK, MG_VERIFY };
 
 /* ---- messages ---- */
@@ -135,7 +142,7 @@ struct mg_op {
     uint8_t *arg; /* snapshot command, dc id, or the address list */
     size_t arg_len;
     cfdb_uid uid;
-    bool check;
+    bool check; /* reboot: checkData; health: detailed */
     uint32_t duration;
     /* reboot: the requested workers, and which of them answered GetLeader */
     mg_worker targets[MG_MAX_WORKERS];
@@ -240,6 +247,48 @@ static void snap_step(mg_op *m)
                                      &req.reply.token, on_snap_reply, m);
     if (!m->request)
         mg_retry(m); /* not sent: nothing can have been delivered */
+}
+
+/* ---- health metrics (getHealthMetricsActor: a GRV proxy's getHealthMetrics stream) ---- */
+
+static void on_health_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (error) { /* loadBalance moves on to another proxy (this one, again, here) */
+        mg_retry(m);
+        return;
+    }
+    cfdb_get_health_metrics_reply rep;
+    cfdb_reply_error err = 0;
+    int rc = fb_decode(&cfdb_msg_get_health_metrics_reply, msg, len, &rep, &err, &m->f->arena);
+    if (!rc && err == CFDB_ERR_BROKEN_PROMISE) {
+        mg_retry(m);
+        return;
+    }
+    if (!rc && !err) {
+        m->f->r.value.present = true;
+        m->f->r.value.value = rep.serialized;
+    }
+    mg_end(m, rc ? rc : (int)err);
+}
+
+static void health_step(mg_op *m)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_grv_proxy(m->db);
+    if (!proxy) {
+        m->w.fn = mg_ready;
+        cfdb_db_when_ready(m->db, &m->w);
+        return;
+    }
+    cfdb_get_health_metrics_request req;
+    memset(&req, 0, sizeof req);
+    req.detailed = m->check;
+    m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
+                                     cfdb_adjusted_token(proxy->token, CFDB_GRV_GET_HEALTH_METRICS),
+                                     &cfdb_msg_get_health_metrics_request, &req, &req.reply.token, on_health_reply, m);
+    if (!m->request)
+        mg_retry(m);
 }
 
 /* ---- the cluster controller (force recovery, reboot) ---- */
@@ -531,6 +580,8 @@ static void mg_step(mg_op *m)
     cfdb_db_start(m->db);
     if (m->kind == MG_SNAPSHOT)
         snap_step(m);
+    else if (m->kind == MG_HEALTH)
+        health_step(m);
     else
         cc_step(m);
 }
@@ -624,5 +675,16 @@ cfdb_future *cfdb_db_get_client_workers(cfdb_db *db)
     cfdb_future *f = mg_launch(db, MG_CLIENT_WORKERS, CFDB_FUTURE_KEYVALUES, NULL, 0, &m);
     if (m)
         mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed)
+{
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_HEALTH, CFDB_FUTURE_VALUE, NULL, 0, &m);
+    if (!m)
+        return f;
+    m->check = detailed;
+    mg_post(m);
     return f;
 }

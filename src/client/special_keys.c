@@ -10,8 +10,9 @@
  * database on a worker (special_worker.c; special_versions.c and special_process_class.c
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
  * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
- * workers; the global config, tracing, metrics, actor lineage and profiler modules are not
- * answered (2108).
+ * workers, metrics/health/ (special_metrics.c) a GRV proxy for its health metrics; the global
+ * config, tracing, metrics/data_distribution_stats/, actor lineage and profiler modules are
+ * not answered (2108).
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
@@ -547,6 +548,9 @@ static const sk_impl *module_impls(enum module m, int *n)
     case M_CONFIGURATION:
         *n = sk_configuration_impl_count;
         return sk_configuration_impls;
+    case M_METRICS:
+        *n = sk_metrics_impl_count;
+        return sk_metrics_impls;
     default:
         *n = sk_worker_interfaces_impl_count;
         return sk_worker_interfaces_impls;
@@ -584,7 +588,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         return error_message(tx);
     case M_MANAGEMENT:
     case M_CONFIGURATION:
-    case M_WORKERS: {
+    case M_WORKERS:
+    case M_METRICS: {
         if (tx->tenant) /* their implementations do not support tenants */
             return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
@@ -623,7 +628,7 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         if (has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
-    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS) {
+    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS) {
         pthread_mutex_lock(&tx->mu);
         int rc = txn_error_locked(tx);
         pthread_mutex_unlock(&tx->mu);

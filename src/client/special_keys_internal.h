@@ -98,6 +98,8 @@ extern const sk_impl sk_configuration_impls[];
 extern const int sk_configuration_impl_count;
 extern const sk_impl sk_worker_interfaces_impls[]; /* special_worker_interfaces.c */
 extern const int sk_worker_interfaces_impl_count;
+extern const sk_impl sk_metrics_impls[]; /* special_metrics.c */
+extern const int sk_metrics_impl_count;
 
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);

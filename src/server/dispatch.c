@@ -177,6 +177,10 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
             grv_request(s, c, msg, len);
             return;
         }
+        if (ep->index == CFDB_GRV_GET_HEALTH_METRICS) {
+            grv_health_metrics(s, c, msg, len);
+            return;
+        }
         if (ep->index == CFDB_GRV_REFRESH_GLOBAL_CONFIG) {
             grv_global_config_refresh(s, c, msg, len);
             return;

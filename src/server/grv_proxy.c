@@ -1,4 +1,5 @@
-/* GRV proxy: read versions, batched per loop iteration, and global configuration. */
+/* GRV proxy: read versions, batched per loop iteration, global configuration, and health
+ * metrics. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,5 +81,54 @@ void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t
     } else {
         srv_bad_request(s, c, "GlobalConfigRefreshRequest");
     }
+    cfdb_arena_free(&a);
+}
+
+/* GrvProxyInterface.getHealthMetrics (GetHealthMetricsRequest): the health metrics a
+ * one-process fdbserver's ratekeeper would hand its GRV proxy (fdbserver/Ratekeeper.actor.cpp
+ * updateRate), with what this process has: every queue and durability lag is 0 (writes are
+ * applied and logged at commit; nothing waits), disk and CPU usage are not measured (0), the
+ * TPS limit is the 1000000 status json reports as qos.transactions_per_second_limit, never
+ * batch-limited. Detailed requests get one storageStats entry per storage server and one
+ * tLogQueue entry for the log (\xff/logs's id), in UID order as the std::map keeps them. */
+static int uid_order(const void *x, const void *y)
+{
+    const cfdb_health_storage_stats *a = x, *b = y;
+    if (a->id.first != b->id.first)
+        return a->id.first < b->id.first ? -1 : 1;
+    return a->id.second < b->id.second ? -1 : a->id.second > b->id.second;
+}
+
+void grv_health_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_get_health_metrics_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_health_metrics_request, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "GetHealthMetricsRequest");
+        cfdb_arena_free(&a);
+        return;
+    }
+    cfdb_health_metrics m;
+    memset(&m, 0, sizeof m);
+    m.tpsLimit = 1000000;
+    cfdb_health_log_queue log = { s->log_id, 0 };
+    if (req.detailed) {
+        m.storage = cfdb_arena_zalloc(&a, (size_t)(s->nstorage ? s->nstorage : 1) * sizeof *m.storage);
+        if (m.storage) {
+            for (int i = 0; i < s->nstorage; i++)
+                m.storage[i].id = s->storage[i].id;
+            m.nstorage = (size_t)s->nstorage;
+            qsort(m.storage, m.nstorage, sizeof *m.storage, uid_order);
+        }
+        m.log = &log;
+        m.nlog = 1;
+    }
+    cfdb_get_health_metrics_reply r;
+    if (cfdb_health_metrics_encode(&m, &a, &r.serialized) == 0)
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_health_metrics_reply, &r, 0);
+    else
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_health_metrics_reply, NULL, CFDB_ERR_UNKNOWN_ERROR);
     cfdb_arena_free(&a);
 }

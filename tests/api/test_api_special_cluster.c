@@ -14,7 +14,14 @@
  *       flag); Optional: a bool then the value; UID: two uint64. So 8 + 3 * 27 = 89 bytes.
  *     The dev server's profiler and setFailureInjection streams are its worker's reboot
  *     endpoint adjusted by 1 and 2 (Endpoint::getAdjustedEndpoint: first + (i << 32), low 32
- *     bits of second + i), which the tokens show. */
+ *     bits of second + i), which the tokens show.
+ *   - \xff\xff/metrics/health/ (7.3.77 HealthMetricsRangeImpl, healthMetricsToKVPairs): the
+ *     GRV proxy's HealthMetrics as JSON rows. The dev server reports a one-process cluster with
+ *     nothing queued: every lag and queue 0, so no health/aggregate row (libfdb_c writes it only
+ *     when worstStorageDurabilityLag != 0); per storage server (its UID as in \xff/serverTag/,
+ *     UID::toString = 32 hex digits) {"cpu_usage":0,"disk_usage":0,"storage_durability_lag":0,
+ *     "storage_queue":0} (json_spirit: std::map key order, doubles as %.17g), and one
+ *     log/<uid> {"log_queue":0}. */
 #include "api_helpers.h"
 
 #include <setjmp.h>
@@ -133,10 +140,93 @@ static void test_worker_interfaces(void **state)
     fdb_transaction_destroy(tr);
 }
 
+static int read_range(FDBTransaction *tr, const char *b, int bl, const char *e, int el, const FDBKeyValue **kv,
+                      FDBFuture **f)
+{
+    *f = fdb_transaction_get_range(tr, (const uint8_t *)b, bl, 0, 1, (const uint8_t *)e, el, 0, 1, 0, 0,
+                                   FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0);
+    assert_int_equal(api_wait(*f), 0);
+    int n;
+    fdb_bool_t more;
+    assert_int_equal(fdb_future_get_keyvalue_array(*f, kv, &n, &more), 0);
+    return n;
+}
+
+#define HM "\xff\xff/metrics/health/"
+#define STORAGE_JSON "{\"cpu_usage\":0,\"disk_usage\":0,\"storage_durability_lag\":0,\"storage_queue\":0}"
+
+static void test_health_metrics(void **state)
+{
+    (void)state;
+    /* the storage servers' UIDs, from \xff/serverTag/<UID: two little-endian uint64> */
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0), 0);
+    const FDBKeyValue *kv;
+    FDBFuture *f;
+    int ns = read_range(tr, "\xff/serverTag/", SL("\xff/serverTag/"), "\xff/serverTag0", SL("\xff/serverTag0"), &kv, &f);
+    assert_true(ns >= 1 && ns <= 8);
+    char want[8][96];
+    for (int i = 0; i < ns; i++) {
+        assert_int_equal(kv[i].key_length, SL("\xff/serverTag/") + 16);
+        const uint8_t *u = kv[i].key + SL("\xff/serverTag/");
+        snprintf(want[i], sizeof want[i], HM "storage/%016llx%016llx", (unsigned long long)le(u, 8),
+                 (unsigned long long)le(u + 8, 8));
+    }
+    fdb_future_destroy(f);
+    /* key order of the expected rows (the UIDs' hex order is their key order) */
+    for (int i = 0; i < ns; i++)
+        for (int j = i + 1; j < ns; j++)
+            if (strcmp(want[j], want[i]) < 0) {
+                char t[96];
+                strcpy(t, want[i]);
+                strcpy(want[i], want[j]);
+                strcpy(want[j], t);
+            }
+    fdb_transaction_reset(tr);
+
+    int n = read_range(tr, HM, SL(HM), "\xff\xff/metrics/health0", SL("\xff\xff/metrics/health0"), &kv, &f);
+    assert_int_equal(n, 1 + ns);
+    /* log/<uid> first: 32 lowercase hex digits, {"log_queue":0} */
+    assert_int_equal(kv[0].key_length, SL(HM "log/") + 32);
+    assert_memory_equal(kv[0].key, HM "log/", SL(HM "log/"));
+    for (int i = SL(HM "log/"); i < kv[0].key_length; i++)
+        assert_non_null(strchr("0123456789abcdef", kv[0].key[i]));
+    assert_int_equal(kv[0].value_length, SL("{\"log_queue\":0}"));
+    assert_memory_equal(kv[0].value, "{\"log_queue\":0}", SL("{\"log_queue\":0}"));
+    for (int i = 0; i < ns; i++) {
+        assert_int_equal(kv[1 + i].key_length, (int)strlen(want[i]));
+        assert_memory_equal(kv[1 + i].key, want[i], strlen(want[i]));
+        assert_int_equal(kv[1 + i].value_length, SL(STORAGE_JSON));
+        assert_memory_equal(kv[1 + i].value, STORAGE_JSON, SL(STORAGE_JSON));
+    }
+    fdb_future_destroy(f);
+
+    /* the aggregate alone: absent while the worst durability lag is 0 */
+    n = read_range(tr, HM "aggregate", SL(HM "aggregate"), HM "aggregate\x00", SL(HM "aggregate\x00"), &kv, &f);
+    assert_int_equal(n, 0);
+    fdb_future_destroy(f);
+    /* one storage server's row as a single-key read */
+    int present, len;
+    char buf[256];
+    assert_int_equal(api_get(tr, want[0], (int)strlen(want[0]), 0, &present, buf, sizeof buf, &len), 0);
+    assert_true(present);
+    assert_int_equal(len, SL(STORAGE_JSON));
+    /* data_distribution_stats/ is not answered yet */
+    f = fdb_transaction_get_range(tr, (const uint8_t *)"\xff\xff/metrics/data_distribution_stats/",
+                                  SL("\xff\xff/metrics/data_distribution_stats/"), 0, 1,
+                                  (const uint8_t *)"\xff\xff/metrics/data_distribution_stats0",
+                                  SL("\xff\xff/metrics/data_distribution_stats0"), 0, 1, 0, 0,
+                                  FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0);
+    assert_int_equal(api_wait(f), 2108);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_interfaces),
+        cmocka_unit_test(test_health_metrics),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
