@@ -718,6 +718,23 @@ typedef struct cfdb_health_metrics {
 int cfdb_health_metrics_encode(const cfdb_health_metrics *m, cfdb_arena *a, cfdb_bytes *out);
 int cfdb_health_metrics_decode(cfdb_bytes in, cfdb_arena *a, cfdb_health_metrics *m);
 
+/* Data distribution metrics (src/wire/msg_proxy.c). */
+typedef struct cfdb_get_dd_metrics_request {
+    cfdb_key_range keys;
+    int32_t shardLimit;
+    cfdb_reply_promise reply;
+} cfdb_get_dd_metrics_request;
+typedef struct cfdb_dd_metrics_ref {
+    int64_t shardBytes;
+    cfdb_bytes beginKey;
+    int64_t shardBytesPerKSecond;
+} cfdb_dd_metrics_ref;
+typedef CFDB_VEC(cfdb_dd_metrics_ref) cfdb_dd_metrics_vec;
+typedef struct cfdb_get_dd_metrics_reply {
+    cfdb_dd_metrics_vec storageMetricsList;
+} cfdb_get_dd_metrics_reply;
+extern const fb_message cfdb_msg_get_dd_metrics_request, cfdb_msg_get_dd_metrics_reply;
+
 /* Tenant metadata values (src/wire/msg_tenant.c; IncludeVersion in front when stored). */
 typedef struct cfdb_tenant_map_entry {
     int64_t id;

@@ -69,6 +69,9 @@ struct cfdb_future *cfdb_db_get_client_workers(cfdb_db *db);
 /* getHealthMetrics: GetHealthMetricsRequest to a GRV proxy; a value future holding the reply's
  * HealthMetrics in BinaryWriter IncludeVersion form (cfdb_health_metrics_decode). */
 struct cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed);
+/* waitDataDistributionMetricsList: GetDDMetricsRequest to a commit proxy; a key-value future
+ * of (shard begin key, shardBytes and shardBytesPerKSecond as two little-endian int64). */
+struct cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end);
 
 /* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
  * storage servers in the location cache, each connection's state and counters, health. */

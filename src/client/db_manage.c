@@ -26,6 +26,11 @@
  *    (GrvProxyInterface stream 2); failures ask again; the answer is the reply's serialized
  *    HealthMetrics. libfdb_c's cache of recent answers (AGGREGATE_/DETAILED_HEALTH_METRICS_MAX_
  *    STALENESS) is not kept: each read asks.
+ *  - cfdb_db_get_dd_metrics (waitDataDistributionMetricsList, for
+ *    \xff\xff/metrics/data_distribution_stats/): GetDDMetricsRequest {keys, shardLimit
+ *    TOO_MANY, reply} (14536812) to a commit proxy's getDDMetrics (stream 9); dd_not_found and
+ *    lost requests ask again; rows (shard begin key, shardBytes and shardBytesPerKSecond as two
+ *    little-endian int64).
  *
  * Each call is one mg_op (heap: it outlives nothing but its own requests), holding a reference
  * on its database and on its future; the steps run on the network thread; a future completed
@@ -45,7 +50,7 @@
 #define CLI_CONNECT_TIMEOUT_NS 10000000000ull /* CLIENT_KNOBS->CLI_CONNECT_TIMEOUT */
 #define MG_MAX_WORKERS 64
 
-enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH };
+enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH, MG_DD_METRICS };
 enum mg_stage { MG_ASK, MG_VERIFY };
 
 /* ---- messages ---- */
@@ -143,7 +148,7 @@ struct mg_op {
     size_t arg_len;
     cfdb_uid uid;
     bool check; /* reboot: checkData; health: detailed */
-    uint32_t duration;
+    uint32_t duration; /* reboot: seconds; data distribution metrics: the end key's length */
     /* reboot: the requested workers, and which of them answered GetLeader */
     mg_worker targets[MG_MAX_WORKERS];
     int ntargets;
@@ -287,6 +292,69 @@ static void health_step(mg_op *m)
     m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
                                      cfdb_adjusted_token(proxy->token, CFDB_GRV_GET_HEALTH_METRICS),
                                      &cfdb_msg_get_health_metrics_request, &req, &req.reply.token, on_health_reply, m);
+    if (!m->request)
+        mg_retry(m);
+}
+
+/* ---- data distribution metrics (waitDataDistributionMetricsList: a commit proxy's
+ * getDDMetrics) ---- */
+
+static void on_dd_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (error) {
+        mg_retry(m);
+        return;
+    }
+    cfdb_get_dd_metrics_reply rep;
+    memset(&rep, 0, sizeof rep);
+    cfdb_reply_error err = 0;
+    cfdb_future *f = m->f;
+    int rc = fb_decode(&cfdb_msg_get_dd_metrics_reply, msg, len, &rep, &err, &f->arena);
+    if (!rc && (err == CFDB_ERR_BROKEN_PROMISE || err == CFDB_ERR_DD_NOT_FOUND)) {
+        mg_retry(m); /* ddMetricsGetRangeActor waits for a data distributor */
+        return;
+    }
+    uint32_t n = rep.storageMetricsList.count;
+    cfdb_fdb_kv *kv = !rc && !err ? cfdb_arena_alloc(&f->arena, (n ? n : 1) * sizeof *kv) : NULL;
+    if (!rc && !err && !kv)
+        rc = CFDB_ERR_UNKNOWN_ERROR;
+    for (uint32_t i = 0; kv && i < n; i++) {
+        const cfdb_dd_metrics_ref *d = &rep.storageMetricsList.items[i];
+        uint8_t *v = cfdb_arena_alloc(&f->arena, 16);
+        if (!v) {
+            rc = CFDB_ERR_UNKNOWN_ERROR;
+            break;
+        }
+        memcpy(v, &d->shardBytes, 8);
+        memcpy(v + 8, &d->shardBytesPerKSecond, 8);
+        kv[i] = (cfdb_fdb_kv){ d->beginKey.ptr, (int)d->beginKey.len, v, 16 };
+    }
+    if (!rc && !err) {
+        f->r.kvs.items = kv;
+        f->r.kvs.count = (int)n;
+    }
+    mg_end(m, rc ? rc : (int)err);
+}
+
+static void dd_step(mg_op *m)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(m->db);
+    if (!proxy) {
+        m->w.fn = mg_ready;
+        cfdb_db_when_ready(m->db, &m->w);
+        return;
+    }
+    cfdb_get_dd_metrics_request req;
+    memset(&req, 0, sizeof req);
+    /* arg: begin then end, split at arg_len - end_len */
+    req.keys.begin = cfdb_bytes_make(m->arg, m->arg_len - m->duration);
+    req.keys.end = cfdb_bytes_make(m->arg + m->arg_len - m->duration, m->duration);
+    req.shardLimit = 1000000; /* CLIENT_KNOBS->TOO_MANY */
+    m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
+                                     cfdb_adjusted_token(proxy->token, CFDB_CP_GET_DD_METRICS),
+                                     &cfdb_msg_get_dd_metrics_request, &req, &req.reply.token, on_dd_reply, m);
     if (!m->request)
         mg_retry(m);
 }
@@ -582,6 +650,8 @@ static void mg_step(mg_op *m)
         snap_step(m);
     else if (m->kind == MG_HEALTH)
         health_step(m);
+    else if (m->kind == MG_DD_METRICS)
+        dd_step(m);
     else
         cc_step(m);
 }
@@ -685,6 +755,29 @@ cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed)
     if (!m)
         return f;
     m->check = detailed;
+    mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end)
+{
+    uint8_t *both = malloc(begin.len + end.len + 1);
+    if (!both) {
+        cfdb_future *f = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_UNKNOWN_ERROR);
+        return f;
+    }
+    if (begin.len)
+        memcpy(both, begin.ptr, begin.len);
+    if (end.len)
+        memcpy(both + begin.len, end.ptr, end.len);
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_DD_METRICS, CFDB_FUTURE_KEYVALUES, both, begin.len + end.len, &m);
+    free(both);
+    if (!m)
+        return f;
+    m->duration = (uint32_t)end.len;
     mg_post(m);
     return f;
 }

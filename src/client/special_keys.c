@@ -10,9 +10,9 @@
  * database on a worker (special_worker.c; special_versions.c and special_process_class.c
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
  * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
- * workers, metrics/health/ (special_metrics.c) a GRV proxy for its health metrics; the global
- * config, tracing, metrics/data_distribution_stats/, actor lineage and profiler modules are
- * not answered (2108).
+ * workers, metrics/ (special_metrics.c) a GRV proxy for its health metrics and a commit proxy
+ * for its shards' data distribution figures; the global config, tracing, actor lineage and
+ * profiler modules are not answered (2108).
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in

@@ -9,7 +9,10 @@
  *         worst_log_queue (worstTLogQueue), worst_storage_durability_lag, worst_storage_queue;
  *       health/log/<UID::toString, 32 hex digits>: log_queue;
  *       health/storage/<uid>: cpu_usage, disk_usage, storage_durability_lag, storage_queue.
- *   data_distribution_stats/: not answered (2108).
+ *   data_distribution_stats/ (DDStatsRangeImpl over ddStatsRange, which ends at
+ *     data_distribution_stats/\xff\xff): the range read without the prefix goes to a commit
+ *     proxy (db_manage.c cfdb_db_get_dd_metrics); per shard a row, key the prefix + the
+ *     shard's begin key, value {"shard_bytes":N,"shard_bytes_per_ksecond":N}.
  * The special key space keeps only the rows inside the range read (sk_async_read). */
 #include <inttypes.h>
 #include <stdio.h>
@@ -73,9 +76,41 @@ static int health_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_aren
     return rc;
 }
 
+#define DD "\xff\xff/metrics/data_distribution_stats/"
+
+static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+{
+    const size_t pl = sizeof DD - 1; /* begin and end lie inside ddStatsRange: both have the prefix */
+    cfdb_future *f = cfdb_db_get_dd_metrics(tx->db, cfdb_bytes_make(begin.ptr + pl, begin.len - pl),
+                                            cfdb_bytes_make(end.ptr + pl, end.len - pl));
+    if (!f)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    cfdb_future_wait(f);
+    int rc = f->error;
+    for (int i = 0; !rc && i < f->r.kvs.count; i++) {
+        const cfdb_fdb_kv *d = &f->r.kvs.items[i];
+        int64_t bytes, per_ks;
+        memcpy(&bytes, d->value, 8);
+        memcpy(&per_ks, d->value + 8, 8);
+        uint8_t *k = cfdb_arena_alloc(a, pl + (size_t)d->key_length);
+        if (!k) {
+            rc = CFDB_ERR_UNKNOWN_ERROR;
+            break;
+        }
+        memcpy(k, DD, pl);
+        if (d->key_length)
+            memcpy(k + pl, d->key, (size_t)d->key_length);
+        char json[96];
+        snprintf(json, sizeof json, "{\"shard_bytes\":%" PRId64 ",\"shard_bytes_per_ksecond\":%" PRId64 "}", bytes,
+                 per_ks);
+        rc = sk_rows_push(out, a, cfdb_bytes_make(k, pl + (size_t)d->key_length), cfdb_bytes_str(json));
+    }
+    cfdb_future_unref(f);
+    return rc;
+}
+
 const sk_impl sk_metrics_impls[] = {
-    { "\xff\xff/metrics/data_distribution_stats/", "\xff\xff/metrics/data_distribution_stats0", NULL, NULL, false,
-      SK_W_DEFAULT },
+    { DD, DD "\xff\xff", dd_read, NULL, false, SK_W_DEFAULT },
     { HEALTH, "\xff\xff/metrics/health0", health_read, NULL, false, SK_W_DEFAULT },
 };
 const int sk_metrics_impl_count = (int)(sizeof sk_metrics_impls / sizeof *sk_metrics_impls);

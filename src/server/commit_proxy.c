@@ -677,3 +677,40 @@ out:
     free(res);
     cfdb_arena_free(&a);
 }
+
+/* CommitProxyInterface.getDDMetrics (GetDDMetricsRequest; the proxy asks the data distributor
+ * in fdbserver, whose shard tracker answers from its shard map): one DDMetricsRef per shard
+ * meeting keys, at most shardLimit, beginKey the shard's own begin, shardBytes the storage
+ * servers' byte estimate of the shard (ss_range_bytes, as WaitMetrics answers),
+ * shardBytesPerKSecond 0 (write bandwidth is not sampled here). */
+void cp_dd_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_get_dd_metrics_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_get_dd_metrics_request, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "GetDDMetricsRequest");
+        cfdb_arena_free(&a);
+        return;
+    }
+    size_t first = srv_shard_map_find(&s->shards, req.keys.begin), n = 0;
+    size_t cap = s->shards.count - first;
+    if (req.shardLimit >= 0 && (size_t)req.shardLimit < cap)
+        cap = (size_t)req.shardLimit;
+    cfdb_dd_metrics_ref *list = cfdb_arena_zalloc(&a, (cap ? cap : 1) * sizeof *list);
+    for (size_t i = first; list && i < s->shards.count && n < cap; i++) {
+        cfdb_bytes b = srv_shard_begin(&s->shards, i), e = srv_shard_end(&s->shards, i);
+        if (cfdb_bytes_cmp(b, req.keys.end) >= 0)
+            break;
+        list[n].beginKey = b;
+        list[n].shardBytes = ss_range_bytes(s, b, e);
+        n++;
+    }
+    cfdb_get_dd_metrics_reply r = { { list, (uint32_t)n } };
+    if (list)
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_dd_metrics_reply, &r, 0);
+    else
+        srv_reply(s, c, req.reply.token, &cfdb_msg_get_dd_metrics_reply, NULL, CFDB_ERR_UNKNOWN_ERROR);
+    cfdb_arena_free(&a);
+}

@@ -202,6 +202,9 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
         case CFDB_CP_GET_TENANT_ID:
             cp_get_tenant_id(s, c, msg, len);
             return;
+        case CFDB_CP_GET_DD_METRICS:
+            cp_dd_metrics(s, c, msg, len);
+            return;
         case CFDB_CP_PROXY_SNAP_REQ:
             mgmt_proxy_snap(s, c, msg, len);
             return;

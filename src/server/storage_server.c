@@ -536,7 +536,7 @@ static void watch_value(ss_ctx *x)
 /* ---- metrics ---- */
 
 /* Bytes of keys and values in [b, e) at the newest version. */
-static int64_t range_bytes(srv *s, cfdb_bytes b, cfdb_bytes e)
+int64_t ss_range_bytes(srv *s, cfdb_bytes b, cfdb_bytes e)
 {
     int64_t total = 0;
     cfdb_mvcc_iter it;
@@ -579,7 +579,7 @@ static void wait_metrics(ss_ctx *x)
     /* Answered at once with the current figures (no waiting for them to leave [min, max]). */
     cfdb_storage_metrics m;
     memset(&m, 0, sizeof m);
-    m.bytes = range_bytes(s, req.keys.begin, req.keys.end);
+    m.bytes = ss_range_bytes(s, req.keys.begin, req.keys.end);
     srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, &m, 0);
 }
 

@@ -9,5 +9,7 @@
 void ss_request(srv *s, srv_conn *c, const srv_endpoint *ep, const uint8_t *msg, uint32_t len);
 /* Fires the parked watches whose keys changed (after writes). */
 void ss_check_watches(srv *s);
+/* Bytes of keys and values in [b, e) at the newest version (storage metrics' estimate). */
+int64_t ss_range_bytes(srv *s, cfdb_bytes b, cfdb_bytes e);
 
 #endif

@@ -141,3 +141,23 @@ FB_TABLE_DEF(expire_idempotency_id_request, "ExpireIdempotencyIdRequest", cfdb_e
              FB_FIELD(cfdb_expire_idempotency_id_request, tenant, cfdb_fb_tenant_info));
 const fb_message cfdb_msg_expire_idempotency_id_request = { "ExpireIdempotencyIdRequest", 1900933, FB_MSG_REQUEST,
                                                             &expire_idempotency_id_request };
+
+/* ---- data distribution metrics (CommitProxyInterface.getDDMetrics, stream 9) ---- */
+
+/* GetDDMetricsRequest serializer(ar, keys, shardLimit, reply); GetDDMetricsReply
+ * serializer(ar, storageMetricsList), a vector of DDMetricsRef
+ * serializer(ar, shardBytes, beginKey, shardBytesPerKSecond) (7.3.77 FDBTypes.h). */
+FB_TABLE_DEF(get_dd_metrics_request, "GetDDMetricsRequest", cfdb_get_dd_metrics_request,
+             FB_FIELD(cfdb_get_dd_metrics_request, keys, cfdb_fb_key_range),
+             FB_FIELD(cfdb_get_dd_metrics_request, shardLimit, fb_i32),
+             FB_FIELD(cfdb_get_dd_metrics_request, reply, cfdb_fb_reply_promise));
+const fb_message cfdb_msg_get_dd_metrics_request = { "GetDDMetricsRequest", 14536812, FB_MSG_REQUEST,
+                                                     &get_dd_metrics_request };
+FB_TABLE_DEF(dd_metrics_ref, "DDMetricsRef", cfdb_dd_metrics_ref, FB_FIELD(cfdb_dd_metrics_ref, shardBytes, fb_i64),
+             FB_FIELD(cfdb_dd_metrics_ref, beginKey, fb_bytes),
+             FB_FIELD(cfdb_dd_metrics_ref, shardBytesPerKSecond, fb_i64));
+FB_VECTOR_DEF(dd_metrics_vec, "VectorRef<DDMetricsRef>", dd_metrics_ref);
+FB_TABLE_DEF(get_dd_metrics_reply, "GetDDMetricsReply", cfdb_get_dd_metrics_reply,
+             FB_FIELD(cfdb_get_dd_metrics_reply, storageMetricsList, dd_metrics_vec));
+const fb_message cfdb_msg_get_dd_metrics_reply = { "ErrorOr<GetDDMetricsReply>", CFDB_REPLY_FILE_ID(7277713),
+                                                   FB_MSG_REPLY, &get_dd_metrics_reply };

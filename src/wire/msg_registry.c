@@ -45,6 +45,8 @@ const fb_message *const cfdb_all_messages[] = {
     &cfdb_msg_storage_server_interface,
     &cfdb_msg_get_health_metrics_request,
     &cfdb_msg_get_health_metrics_reply,
+    &cfdb_msg_get_dd_metrics_request,
+    &cfdb_msg_get_dd_metrics_reply,
 };
 const unsigned cfdb_all_messages_count = sizeof cfdb_all_messages / sizeof cfdb_all_messages[0];
 

@@ -21,7 +21,8 @@
  *     when worstStorageDurabilityLag != 0); per storage server (its UID as in \xff/serverTag/,
  *     UID::toString = 32 hex digits) {"cpu_usage":0,"disk_usage":0,"storage_durability_lag":0,
  *     "storage_queue":0} (json_spirit: std::map key order, doubles as %.17g), and one
- *     log/<uid> {"log_queue":0}. */
+ *     log/<uid> {"log_queue":0}.
+ *   - \xff\xff/metrics/data_distribution_stats/ (see test_data_distribution_stats). */
 #include "api_helpers.h"
 
 #include <setjmp.h>
@@ -40,7 +41,8 @@
 static int group_setup(void **state)
 {
     (void)state;
-    return api_env_setup(NULL);
+    static const char *const args[] = { "--shards", "ddk005", NULL }; /* a shard begins at ddk005 */
+    return api_env_setup(args);
 }
 
 static int group_teardown(void **state)
@@ -211,15 +213,70 @@ static void test_health_metrics(void **state)
     assert_int_equal(api_get(tr, want[0], (int)strlen(want[0]), 0, &present, buf, sizeof buf, &len), 0);
     assert_true(present);
     assert_int_equal(len, SL(STORAGE_JSON));
-    /* data_distribution_stats/ is not answered yet */
-    f = fdb_transaction_get_range(tr, (const uint8_t *)"\xff\xff/metrics/data_distribution_stats/",
-                                  SL("\xff\xff/metrics/data_distribution_stats/"), 0, 1,
-                                  (const uint8_t *)"\xff\xff/metrics/data_distribution_stats0",
-                                  SL("\xff\xff/metrics/data_distribution_stats0"), 0, 1, 0, 0,
-                                  FDB_STREAMING_MODE_WANT_ALL, 1, 0, 0);
-    assert_int_equal(api_wait(f), 2108);
+    fdb_transaction_destroy(tr);
+}
+
+#define DD "\xff\xff/metrics/data_distribution_stats/"
+
+/* Every shard's row; returns the sum of shard_bytes, checking each row's form; *at gets the
+ * shard_bytes of the shard beginning at ddk005. */
+static long long dd_total(int *rows, long long *at)
+{
+    FDBTransaction *tr = api_tr();
+    const FDBKeyValue *kv;
+    FDBFuture *f;
+    int n = read_range(tr, DD, SL(DD), DD "\xff\xff", SL(DD "\xff\xff"), &kv, &f);
+    assert_true(n >= 1);
+    /* the first shard begins at "" */
+    assert_int_equal(kv[0].key_length, SL(DD));
+    long long total = 0;
+    for (int i = 0; i < n; i++) {
+        assert_true(kv[i].key_length >= SL(DD));
+        assert_memory_equal(kv[i].key, DD, SL(DD));
+        char v[128];
+        assert_true(kv[i].value_length < (int)sizeof v);
+        memcpy(v, kv[i].value, (size_t)kv[i].value_length);
+        v[kv[i].value_length] = 0;
+        long long bytes = -1;
+        int used = 0;
+        assert_int_equal(sscanf(v, "{\"shard_bytes\":%lld,\"shard_bytes_per_ksecond\":0}%n", &bytes, &used), 1);
+        assert_int_equal(used, kv[i].value_length);
+        assert_true(bytes >= 0);
+        total += bytes;
+        if (kv[i].key_length == SL(DD "ddk005") && memcmp(kv[i].key, DD "ddk005", SL(DD "ddk005")) == 0)
+            *at = bytes;
+    }
+    *rows = n;
     fdb_future_destroy(f);
     fdb_transaction_destroy(tr);
+    return total;
+}
+
+/* \xff\xff/metrics/data_distribution_stats/ (7.3.77 DDStatsRangeImpl): one row per shard, key
+ * the prefix + the shard's begin key, value {"shard_bytes":N,"shard_bytes_per_ksecond":N}
+ * (json_spirit, key order); the dev server's shard_bytes is the bytes of keys and values
+ * stored in the shard, so writing ten 6-byte keys with 100-byte values adds exactly 1060,
+ * half of it to the shard the server was told to begin at ddk005. */
+static void test_data_distribution_stats(void **state)
+{
+    (void)state;
+    int rows0, rows1;
+    long long at0 = -1, at1 = -1;
+    long long before = dd_total(&rows0, &at0);
+    assert_true(rows0 >= 2 && at0 >= 0);
+    char key[8], val[100];
+    memset(val, 'v', sizeof val);
+    FDBTransaction *tr = api_tr();
+    for (int i = 0; i < 10; i++) {
+        snprintf(key, sizeof key, "ddk%03d", i);
+        fdb_transaction_set(tr, (const uint8_t *)key, 6, (const uint8_t *)val, sizeof val);
+    }
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    long long after = dd_total(&rows1, &at1);
+    assert_int_equal(rows1, rows0);
+    assert_int_equal(after - before, 1060);
+    assert_int_equal(at1 - at0, 530); /* ddk005..ddk009 are in the shard beginning at ddk005 */
 }
 
 int main(void)
@@ -227,6 +284,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_interfaces),
         cmocka_unit_test(test_health_metrics),
+        cmocka_unit_test(test_data_distribution_stats),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
