@@ -735,6 +735,35 @@ typedef struct cfdb_get_dd_metrics_reply {
 } cfdb_get_dd_metrics_reply;
 extern const fb_message cfdb_msg_get_dd_metrics_request, cfdb_msg_get_dd_metrics_reply;
 
+/* Management requests (src/wire/msg_manage.c). */
+typedef struct cfdb_proxy_snap_request {
+    cfdb_bytes snapPayload;
+    cfdb_uid snapUID;
+    cfdb_reply_promise reply;
+    cfdb_opt_uid debugID;
+} cfdb_proxy_snap_request;
+typedef struct cfdb_force_recovery_request {
+    cfdb_bytes dcId;
+    cfdb_reply_promise reply;
+} cfdb_force_recovery_request;
+typedef struct cfdb_get_client_workers_request {
+    cfdb_reply_promise reply;
+} cfdb_get_client_workers_request;
+typedef struct cfdb_client_worker_interface {
+    cfdb_request_stream reboot, profiler, setFailureInjection;
+} cfdb_client_worker_interface;
+typedef CFDB_VEC(cfdb_client_worker_interface) cfdb_client_worker_vec;
+typedef struct cfdb_client_workers_reply {
+    cfdb_client_worker_vec workers;
+} cfdb_client_workers_reply;
+typedef struct cfdb_reboot_request {
+    bool deleteData;
+    bool checkData;
+    uint32_t waitForDuration;
+} cfdb_reboot_request;
+extern const fb_message cfdb_msg_proxy_snap_request, cfdb_msg_force_recovery_request;
+extern const fb_message cfdb_msg_get_client_workers_request, cfdb_msg_client_workers_reply, cfdb_msg_reboot_request;
+
 /* Tenant metadata values (src/wire/msg_tenant.c; IncludeVersion in front when stored). */
 typedef struct cfdb_tenant_map_entry {
     int64_t id;

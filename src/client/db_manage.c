@@ -53,74 +53,7 @@
 enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH, MG_DD_METRICS };
 enum mg_stage { MG_ASK, MG_VERIFY };
 
-/* ---- messages ---- */
-
-typedef struct mg_snap_request {
-    cfdb_bytes snapPayload;
-    cfdb_uid snapUID;
-    cfdb_reply_promise reply;
-    cfdb_opt_uid debugID;
-} mg_snap_request;
-
-typedef struct mg_force_recovery_request {
-    cfdb_bytes dcId;
-    cfdb_reply_promise reply;
-} mg_force_recovery_request;
-
-typedef struct mg_workers_request {
-    cfdb_reply_promise reply;
-} mg_workers_request;
-
-typedef struct mg_client_worker {
-    cfdb_request_stream reboot;
-    cfdb_request_stream profiler;
-    cfdb_request_stream setFailureInjection;
-} mg_client_worker;
-typedef CFDB_VEC(mg_client_worker) mg_client_worker_vec;
-
-typedef struct mg_workers_reply {
-    mg_client_worker_vec workers;
-} mg_workers_reply;
-
-typedef struct mg_reboot_request {
-    bool deleteData;
-    bool checkData;
-    uint32_t waitForDuration;
-} mg_reboot_request;
-
-FB_OPTIONAL_DEF(mg_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
-/* serializer(ar, snapPayload, snapUID, reply, debugID, arena): the arena is no field */
-FB_TABLE_DEF(mg_snap_type, "ProxySnapRequest", mg_snap_request, FB_FIELD(mg_snap_request, snapPayload, fb_bytes),
-             FB_FIELD(mg_snap_request, snapUID, fb_uid), FB_FIELD(mg_snap_request, reply, cfdb_fb_reply_promise),
-             FB_FIELD(mg_snap_request, debugID, mg_opt_uid));
-static const fb_message mg_msg_snap = { "ProxySnapRequest", 5427684, FB_MSG_REQUEST, &mg_snap_type };
-
-FB_TABLE_DEF(mg_force_type, "ForceRecoveryRequest", mg_force_recovery_request,
-             FB_FIELD(mg_force_recovery_request, dcId, fb_bytes),
-             FB_FIELD(mg_force_recovery_request, reply, cfdb_fb_reply_promise));
-static const fb_message mg_msg_force = { "ForceRecoveryRequest", 14821350, FB_MSG_REQUEST, &mg_force_type };
-
-FB_TABLE_DEF(mg_workers_req_type, "GetClientWorkersRequest", mg_workers_request,
-             FB_FIELD(mg_workers_request, reply, cfdb_fb_reply_promise));
-static const fb_message mg_msg_workers = { "GetClientWorkersRequest", 10771791, FB_MSG_REQUEST,
-                                           &mg_workers_req_type };
-
-FB_TABLE_DEF(mg_worker_type, "ClientWorkerInterface", mg_client_worker,
-             FB_FIELD(mg_client_worker, reboot, cfdb_fb_request_stream),
-             FB_FIELD(mg_client_worker, profiler, cfdb_fb_request_stream),
-             FB_FIELD(mg_client_worker, setFailureInjection, cfdb_fb_request_stream));
-FB_VECTOR_DEF(mg_worker_vec_type, "vector<ClientWorkerInterface>", mg_worker_type);
-FB_TABLE_DEF(mg_workers_reply_type, "EnsureTable<vector<ClientWorkerInterface>>", mg_workers_reply,
-             FB_FIELD(mg_workers_reply, workers, mg_worker_vec_type));
-/* ErrorOr (2, at bit 28: the inner type is composed once) of vector (5) of 12418152 */
-static const fb_message mg_msg_workers_reply = { "ErrorOr<vector<ClientWorkerInterface>>",
-                                                 (2u << 28) | (5u << 24) | 12418152u, FB_MSG_REPLY,
-                                                 &mg_workers_reply_type };
-
-FB_TABLE_DEF(mg_reboot_type, "RebootRequest", mg_reboot_request, FB_FIELD(mg_reboot_request, deleteData, fb_bool),
-             FB_FIELD(mg_reboot_request, checkData, fb_bool),
-             FB_FIELD(mg_reboot_request, waitForDuration, fb_u32));
-static const fb_message mg_msg_reboot = { "RebootRequest", 11913957, FB_MSG_REQUEST, &mg_reboot_type };
+/* ---- messages: src/wire/msg_manage.c ---- */
 
 /* ---- the operation ---- */
 
@@ -241,14 +174,14 @@ static void snap_step(mg_op *m)
         cfdb_db_when_ready(m->db, &m->w);
         return;
     }
-    mg_snap_request req;
+    cfdb_proxy_snap_request req;
     memset(&req, 0, sizeof req);
     req.snapPayload = cfdb_bytes_make(m->arg, m->arg_len);
     req.snapUID = m->uid;
     req.debugID.present = true;
     req.debugID.value = m->uid;
     m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
-                                     cfdb_adjusted_token(proxy->token, CFDB_CP_PROXY_SNAP_REQ), &mg_msg_snap, &req,
+                                     cfdb_adjusted_token(proxy->token, CFDB_CP_PROXY_SNAP_REQ), &cfdb_msg_proxy_snap_request, &req,
                                      &req.reply.token, on_snap_reply, m);
     if (!m->request)
         mg_retry(m); /* not sent: nothing can have been delivered */
@@ -455,7 +388,7 @@ static uint8_t *put_address(uint8_t *p, const cfdb_network_address *a)
     *p++ = a->fromHostname;
     return p;
 }
-static size_t binary_worker(const mg_client_worker *w, uint8_t *out)
+static size_t binary_worker(const cfdb_client_worker_interface *w, uint8_t *out)
 {
     const cfdb_request_stream *streams[3] = { &w->reboot, &w->profiler, &w->setFailureInjection };
     uint8_t *p = put_le(out, CFDB_PROTOCOL_VERSION, 8);
@@ -473,7 +406,7 @@ static size_t binary_worker(const mg_client_worker *w, uint8_t *out)
 
 /* MG_CLIENT_WORKERS: the reply's workers as rows in the future's arena, key the reboot
  * stream's address as NetworkAddress::toString, value binary_worker, in reply order. */
-static int workers_rows(mg_op *m, const mg_workers_reply *rep)
+static int workers_rows(mg_op *m, const cfdb_client_workers_reply *rep)
 {
     cfdb_future *f = m->f;
     uint32_t n = rep->workers.count;
@@ -508,10 +441,10 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     }
     cfdb_arena a;
     cfdb_arena_init(&a);
-    mg_workers_reply rep;
+    cfdb_client_workers_reply rep;
     memset(&rep, 0, sizeof rep);
     cfdb_reply_error err = 0;
-    int rc = fb_decode(&mg_msg_workers_reply, msg, len, &rep, &err, &a);
+    int rc = fb_decode(&cfdb_msg_client_workers_reply, msg, len, &rep, &err, &a);
     if (rc || err) {
         cfdb_arena_free(&a);
         if (!rc && err == CFDB_ERR_BROKEN_PROMISE) {
@@ -592,9 +525,9 @@ static void verify_done(mg_op *m)
     cfdb_client *cl = cfdb_db_client(m->db);
     for (int i = 0; i < m->ntargets; i++) {
         cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
-        mg_reboot_request req = { false, m->check, m->duration };
+        cfdb_reboot_request req = { false, m->check, m->duration };
         cfdb_uid unused;
-        uint64_t id = peer ? cfdb_client_request(cl, peer, m->targets[i].reboot_token, &mg_msg_reboot, &req, &unused,
+        uint64_t id = peer ? cfdb_client_request(cl, peer, m->targets[i].reboot_token, &cfdb_msg_reboot_request, &req, &unused,
                                                  ignore_reply, NULL)
                            : 0;
         if (id)
@@ -621,16 +554,16 @@ static void cc_step(mg_op *m)
                                                             : &cc.clientInterface.getClientWorkers.endpoint;
     cfdb_peer *peer = cfdb_client_peer(cl, &ep->addresses.address);
     if (m->kind == MG_FORCE_RECOVERY) {
-        mg_force_recovery_request req;
+        cfdb_force_recovery_request req;
         memset(&req, 0, sizeof req);
         req.dcId = cfdb_bytes_make(m->arg, m->arg_len);
-        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &mg_msg_force, &req, &req.reply.token,
+        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &cfdb_msg_force_recovery_request, &req, &req.reply.token,
                                                 on_force_reply, m)
                           : 0;
     } else {
-        mg_workers_request req;
+        cfdb_get_client_workers_request req;
         memset(&req, 0, sizeof req);
-        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &mg_msg_workers, &req, &req.reply.token,
+        m->request = peer ? cfdb_client_request(cl, peer, ep->token, &cfdb_msg_get_client_workers_request, &req, &req.reply.token,
                                                 on_workers_reply, m)
                           : 0;
     }

@@ -26,42 +26,15 @@
 #include "coordinator.h"
 #include "management.h"
 
-typedef struct mg_force_recovery_request {
-    cfdb_bytes dcId;
-    cfdb_reply_promise reply;
-} mg_force_recovery_request;
-
-typedef struct mg_proxy_snap_request {
-    cfdb_bytes snapPayload;
-    cfdb_uid snapUID;
-    cfdb_reply_promise reply;
-    cfdb_opt_uid debugID;
-} mg_proxy_snap_request;
-
-FB_TABLE_DEF(mg_reply_promise, "ReplyPromise", cfdb_reply_promise, FB_FIELD(cfdb_reply_promise, token, fb_uid));
-FB_OPTIONAL_DEF(mg_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
-
-FB_TABLE_DEF(mg_force_recovery, "ForceRecoveryRequest", mg_force_recovery_request,
-                    FB_FIELD(mg_force_recovery_request, dcId, fb_bytes),
-                    FB_FIELD(mg_force_recovery_request, reply, mg_reply_promise));
-static const fb_message mg_msg_force_recovery = { "ForceRecoveryRequest", 14821350, FB_MSG_REQUEST,
-                                                  &mg_force_recovery };
-
-/* serializer(ar, snapPayload, snapUID, reply, debugID, arena): the arena is no field */
-FB_TABLE_DEF(mg_proxy_snap, "ProxySnapRequest", mg_proxy_snap_request,
-                    FB_FIELD(mg_proxy_snap_request, snapPayload, fb_bytes),
-                    FB_FIELD(mg_proxy_snap_request, snapUID, fb_uid),
-                    FB_FIELD(mg_proxy_snap_request, reply, mg_reply_promise),
-                    FB_FIELD(mg_proxy_snap_request, debugID, mg_opt_uid));
-static const fb_message mg_msg_proxy_snap = { "ProxySnapRequest", 5427684, FB_MSG_REQUEST, &mg_proxy_snap };
+/* The messages: src/wire/msg_manage.c */
 
 void mgmt_force_recovery(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    mg_force_recovery_request req;
+    cfdb_force_recovery_request req;
     memset(&req, 0, sizeof req);
-    if (fb_decode(&mg_msg_force_recovery, msg, len, &req, NULL, &a)) {
+    if (fb_decode(&cfdb_msg_force_recovery_request, msg, len, &req, NULL, &a)) {
         srv_bad_request(s, c, "ForceRecoveryRequest");
     } else {
         char dc[64];
@@ -77,9 +50,9 @@ void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    mg_proxy_snap_request req;
+    cfdb_proxy_snap_request req;
     memset(&req, 0, sizeof req);
-    if (fb_decode(&mg_msg_proxy_snap, msg, len, &req, NULL, &a)) {
+    if (fb_decode(&cfdb_msg_proxy_snap_request, msg, len, &req, NULL, &a)) {
         srv_bad_request(s, c, "ProxySnapRequest");
     } else {
         char cmd[128];
@@ -92,45 +65,6 @@ void mgmt_proxy_snap(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 
 /* ---- worker interfaces and reboot ---- */
 
-/* RequestStream's description, from the wire library (src/wire/msg_discovery.c) */
-extern fb_type cfdb_fb_request_stream;
-
-typedef struct mg_client_workers_request {
-    cfdb_reply_promise reply;
-} mg_client_workers_request;
-
-typedef struct mg_client_worker_interface {
-    cfdb_request_stream reboot, profiler, setFailureInjection;
-} mg_client_worker_interface;
-typedef CFDB_VEC(mg_client_worker_interface) mg_client_worker_vec;
-
-typedef struct mg_client_workers_reply {
-    mg_client_worker_vec workers;
-} mg_client_workers_reply;
-
-typedef struct mg_reboot_request {
-    bool deleteData;
-    bool checkData;
-    uint32_t waitForDuration;
-} mg_reboot_request;
-
-FB_TABLE_DEF(mg_client_workers, "GetClientWorkersRequest", mg_client_workers_request,
-             FB_FIELD(mg_client_workers_request, reply, mg_reply_promise));
-static const fb_message mg_msg_client_workers = { "GetClientWorkersRequest", 10771791, FB_MSG_REQUEST,
-                                                  &mg_client_workers };
-FB_TABLE_DEF(mg_client_worker, "ClientWorkerInterface", mg_client_worker_interface,
-             FB_FIELD(mg_client_worker_interface, reboot, cfdb_fb_request_stream),
-             FB_FIELD(mg_client_worker_interface, profiler, cfdb_fb_request_stream),
-             FB_FIELD(mg_client_worker_interface, setFailureInjection, cfdb_fb_request_stream));
-FB_VECTOR_DEF(mg_client_worker_vec_type, "std::vector<ClientWorkerInterface>", mg_client_worker);
-FB_TABLE_DEF(mg_client_workers_reply_type, "EnsureTable<std::vector<ClientWorkerInterface>>", mg_client_workers_reply,
-             FB_FIELD(mg_client_workers_reply, workers, mg_client_worker_vec_type));
-static const fb_message mg_msg_client_workers_reply = { "ErrorOr<std::vector<ClientWorkerInterface>>", 633175144,
-                                                        FB_MSG_REPLY, &mg_client_workers_reply_type };
-FB_TABLE_DEF(mg_reboot, "RebootRequest", mg_reboot_request, FB_FIELD(mg_reboot_request, deleteData, fb_bool),
-             FB_FIELD(mg_reboot_request, checkData, fb_bool), FB_FIELD(mg_reboot_request, waitForDuration, fb_u32));
-static const fb_message mg_msg_reboot = { "RebootRequest", 11913957, FB_MSG_REQUEST, &mg_reboot };
-
 static void stream_at(srv *s, cfdb_request_stream *rs, cfdb_uid token)
 {
     memset(rs, 0, sizeof(*rs));
@@ -142,17 +76,17 @@ void mgmt_client_workers(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    mg_client_workers_request req;
+    cfdb_get_client_workers_request req;
     memset(&req, 0, sizeof req);
-    if (fb_decode(&mg_msg_client_workers, msg, len, &req, NULL, &a)) {
+    if (fb_decode(&cfdb_msg_get_client_workers_request, msg, len, &req, NULL, &a)) {
         srv_bad_request(s, c, "GetClientWorkersRequest");
     } else {
-        mg_client_worker_interface w;
+        cfdb_client_worker_interface w;
         stream_at(s, &w.reboot, s->worker_base);
         stream_at(s, &w.profiler, cfdb_adjusted_token(s->worker_base, MGMT_WORKER_PROFILER));
         stream_at(s, &w.setFailureInjection, cfdb_adjusted_token(s->worker_base, MGMT_WORKER_FAILURE_INJECTION));
-        mg_client_workers_reply r = { { &w, 1 } };
-        srv_reply(s, c, req.reply.token, &mg_msg_client_workers_reply, &r, 0);
+        cfdb_client_workers_reply r = { { &w, 1 } };
+        srv_reply(s, c, req.reply.token, &cfdb_msg_client_workers_reply, &r, 0);
     }
     cfdb_arena_free(&a);
 }
@@ -182,9 +116,9 @@ void mgmt_reboot(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
 {
     cfdb_arena a;
     cfdb_arena_init(&a);
-    mg_reboot_request req;
+    cfdb_reboot_request req;
     memset(&req, 0, sizeof req);
-    if (fb_decode(&mg_msg_reboot, msg, len, &req, NULL, &a)) {
+    if (fb_decode(&cfdb_msg_reboot_request, msg, len, &req, NULL, &a)) {
         srv_bad_request(s, c, "RebootRequest");
     } else if (cfdb_timer_is_armed(&s->reboot_timer)) {
         srv_log(s, "reboot request while rebooting: ignored");

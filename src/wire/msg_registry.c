@@ -47,6 +47,11 @@ const fb_message *const cfdb_all_messages[] = {
     &cfdb_msg_get_health_metrics_reply,
     &cfdb_msg_get_dd_metrics_request,
     &cfdb_msg_get_dd_metrics_reply,
+    &cfdb_msg_proxy_snap_request,
+    &cfdb_msg_force_recovery_request,
+    &cfdb_msg_get_client_workers_request,
+    &cfdb_msg_client_workers_reply,
+    &cfdb_msg_reboot_request,
 };
 const unsigned cfdb_all_messages_count = sizeof cfdb_all_messages / sizeof cfdb_all_messages[0];
 

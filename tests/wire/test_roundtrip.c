@@ -205,13 +205,25 @@ static void test_in_band_and_union_errors(void **state)
  * StorageServerInterface's file_identifier is 15302073 (7.3.77
  * fdbclient/include/fdbclient/StorageServerInterface.h), and its fields in serialize() order
  * begin uniqueID, locality, then the getValue stream (whose endpoint names the server). */
-static void test_storage_server_interface_described_once(void **state)
+static void test_shared_messages_described_once(void **state)
 {
     (void)state;
     const fb_message *m = cfdb_message_by_file_id(15302073);
     assert_ptr_equal(m, &cfdb_msg_storage_server_interface);
     assert_string_equal(m->item->name, "StorageServerInterface");
     assert_ptr_equal(cfdb_message_by_name("StorageServerInterface"), m);
+    /* the management requests, shared by db_manage.c and cfdb-server: file identifiers from
+     * 7.3.77 ClusterInterface.h (GetClientWorkersRequest 10771791, ForceRecoveryRequest
+     * 14821350), ClientWorkerInterface.h (RebootRequest 11913957, ClientWorkerInterface
+     * 12418152 inside ErrorOr (2) of vector (5)), CommitProxyInterface.h (ProxySnapRequest
+     * 5427684, GetHealthMetricsRequest 11403900, GetDDMetricsRequest 14536812) */
+    assert_ptr_equal(cfdb_message_by_file_id(10771791), &cfdb_msg_get_client_workers_request);
+    assert_ptr_equal(cfdb_message_by_file_id(14821350), &cfdb_msg_force_recovery_request);
+    assert_ptr_equal(cfdb_message_by_file_id(11913957), &cfdb_msg_reboot_request);
+    assert_ptr_equal(cfdb_message_by_file_id((2u << 28) | (5u << 24) | 12418152u), &cfdb_msg_client_workers_reply);
+    assert_ptr_equal(cfdb_message_by_file_id(5427684), &cfdb_msg_proxy_snap_request);
+    assert_ptr_equal(cfdb_message_by_file_id(11403900), &cfdb_msg_get_health_metrics_request);
+    assert_ptr_equal(cfdb_message_by_file_id(14536812), &cfdb_msg_get_dd_metrics_request);
 }
 
 /* HealthMetrics in BinaryWriter IncludeVersion form (7.3.77 FDBTypes.h HealthMetrics::serialize:
@@ -283,7 +295,7 @@ int main(void)
         cmocka_unit_test(test_every_message_round_trips),
         cmocka_unit_test(test_single_key_encodings),
         cmocka_unit_test(test_in_band_and_union_errors),
-        cmocka_unit_test(test_storage_server_interface_described_once),
+        cmocka_unit_test(test_shared_messages_described_once),
         cmocka_unit_test(test_health_metrics_binary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
