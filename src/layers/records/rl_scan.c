@@ -5,6 +5,9 @@
  * a key-value cursor over P + (2, subspace key), skip and limit in entries); fetching their
  * records is in rl_fetch.c. Contract in include/cfdb/records/cursor.h.
  *
+ * Index scans (with or without fetching) are refused with 2000 when the index is not
+ * readable in the store (FDBRecordStore.scanIndex's ScanNonReadableIndexException).
+ *
  * Continuations: an index entry's is the key-value cursor's after reading it; a record's is
  * that of the last row the record consumed (Java's unsplitter keeps the continuation of the
  * last row it appended), so a row read ahead that belongs to the next record is read again on
@@ -163,6 +166,10 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     if (!rc && ix) {
         if (strcmp(ix->type, "value") != 0)
             return CFDB_ERR_UNSUPPORTED_OPERATION;   /* BY_VALUE scans of VALUE indexes only */
+        /* Java's ScanNonReadableIndexException: a write-only or disabled index may miss
+         * entries, so it is never scanned (2000, the code for a misuse of the API) */
+        if (cfdb_rl_store_index_state(s, ix->name) != CFDB_RL_INDEX_READABLE)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
         c->pk_len = rl_common_pk_len(c->md, ix);
         rc = rl_index_subspace(&c->arena, s, ix, &c->sub);
     } else if (!rc) {
