@@ -101,6 +101,9 @@ typedef struct cfdb_rl_item {
     cfdb_tuple primary_key;
     uint64_t record_bytes;            /* serialized size of the union message */
     bool split;                       /* stored in several pieces */
+    cfdb_rl_version version;          /* the record's version, when stored with one (complete
+                                         when read from the database, incomplete when saved
+                                         in this transaction) */
     /* index scans and fetches */
     cfdb_tuple index_key;             /* the entry's key tuple (index subspace removed) */
     cfdb_tuple index_value;           /* the entry's value tuple (empty for plain VALUE) */
