@@ -682,6 +682,20 @@ extern const fb_message cfdb_msg_watch_value_request, cfdb_msg_watch_value_reply
 extern const fb_message cfdb_msg_wait_metrics_request, cfdb_msg_storage_metrics_reply;
 extern const fb_message cfdb_msg_split_range_request, cfdb_msg_split_range_reply;
 
+/* Tenant metadata values (src/wire/msg_tenant.c; IncludeVersion in front when stored). */
+typedef struct cfdb_tenant_map_entry {
+    int64_t id;
+    cfdb_bytes tenantName;
+    uint8_t tenantLockState;
+    cfdb_opt_uid tenantLockId;
+    cfdb_opt_bytes tenantGroup;
+    int64_t configurationSequenceNum;
+} cfdb_tenant_map_entry;
+typedef struct cfdb_tenant_group_entry {
+    char unused;
+} cfdb_tenant_group_entry;
+extern const fb_message cfdb_msg_tenant_map_entry, cfdb_msg_tenant_group_entry;
+
 /* Every described message, for tools and tests. */
 extern const fb_message *const cfdb_all_messages[];
 extern const unsigned cfdb_all_messages_count;

@@ -193,6 +193,19 @@ static void mg_ready(cfdb_waiter *w, int error, int64_t v)
         mg_step(m);
 }
 
+/* The error an ErrorOr<Void> reply carries: 0, its error, or why it does not decode. */
+static int void_reply_error(const uint8_t *msg, uint32_t len)
+{
+    cfdb_void v;
+    cfdb_reply_error err = 0;
+    uint64_t mem[4];
+    cfdb_arena a;
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    int rc = fb_decode(&cfdb_msg_void_reply, msg, len, &v, &err, &a);
+    cfdb_arena_free(&a);
+    return rc ? rc : (int)err;
+}
+
 /* ---- snapshot ---- */
 
 static void on_snap_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
@@ -200,14 +213,7 @@ static void on_snap_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
     mg_op *m = ctx;
     m->request = 0;
     if (!error) {
-        cfdb_void v;
-        cfdb_reply_error err = 0;
-        uint64_t mem[4];
-        cfdb_arena a;
-        cfdb_arena_init_with(&a, mem, sizeof mem);
-        int rc = fb_decode(&cfdb_msg_void_reply, msg, len, &v, &err, &a);
-        cfdb_arena_free(&a);
-        error = rc ? rc : err;
+        error = void_reply_error(msg, len);
     } else {
         error = CFDB_ERR_REQUEST_MAYBE_DELIVERED; /* AtMostOnce: it may have been delivered */
     }
@@ -253,14 +259,7 @@ static void on_force_reply(void *ctx, int error, const uint8_t *msg, uint32_t le
     mg_op *m = ctx;
     m->request = 0;
     if (!error) {
-        cfdb_void v;
-        cfdb_reply_error err = 0;
-        uint64_t mem[4];
-        cfdb_arena a;
-        cfdb_arena_init_with(&a, mem, sizeof mem);
-        int rc = fb_decode(&cfdb_msg_void_reply, msg, len, &v, &err, &a);
-        cfdb_arena_free(&a);
-        error = rc ? rc : err;
+        error = void_reply_error(msg, len);
         if (error != CFDB_ERR_BROKEN_PROMISE) {
             mg_end(m, error);
             return;

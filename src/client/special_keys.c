@@ -7,8 +7,10 @@
  * connection_string, cluster_file_path, cluster_id, and error_message (the last management
  * failure's JSON). The management/ and configuration/ modules are lists of implementations
  * (special_management.c, special_configuration.c, special_tenant_map.c) that read the
- * database on a worker (special_worker.c); the global config, tracing, worker interfaces,
- * metrics, actor lineage and profiler modules are not answered (2108).
+ * database on a worker (special_worker.c; special_versions.c and special_process_class.c
+ * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
+ * the global config, tracing, worker interfaces, metrics, actor lineage and profiler modules
+ * are not answered (2108).
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
@@ -486,6 +488,11 @@ void cfdb_special_reset(cfdb_txn *tx)
         return;
     sk_writes_free(&tx->sk->w);
     free(tx->sk->error_msg);
+    if (tx->sk->active > 0) { /* a worker restores the access later */
+        memset(&tx->sk->w, 0, sizeof tx->sk->w);
+        tx->sk->error_msg = NULL;
+        return;
+    }
     free(tx->sk);
     tx->sk = NULL;
 }

@@ -28,6 +28,11 @@
 typedef struct cfdb_sk_state {
     sk_writes w;
     char *error_msg; /* \xff\xff/error_message: the last management failure's JSON */
+    /* management jobs running on this transaction (special_worker.c): the first one saves
+     * the application's system-key access, the last one restores it; kept over a reset
+     * while any runs */
+    int active;
+    bool saved_access, saved_read, saved_readable;
 } cfdb_sk_state;
 
 /* Rows of a module's answer, in its future's arena. */
@@ -95,6 +100,17 @@ extern const int sk_configuration_impl_count;
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
+/* AddressExclusion::parse then toString (special_management.c): false when invalid */
+bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
+/* special_process_class.c: process/class_type/, process/class_source/ */
+int sk_class_type_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_class_type_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_class_source_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* special_versions.c: version_epoch, min_required_commit_version */
+int sk_version_epoch_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_version_epoch_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_min_commit_version_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_min_commit_version_commit(cfdb_txn *tx, cfdb_arena *a);
 
 /* ---- running module code on a worker ---- */
 /* A range read answered by fn-s of the impls met in [begin, end); single: a get of begin. */

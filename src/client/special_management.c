@@ -20,8 +20,8 @@
  *                                (with options/<same>/force; without it libfdb_c's free-space
  *                                and safety checks are not done by cfdb: 2108), cleared ones
  *                                leave it, with the version keys \xff/conf/excluded, /failed
- * Not answered (2108): auto_coordinators, in_progress_exclusion/, min_required_commit_version,
- * profiling/, version_epoch. */
+ *   min_required_commit_version, version_epoch   special_versions.c
+ * Not answered (2108): auto_coordinators, in_progress_exclusion/, profiling/. */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -112,7 +112,7 @@ MAPPED(failed_locality_read, "failed_locality", "failed_locality")
 
 /* AddressExclusion::parse then toString: a whole machine ("IP") or one process ("IP:port");
  * ":tls" is refused. Returns false for an invalid address; out gets the canonical text. */
-static bool parse_exclusion(cfdb_bytes text, char *out, size_t cap)
+bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap)
 {
     char buf[128];
     if (text.len == 0 || text.len >= sizeof buf)
@@ -223,7 +223,7 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
                 items[nadd][text.len] = 0;
             }
         } else {
-            ok = parse_exclusion(text, items[nadd], sizeof items[nadd]);
+            ok = sk_parse_exclusion(text, items[nadd], sizeof items[nadd]);
         }
         if (!ok) {
             char msg[512];
@@ -655,10 +655,10 @@ const sk_impl sk_management_impls[] = {
     R("failed_locality/", "failed_locality0", failed_locality_read, failed_locality_commit, true, SK_W_IGNORE_VALUE),
     R("in_progress_exclusion/", "in_progress_exclusion0", NULL, NULL, false, SK_W_DEFAULT),
     R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),
-    K("min_required_commit_version", NULL, NULL, true),
+    K("min_required_commit_version", sk_min_commit_version_read, sk_min_commit_version_commit, true),
     R("options/", "options0", options_read, options_commit, true, SK_W_OPTIONS),
     R("profiling/", "profiling0", NULL, NULL, true, SK_W_DEFAULT),
     R("tenant/", "tenant0", sk_tenant_read, sk_tenant_commit, true, SK_W_DEFAULT),
-    K("version_epoch", NULL, NULL, true),
+    K("version_epoch", sk_version_epoch_read, sk_version_epoch_commit, true),
 };
 const int sk_management_impl_count = (int)(sizeof sk_management_impls / sizeof *sk_management_impls);

@@ -7,38 +7,10 @@
 
 #include "cfdb/errors.h"
 #include "cfdb/fb.h"
+#include "cfdb/messages.h"
 #include "cfdb/protocol_version.h"
 #include "json_writer.h"
 #include "special_tenant_entry.h"
-
-typedef CFDB_OPTIONAL(cfdb_uid) opt_uid;
-typedef CFDB_OPTIONAL(cfdb_bytes) opt_bytes;
-
-typedef struct fb_tenant_entry {
-    int64_t id;
-    cfdb_bytes tenantName;
-    uint8_t tenantLockState;
-    opt_uid tenantLockId;
-    opt_bytes tenantGroup;
-    int64_t configurationSequenceNum;
-} fb_tenant_entry;
-
-FB_OPTIONAL_DEF(sk_fb_opt_uid, "Optional<UID>", opt_uid, fb_uid);
-FB_OPTIONAL_DEF(sk_fb_opt_bytes, "Optional<TenantGroupName>", opt_bytes, fb_bytes);
-FB_TABLE_DEF(sk_fb_tenant_map_entry, "TenantMapEntry", fb_tenant_entry,
-                    FB_FIELD(fb_tenant_entry, id, fb_i64), FB_FIELD(fb_tenant_entry, tenantName, fb_bytes),
-                    FB_FIELD(fb_tenant_entry, tenantLockState, fb_u8),
-                    FB_FIELD(fb_tenant_entry, tenantLockId, sk_fb_opt_uid),
-                    FB_FIELD(fb_tenant_entry, tenantGroup, sk_fb_opt_bytes),
-                    FB_FIELD(fb_tenant_entry, configurationSequenceNum, fb_i64));
-static const fb_message msg_tenant_map_entry = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &sk_fb_tenant_map_entry };
-
-typedef struct fb_group_entry {
-    char unused;
-} fb_group_entry;
-FB_EMPTY_TABLE_DEF(sk_fb_tenant_group_entry, "TenantGroupEntry", fb_group_entry);
-static const fb_message msg_tenant_group_entry = { "TenantGroupEntry", 10764222, FB_MSG_REQUEST,
-                                                   &sk_fb_tenant_group_entry };
 
 void tenant_prefix(int64_t id, uint8_t out[8])
 {
@@ -70,7 +42,7 @@ static int encode_versioned(const fb_message *m, const void *item, cfdb_arena *a
 
 int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
 {
-    fb_tenant_entry f = { 0 };
+    cfdb_tenant_map_entry f = { 0 };
     f.id = e->id;
     f.tenantName = e->name;
     f.tenantLockState = e->lock_state;
@@ -79,21 +51,21 @@ int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
     f.tenantGroup.present = e->has_group;
     f.tenantGroup.value = e->group;
     f.configurationSequenceNum = e->config_seq;
-    return encode_versioned(&msg_tenant_map_entry, &f, a, out);
+    return encode_versioned(&cfdb_msg_tenant_map_entry, &f, a, out);
 }
 
 int tenant_group_entry_encode(cfdb_arena *a, cfdb_bytes *out)
 {
-    fb_group_entry g = { 0 };
-    return encode_versioned(&msg_tenant_group_entry, &g, a, out);
+    cfdb_tenant_group_entry g = { 0 };
+    return encode_versioned(&cfdb_msg_tenant_group_entry, &g, a, out);
 }
 
 int tenant_entry_decode(cfdb_bytes value, cfdb_arena *a, tenant_entry *out)
 {
     if (value.len < 8)
         return CFDB_ERR_SERIALIZATION_FAILED;
-    fb_tenant_entry f = { 0 };
-    int rc = fb_decode(&msg_tenant_map_entry, value.ptr + 8, value.len - 8, &f, NULL, a);
+    cfdb_tenant_map_entry f = { 0 };
+    int rc = fb_decode(&cfdb_msg_tenant_map_entry, value.ptr + 8, value.len - 8, &f, NULL, a);
     if (rc)
         return rc;
     *out = (tenant_entry){ .id = f.id,

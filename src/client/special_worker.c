@@ -1,8 +1,18 @@
 /* Management workers (special_keys_internal.h): a module's read or the modules' commit work
- * runs on a thread of its own, blocking on the transaction's futures; the answer's future is
+ * runs on a worker thread, blocking on the transaction's futures; the answer's future is
  * completed on the network thread (a posted task, so callbacks run where libfdb_c runs
  * them). A job holds a reference to its transaction and to its future until that task ran.
- * One thread per job: management calls are rare and never on a hot path. */
+ *
+ * Bound: at most SK_MAX_WORKERS threads exist at once. A job goes into one FIFO queue (an
+ * intrusive list through the job, which the application's call already allocated, so the
+ * queue costs nothing per job); a thread is started only while fewer than SK_MAX_WORKERS
+ * run, and a thread takes jobs until the queue is empty, then exits (no idle threads).
+ * Beyond the bound a job waits in the queue: libfdb_c runs its module actors on the network
+ * thread with no limit and no error for many concurrent management calls, so waiting is the
+ * only behaviour that keeps its semantics (a transaction timeout or cancel still ends the
+ * wait, because the job's blocking reads fail). Jobs never wait on other jobs (modules read
+ * only system keys, never \xff\xff), so the queue cannot deadlock. If no thread can be
+ * started at all, the job fails with unknown_error as before. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +27,7 @@
 #include "txn_internal.h"
 
 typedef struct sk_job {
+    struct sk_job *next; /* the queue */
     cfdb_txn *tx;
     cfdb_future *f;
     cfdb_task done;
@@ -28,8 +39,7 @@ typedef struct sk_job {
     cfdb_bytes begin, end;
     int limit;
     bool reverse, single;
-    /* the application's system-key access, restored at the end */
-    bool saved_access, saved_read, saved_readable;
+    bool granted; /* counted in tx->sk->active */
 } sk_job;
 
 int sk_rows_push(sk_rows *r, cfdb_arena *a, cfdb_bytes key, cfdb_bytes value)
@@ -209,27 +219,46 @@ void skw_set_option(cfdb_txn *tx, int option)
 
 /* ---- jobs ---- */
 
-static void grant_system_access(sk_job *j)
+/* Several jobs may run on one transaction at once (a get and a range read of two modules):
+ * the first saves the application's access, the last restores it (cfdb_sk_state.active). */
+static bool grant_system_access(sk_job *j)
 {
     cfdb_txn *tx = j->tx;
     pthread_mutex_lock(&tx->mu);
-    j->saved_access = tx->opt.access_system_keys;
-    j->saved_read = tx->opt.read_system_keys;
-    j->saved_readable = atomic_load(&tx->sys_readable);
+    if (!tx->sk)
+        tx->sk = calloc(1, sizeof *tx->sk);
+    cfdb_sk_state *st = tx->sk;
+    if (!st) {
+        pthread_mutex_unlock(&tx->mu);
+        return false;
+    }
+    j->granted = true;
+    if (st->active++ == 0) {
+        st->saved_access = tx->opt.access_system_keys;
+        st->saved_read = tx->opt.read_system_keys;
+        st->saved_readable = atomic_load(&tx->sys_readable);
+    }
     tx->opt.access_system_keys = tx->opt.read_system_keys = true;
     /* the module code's RAW_ACCESS, which libfdb_c leaves set on the transaction */
     tx->opt.raw_access = true;
     atomic_store(&tx->sys_readable, true);
     pthread_mutex_unlock(&tx->mu);
+    return true;
 }
 
 static void restore_system_access(sk_job *j)
 {
     cfdb_txn *tx = j->tx;
+    if (!j->granted)
+        return;
+    j->granted = false;
     pthread_mutex_lock(&tx->mu);
-    tx->opt.access_system_keys = j->saved_access;
-    tx->opt.read_system_keys = j->saved_read;
-    atomic_store(&tx->sys_readable, j->saved_readable);
+    cfdb_sk_state *st = tx->sk; /* kept while active > 0 (cfdb_special_reset) */
+    if (st && st->active > 0 && --st->active == 0) {
+        tx->opt.access_system_keys = st->saved_access;
+        tx->opt.read_system_keys = st->saved_read;
+        atomic_store(&tx->sys_readable, st->saved_readable);
+    }
     pthread_mutex_unlock(&tx->mu);
 }
 
@@ -347,11 +376,11 @@ static int run_commit(sk_job *j)
     return rc;
 }
 
-static void *job_main(void *arg)
+static void run_job(sk_job *j)
 {
-    sk_job *j = arg;
-    grant_system_access(j);
-    if (j->commit) {
+    if (!grant_system_access(j)) {
+        j->rc = CFDB_ERR_UNKNOWN_ERROR;
+    } else if (j->commit) {
         j->rc = run_commit(j);
     } else {
         j->rc = run_read(j);
@@ -359,7 +388,68 @@ static void *job_main(void *arg)
     }
     cfdb_task_init(&j->done, job_done_task, j);
     cfdb_loop_post_task(cfdb_client_loop(j->tx->cl), &j->done);
+}
+
+#define SK_MAX_WORKERS 4
+
+static struct {
+    pthread_mutex_t mu;
+    sk_job *head, *tail;
+    int running; /* threads started and not yet exited */
+} pool = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, 0 };
+
+static sk_job *pool_take(void)
+{
+    pthread_mutex_lock(&pool.mu);
+    sk_job *j = pool.head;
+    if (j) {
+        pool.head = j->next;
+        if (!pool.head)
+            pool.tail = NULL;
+    } else {
+        pool.running--;
+    }
+    pthread_mutex_unlock(&pool.mu);
+    return j;
+}
+
+static void *worker_main(void *arg)
+{
+    (void)arg;
+    for (sk_job *j; (j = pool_take()) != NULL;)
+        run_job(j);
     return NULL;
+}
+
+/* Queues j; 0, or unknown_error when no thread runs and none could be started (j was not
+ * queued then). */
+static int pool_submit(sk_job *j)
+{
+    j->next = NULL;
+    pthread_mutex_lock(&pool.mu);
+    if (pool.tail)
+        pool.tail->next = j;
+    else
+        pool.head = j;
+    pool.tail = j;
+    int rc = 0;
+    if (pool.running < SK_MAX_WORKERS) {
+        pthread_attr_t attr;
+        pthread_t t;
+        int ok = pthread_attr_init(&attr) == 0;
+        ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
+        ok = ok && pthread_create(&t, &attr, worker_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+        if (ok) {
+            pool.running++;
+        } else if (pool.running == 0) {
+            /* nobody would take it: unqueue (it is the only job, the queue was empty) */
+            pool.head = pool.tail = NULL;
+            rc = CFDB_ERR_UNKNOWN_ERROR;
+        }
+    }
+    pthread_mutex_unlock(&pool.mu);
+    return rc;
 }
 
 static cfdb_future *start(sk_job *j, cfdb_future_kind kind)
@@ -370,16 +460,10 @@ static cfdb_future *start(sk_job *j, cfdb_future_kind kind)
         free(j);
         return txn_future_no_memory(kind);
     }
-    cfdb_future *f = j->f; /* the job may be gone as soon as its thread runs */
+    cfdb_future *f = j->f; /* the job may be gone as soon as a worker ran it */
     cfdb_future_ref(f);
     txn_ref(j->tx);
-    pthread_attr_t attr;
-    pthread_t t;
-    int ok = pthread_attr_init(&attr) == 0;
-    ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
-    ok = ok && pthread_create(&t, &attr, job_main, j) == 0;
-    pthread_attr_destroy(&attr);
-    if (!ok) {
+    if (pool_submit(j)) {
         cfdb_future_complete(f, CFDB_ERR_UNKNOWN_ERROR);
         cfdb_future_unref(f);
         txn_unref(j->tx);

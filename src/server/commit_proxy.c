@@ -24,17 +24,6 @@ static bool starts_with(cfdb_bytes k, cfdb_bytes p)
     return k.len >= p.len && memcmp(k.ptr, p.ptr, p.len) == 0;
 }
 
-static cfdb_bytes with_prefix(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes k)
-{
-    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k.len + 1);
-    if (!p)
-        return prefix;
-    memcpy(p, prefix.ptr, prefix.len);
-    if (k.len)
-        memcpy(p + prefix.len, k.ptr, k.len);
-    return cfdb_bytes_make(p, prefix.len + k.len);
-}
-
 /* ---- key locations ---- */
 
 /* ---- minTenantVersion ----
@@ -166,21 +155,21 @@ static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32
         }
         uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 2);
         if (!p)
-            goto out;
+            goto oom;
         srv_tenant_prefix(req.tenant.tenantId, p);
         p[SRV_TENANT_PREFIX_SIZE] = 0xff;
         p[SRV_TENANT_PREFIX_SIZE + 1] = 0xff;
         prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
-        req.begin = with_prefix(&a, prefix, req.begin);
-        if (req.end.present)
-            req.end.value = with_prefix(&a, prefix, req.end.value);
+        if (srv_tenant_key(&a, prefix, &req.begin) ||
+            (req.end.present && srv_tenant_key(&a, prefix, &req.end.value)))
+            goto oom;
     }
     const srv_shard_map *m = &s->shards;
     size_t *picked = cfdb_arena_alloc(&a, m->count * sizeof(size_t));
     size_t n = 0;
     int limit = req.limit > 0 ? req.limit : 1;
     if (!picked)
-        goto out;
+        goto oom;
     if (!req.end.present) {
         picked[n++] = req.reverse ? srv_shard_map_find_before(m, req.begin) : srv_shard_map_find(m, req.begin);
     } else if (!req.reverse) {
@@ -208,7 +197,7 @@ static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32
     cfdb_tag_mapping *tags = cfdb_arena_zalloc(&a, (size_t)s->nstorage * sizeof(*tags));
     bool *seen = cfdb_arena_zalloc(&a, (size_t)s->nstorage);
     if (!res || !tags || !seen)
-        goto out;
+        goto oom;
     uint32_t ntags = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = picked[k];
@@ -223,7 +212,7 @@ static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32
         }
         cfdb_storage_server_interface *ssi = cfdb_arena_zalloc(&a, sizeof(*ssi));
         if (!ssi)
-            goto out;
+            goto oom;
         ss_fill_interface(s, owner, &a, ssi);
         res[k].second.items = ssi;
         res[k].second.count = 1;
@@ -240,6 +229,9 @@ static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32
     r.resultsTagMapping.items = tags;
     r.resultsTagMapping.count = ntags;
     srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, &r, 0);
+    goto out;
+oom: /* answered, never left waiting */
+    srv_reply(s, c, req.reply.token, &cfdb_msg_get_key_server_locations_reply, NULL, CFDB_ERR_UNKNOWN_ERROR);
 out:
     cfdb_arena_free(&a);
 }

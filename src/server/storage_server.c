@@ -110,17 +110,11 @@ static int tenant_enter(ss_ctx *x, int64_t v, const cfdb_tenant_info *ti, const 
     return srv_tenant_check_read(x->s, v, ti->tenantId, o->present && o->value.lockAware, &x->a, prefix);
 }
 
-static cfdb_bytes add_prefix(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes k)
+/* Both ends of a tenant's range made absolute: 0 or 4000 (out of memory). */
+static int tenant_range(ss_ctx *x, cfdb_bytes prefix, cfdb_bytes *b, cfdb_bytes *e)
 {
-    if (!prefix.len)
-        return k;
-    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k.len + 1);
-    if (!p)
-        return prefix;
-    memcpy(p, prefix.ptr, prefix.len);
-    if (k.len)
-        memcpy(p + prefix.len, k.ptr, k.len);
-    return cfdb_bytes_make(p, prefix.len + k.len);
+    int rc = srv_tenant_key(&x->a, prefix, b);
+    return rc ? rc : srv_tenant_key(&x->a, prefix, e);
 }
 
 static bool has_prefix(cfdb_bytes k, cfdb_bytes prefix)
@@ -138,16 +132,18 @@ static cfdb_bytes strip_prefix(cfdb_bytes k, cfdb_bytes prefix)
 /* The shard's bounds, clamped to the tenant's keys: a bound outside the prefix becomes the
  * prefix (begin) or the prefix + \xff\xff (end: allKeys.end with the prefix), as
  * TenantAPI::clampRangeToTenant does. */
-static void search_range(ss_ctx *x, size_t shard, cfdb_bytes prefix, cfdb_bytes *b, cfdb_bytes *e)
+static int search_range(ss_ctx *x, size_t shard, cfdb_bytes prefix, cfdb_bytes *b, cfdb_bytes *e)
 {
     *b = srv_shard_begin(&x->s->shards, shard);
     *e = srv_shard_end(&x->s->shards, shard);
     if (!prefix.len)
-        return;
+        return 0;
     if (!has_prefix(*b, prefix))
         *b = prefix;
-    if (!has_prefix(*e, prefix))
-        *e = add_prefix(&x->a, prefix, CFDB_BYTES_LIT("\xff\xff"));
+    if (has_prefix(*e, prefix))
+        return 0;
+    *e = CFDB_BYTES_LIT("\xff\xff");
+    return srv_tenant_key(&x->a, prefix, e);
 }
 
 /* ---- GetValue ---- */
@@ -172,7 +168,7 @@ static void get_value(ss_ctx *x)
     if (rc == 0)
         rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0)
-        req.key = add_prefix(&x->a, prefix, req.key);
+        rc = srv_tenant_key(&x->a, prefix, &req.key);
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc == 0) {
@@ -214,15 +210,16 @@ static void get_key(ss_ctx *x)
     if (rc == 0)
         rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0)
-        req.sel.key = add_prefix(&x->a, prefix, req.sel.key);
+        rc = srv_tenant_key(&x->a, prefix, &req.sel.key);
     size_t shard = selector_shard(s, &req.sel);
     if (rc == 0 && !owns(s, x->ep->owner, shard))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
     if (rc == 0) {
         cfdb_mvcc_selector out;
         cfdb_bytes sb, se;
-        search_range(x, shard, prefix, &sb, &se);
-        rc = cfdb_mvcc_get_key(s->store, v, sb, se, to_mvcc(&req.sel), &x->a, &out);
+        rc = search_range(x, shard, prefix, &sb, &se);
+        if (rc == 0)
+            rc = cfdb_mvcc_get_key(s->store, v, sb, se, to_mvcc(&req.sel), &x->a, &out);
         if (rc == 0) {
             r.sel.key = strip_prefix(out.key, prefix);
             r.sel.orEqual = out.or_equal;
@@ -253,7 +250,9 @@ static int read_range(ss_ctx *x, int64_t v, cfdb_bytes prefix, const cfdb_key_se
         limit_bytes = 80000;
     s->n_reads++;
     cfdb_bytes sb, se;
-    search_range(x, shard, prefix, &sb, &se);
+    int rc = search_range(x, shard, prefix, &sb, &se);
+    if (rc)
+        return rc;
     return cfdb_mvcc_get_range(s->store, v, sb, se, to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
 }
 
@@ -277,14 +276,16 @@ static void get_key_values(ss_ctx *x)
     if (rc == 0)
         rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
-        req.begin.key = add_prefix(&x->a, prefix, req.begin.key);
-        req.end.key = add_prefix(&x->a, prefix, req.end.key);
+        rc = tenant_range(x, prefix, &req.begin.key, &req.end.key);
         cfdb_mvcc_range_result out;
         memset(&out, 0, sizeof out);
-        rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        if (rc == 0)
+            rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        cfdb_key_value *kv = NULL;
+        if (rc == 0 && !(kv = cfdb_arena_alloc(&x->a, (out.count ? out.count : 1) * sizeof(*kv))))
+            rc = CFDB_ERR_UNKNOWN_ERROR;
         if (rc == 0) {
-            cfdb_key_value *kv = cfdb_arena_alloc(&x->a, (out.count ? out.count : 1) * sizeof(*kv));
-            for (size_t i = 0; kv && i < out.count; i++) {
+            for (size_t i = 0; i < out.count; i++) {
                 kv[i].key = strip_prefix(out.rows[i].key, prefix);
                 kv[i].value = out.rows[i].value;
             }
@@ -337,11 +338,11 @@ static void get_mapped_key_values(ss_ctx *x)
     if (rc == 0)
         rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
-        req.begin.key = add_prefix(&x->a, prefix, req.begin.key);
-        req.end.key = add_prefix(&x->a, prefix, req.end.key);
+        rc = tenant_range(x, prefix, &req.begin.key, &req.end.key);
         cfdb_mvcc_range_result out;
         memset(&out, 0, sizeof out);
-        rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
+        if (rc == 0)
+            rc = read_range(x, v, prefix, &req.begin, &req.end, req.limit, req.limitBytes, &out);
         /* the mapper sees and answers keys relative to the tenant (quickGetValue and
          * quickGetKeyValues read in the original request's tenant) */
         for (size_t i = 0; rc == 0 && i < out.count; i++)
@@ -367,7 +368,10 @@ static void get_mapped_key_values(ss_ctx *x)
                  * at the same version (QUICK_GET_VALUE_FALLBACK, on by default); here the one
                  * store has it. In a tenant the mapped key is relative (quickGetValue reads in
                  * the request's tenant). */
-                rc = cfdb_mvcc_get(s->store, v, add_prefix(&x->a, prefix, mapped), &val, &present);
+                cfdb_bytes abs_key = mapped;
+                rc = srv_tenant_key(&x->a, prefix, &abs_key);
+                if (rc == 0)
+                    rc = cfdb_mvcc_get(s->store, v, abs_key, &val, &present);
                 if (rc == 0 && present) {
                     m->reqAndResult.getValue.result.present = 1;
                     m->reqAndResult.getValue.result.value = val;
@@ -386,8 +390,10 @@ static void get_mapped_key_values(ss_ctx *x)
                  * limits: its QUICK_GET_KEY_VALUES_LIMIT (2000 rows) and _LIMIT_BYTES (1e7).
                  * In a tenant the range is relative (quickGetKeyValues). */
                 cfdb_mvcc_range_result sub;
-                rc = cfdb_mvcc_read_range(s->store, v, add_prefix(&x->a, prefix, g->begin.key),
-                                          add_prefix(&x->a, prefix, g->end.key), 2000, 10000000, &x->a, &sub);
+                cfdb_bytes abs_b = g->begin.key, abs_e = g->end.key;
+                rc = tenant_range(x, prefix, &abs_b, &abs_e);
+                if (rc == 0)
+                    rc = cfdb_mvcc_read_range(s->store, v, abs_b, abs_e, 2000, 10000000, &x->a, &sub);
                 if (rc)
                     break;
                 if (sub.more) {
@@ -492,7 +498,7 @@ static void watch_value(ss_ctx *x)
         rc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, false, &x->a,
                                    &prefix);
         if (rc == 0)
-            req.key = add_prefix(&x->a, prefix, req.key);
+            rc = srv_tenant_key(&x->a, prefix, &req.key);
     }
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
         rc = CFDB_ERR_WRONG_SHARD_SERVER;
@@ -563,10 +569,11 @@ static void wait_metrics(ss_ctx *x)
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
         return;
     }
-    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
-    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
-    if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
-        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
+    trc = tenant_range(x, prefix, &req.keys.begin, &req.keys.end);
+    if (trc == 0 && !range_in_owned_shard(s, x->ep->owner, req.keys))
+        trc = CFDB_ERR_WRONG_SHARD_SERVER;
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
         return;
     }
     /* Answered at once with the current figures (no waiting for them to leave [min, max]). */
@@ -594,10 +601,11 @@ static void split_range(ss_ctx *x)
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
         return;
     }
-    req.keys.begin = add_prefix(&x->a, prefix, req.keys.begin);
-    req.keys.end = add_prefix(&x->a, prefix, req.keys.end);
-    if (!range_in_owned_shard(s, x->ep->owner, req.keys)) {
-        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, CFDB_ERR_WRONG_SHARD_SERVER);
+    trc = tenant_range(x, prefix, &req.keys.begin, &req.keys.end);
+    if (trc == 0 && !range_in_owned_shard(s, x->ep->owner, req.keys))
+        trc = CFDB_ERR_WRONG_SHARD_SERVER;
+    if (trc) {
+        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
         return;
     }
     int64_t chunk = req.chunkSize > 0 ? req.chunkSize : 1;

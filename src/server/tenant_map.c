@@ -10,25 +10,21 @@
 #define TENANT_MAP_PREFIX "\xff/tenant/map/"
 #define TENANT_MAP_PREFIX_LEN (sizeof TENANT_MAP_PREFIX - 1)
 
-/* TenantMapEntry (fdbclient/include/fdbclient/Tenant.h, file_identifier 7054389):
- * serializer(ar, id, tenantName, tenantLockState, tenantLockId, tenantGroup,
- * configurationSequenceNum); tenantLockState is an enum class : uint8_t. */
-typedef struct tm_entry {
-    int64_t id;
-    cfdb_bytes tenantName;
-    uint8_t tenantLockState;
-    cfdb_opt_uid tenantLockId;
-    cfdb_opt_bytes tenantGroup;
-    int64_t configurationSequenceNum;
-} tm_entry;
+/* TenantMapEntry: cfdb_msg_tenant_map_entry (src/wire/msg_tenant.c). */
 
-FB_OPTIONAL_DEF(tm_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
-FB_OPTIONAL_DEF(tm_opt_bytes, "Optional<TenantGroupName>", cfdb_opt_bytes, fb_bytes);
-FB_TABLE_DEF(tm_entry_type, "TenantMapEntry", tm_entry, FB_FIELD(tm_entry, id, fb_i64),
-             FB_FIELD(tm_entry, tenantName, fb_bytes), FB_FIELD(tm_entry, tenantLockState, fb_u8),
-             FB_FIELD(tm_entry, tenantLockId, tm_opt_uid), FB_FIELD(tm_entry, tenantGroup, tm_opt_bytes),
-             FB_FIELD(tm_entry, configurationSequenceNum, fb_i64));
-static const fb_message tm_entry_message = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &tm_entry_type };
+int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k)
+{
+    if (!prefix.len)
+        return 0;
+    uint8_t *p = cfdb_arena_alloc(a, prefix.len + k->len + 1);
+    if (!p)
+        return CFDB_ERR_UNKNOWN_ERROR;
+    memcpy(p, prefix.ptr, prefix.len);
+    if (k->len)
+        memcpy(p + prefix.len, k->ptr, k->len);
+    *k = cfdb_bytes_make(p, prefix.len + k->len);
+    return 0;
+}
 
 void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE])
 {
@@ -44,9 +40,9 @@ int srv_tenant_decode(cfdb_bytes value, cfdb_arena *a, srv_tenant *out)
     /* IncludeVersion: the protocol version (8 bytes, little-endian) comes first */
     if (value.len < 8 + 8)
         return CFDB_ERR_SERIALIZATION_FAILED;
-    tm_entry e;
+    cfdb_tenant_map_entry e;
     memset(&e, 0, sizeof e);
-    if (fb_decode(&tm_entry_message, value.ptr + 8, value.len - 8, &e, NULL, a))
+    if (fb_decode(&cfdb_msg_tenant_map_entry, value.ptr + 8, value.len - 8, &e, NULL, a))
         return CFDB_ERR_SERIALIZATION_FAILED;
     out->id = e.id;
     out->name = e.tenantName;

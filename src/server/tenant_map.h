@@ -27,6 +27,9 @@ typedef struct srv_tenant {
 
 /* The tenant id's prefix (8 big-endian bytes) into out. */
 void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE]);
+/* A key of a tenant's request made absolute: *k becomes prefix + *k (in a), unchanged when
+ * prefix is empty. 0, or 4000 (out of memory) leaving *k as it was. */
+int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k);
 /* Decodes a \xff/tenant/map/ value. 0, or 1044 when it does not decode. */
 int srv_tenant_decode(cfdb_bytes value, cfdb_arena *a, srv_tenant *out);
 /* The tenant with this id at version: 0, or tenant_not_found (2131). */

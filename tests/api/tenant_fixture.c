@@ -10,23 +10,6 @@
 #include "cfdb/messages.h"
 #include "cfdb/protocol_version.h"
 
-typedef struct tf_entry {
-    int64_t id;
-    cfdb_bytes tenantName;
-    uint8_t tenantLockState;
-    cfdb_opt_uid tenantLockId;
-    cfdb_opt_bytes tenantGroup;
-    int64_t configurationSequenceNum;
-} tf_entry;
-
-FB_OPTIONAL_DEF(tf_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
-FB_OPTIONAL_DEF(tf_opt_bytes, "Optional<TenantGroupName>", cfdb_opt_bytes, fb_bytes);
-FB_TABLE_DEF(tf_entry_type, "TenantMapEntry", tf_entry, FB_FIELD(tf_entry, id, fb_i64),
-             FB_FIELD(tf_entry, tenantName, fb_bytes), FB_FIELD(tf_entry, tenantLockState, fb_u8),
-             FB_FIELD(tf_entry, tenantLockId, tf_opt_uid), FB_FIELD(tf_entry, tenantGroup, tf_opt_bytes),
-             FB_FIELD(tf_entry, configurationSequenceNum, fb_i64));
-static const fb_message tf_entry_msg = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &tf_entry_type };
-
 void tf_prefix(int64_t id, uint8_t out[8])
 {
     for (int i = 0; i < 8; i++)
@@ -35,14 +18,14 @@ void tf_prefix(int64_t id, uint8_t out[8])
 
 int tf_entry_value(int64_t id, const char *name, uint8_t *out, int cap)
 {
-    tf_entry e;
+    cfdb_tenant_map_entry e;
     memset(&e, 0, sizeof e);
     e.id = id;
     e.tenantName = cfdb_bytes_make(name, strlen(name));
     fb_writer w;
     fb_writer_init(&w, 0);
     int n = 0;
-    if (fb_encode(&w, &tf_entry_msg, &e, 0) == 0 && (int)fb_writer_message_len(&w) + 8 <= cap) {
+    if (fb_encode(&w, &cfdb_msg_tenant_map_entry, &e, 0) == 0 && (int)fb_writer_message_len(&w) + 8 <= cap) {
         for (int i = 0; i < 8; i++)
             out[i] = (uint8_t)(CFDB_PROTOCOL_VERSION >> (8 * i));
         memcpy(out + 8, fb_writer_message(&w), fb_writer_message_len(&w));

@@ -44,24 +44,8 @@ void fx_stop(fx *f)
     free(f);
 }
 
-/* ---- TenantMapEntry, written from Tenant.h's serializer list ---- */
-
-typedef struct t_entry {
-    int64_t id;
-    cfdb_bytes tenantName;
-    uint8_t tenantLockState;
-    cfdb_opt_uid tenantLockId;
-    cfdb_opt_bytes tenantGroup;
-    int64_t configurationSequenceNum;
-} t_entry;
-
-FB_OPTIONAL_DEF(t_opt_uid, "Optional<UID>", cfdb_opt_uid, fb_uid);
-FB_OPTIONAL_DEF(t_opt_bytes, "Optional<TenantGroupName>", cfdb_opt_bytes, fb_bytes);
-FB_TABLE_DEF(t_entry_type, "TenantMapEntry", t_entry, FB_FIELD(t_entry, id, fb_i64),
-             FB_FIELD(t_entry, tenantName, fb_bytes), FB_FIELD(t_entry, tenantLockState, fb_u8),
-             FB_FIELD(t_entry, tenantLockId, t_opt_uid), FB_FIELD(t_entry, tenantGroup, t_opt_bytes),
-             FB_FIELD(t_entry, configurationSequenceNum, fb_i64));
-static const fb_message t_entry_msg = { "TenantMapEntry", 7054389, FB_MSG_REQUEST, &t_entry_type };
+/* ---- TenantMapEntry: written with cfdb_msg_tenant_map_entry (src/wire/msg_tenant.c), read back
+ * with the independent reader below ---- */
 
 /* the same member list for the independent reader */
 static const ref_type r_i64 = { "int64_t", REF_I64, NULL, 0, NULL, NULL, 0 };
@@ -81,14 +65,14 @@ static const ref_msg r_entry_msg = { "TenantMapEntry", 7054389, &r_entry };
 /* \xff/tenant/map/<prefix> = IncludeVersion (8 bytes LE 0x0FDB00B073000000) + object */
 cfdb_bytes entry_value(cfdb_arena *a, int64_t id, const char *name, uint8_t lock)
 {
-    t_entry e;
+    cfdb_tenant_map_entry e;
     memset(&e, 0, sizeof e);
     e.id = id;
     e.tenantName = cfdb_bytes_str(name);
     e.tenantLockState = lock;
     fb_writer w;
     fb_writer_init(&w, 0);
-    assert_int_equal(fb_encode(&w, &t_entry_msg, &e, 0), 0);
+    assert_int_equal(fb_encode(&w, &cfdb_msg_tenant_map_entry, &e, 0), 0);
     size_t n = fb_writer_message_len(&w);
     uint8_t *v = cfdb_arena_alloc(a, n + 8);
     uint64_t pv = CFDB_PROTOCOL_VERSION;

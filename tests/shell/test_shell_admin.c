@@ -209,6 +209,65 @@ static void test_exclude_list_and_include(void **state)
             "", 0));
 }
 
+/* One worker 127.0.0.1:4500 ("p1", unset class) in \xff/worker/, in FoundationDB's binary
+ * ProcessData form (the list written here replaces the server's own). */
+static void one_worker(void)
+{
+    uint8_t k[32], v[128];
+    uint32_t two = 2;
+    size_t kn = 0, o = 0;
+    memcpy(k, "\xff/worker/", 9), kn = 9;
+    memcpy(k + kn, &two, 4), kn += 4;
+    memcpy(k + kn, "p1", 2), kn += 2;
+    uint64_t pv = 0x0FDB00B062010001ull, count = 1;
+    uint32_t nine = 9, ip = 0x7F000001;
+    int16_t zero16 = 0;
+    uint16_t port = 4500, flags = 0;
+    memcpy(v + o, &pv, 8), o += 8;
+    memcpy(v + o, &count, 8), o += 8;
+    memcpy(v + o, &nine, 4), o += 4;
+    memcpy(v + o, "processid", 9), o += 9;
+    v[o++] = 1;
+    memcpy(v + o, &two, 4), o += 4;
+    memcpy(v + o, "p1", 2), o += 2;
+    memcpy(v + o, &zero16, 2), o += 2;
+    memcpy(v + o, &zero16, 2), o += 2;
+    v[o++] = 0;
+    memcpy(v + o, &ip, 4), o += 4;
+    memcpy(v + o, &port, 2), o += 2;
+    memcpy(v + o, &flags, 2), o += 2;
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
+    fdb_transaction_clear_range(tr, (const uint8_t *)"\xff/worker/", 9, (const uint8_t *)"\xff/worker0", 9);
+    fdb_transaction_set(tr, k, (int)kn, v, (int)o);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+}
+
+static void test_setclass(void **state)
+{
+    (void)state;
+    one_worker();
+    CASES(C("setclass", "There are currently 1 processes in the database:\n  127.0.0.1:4500: unset (command_line)\n", "",
+            0),
+          C("setclass 127.0.0.1:4500 storage", "", "", 0),
+          C("setclass", "There are currently 1 processes in the database:\n  127.0.0.1:4500: storage (set_class)\n",
+            "", 0),
+          C("setclass 127.0.0.1:4501 storage", "No matching addresses found\n", "", 1),
+          C("setclass 127.0.0.1:4500 bogus", "", "ERROR: 'bogus' is not a valid process class\n", 1),
+          C("setclass 127.0.0.1:4500 default", "", "", 0),
+          C("setclass", "There are currently 1 processes in the database:\n  127.0.0.1:4500: unset (command_line)\n", "",
+            0),
+          C("setclass 127.0.0.1:4500", "Usage: setclass [<ADDRESS> <CLASS>]\n", "", 1));
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
+    fdb_transaction_clear_range(tr, (const uint8_t *)"\xff/worker/", 9, (const uint8_t *)"\xff/worker0", 9);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    CASES(C("setclass",
+            "No processes are registered in the database.\nThere are currently 0 processes in the database:\n", "", 0));
+}
+
 static void test_lock_unlock(void **state)
 {
     (void)state;
@@ -275,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_maintenance_and_coordinators),
         cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
+        cmocka_unit_test(test_setclass),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -83,7 +83,7 @@ void admin_random_uid(char *buf)
 }
 
 /* getSpecialKeysFailureErrorMessage: the "message" of \xff\xff/error_message. */
-static char *error_message(FDBTransaction *tr)
+char *admin_error_message(FDBTransaction *tr)
 {
     bool present = false;
     char *v = NULL;
@@ -101,7 +101,7 @@ static char *error_message(FDBTransaction *tr)
 int admin_on_error(FDBTransaction *tr, fdb_error_t e, const char *prefix, fdb_error_t *err)
 {
     if (e == CFDB_ERR_SPECIAL_KEYS_API_FAILURE) {
-        char *m = error_message(tr);
+        char *m = admin_error_message(tr);
         fflush(stdout);
         fprintf(stderr, "%s%s\n", prefix ? prefix : "", m ? m : "");
         free(m);

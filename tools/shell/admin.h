@@ -30,6 +30,10 @@ enum { ADMIN_RETRY = -1 };
 int admin_on_error(FDBTransaction *tr, fdb_error_t e, const char *prefix, fdb_error_t *err);
 /* A get in tr: 0 or an error; value malloc'd (NUL-terminated) when present. */
 fdb_error_t admin_get(FDBTransaction *tr, const char *key, size_t klen, bool *present, char **value, size_t *vlen);
+/* getSpecialKeysFailureErrorMessage: the "message" of \xff\xff/error_message, malloc'd, or NULL. */
+char *admin_error_message(FDBTransaction *tr);
+/* setclass.c */
+int shell_cmd_setclass(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 /* A commit in tr. */
 fdb_error_t admin_commit(FDBTransaction *tr);
 /* A random UID as 32 hex digits (buf: 33 bytes). */

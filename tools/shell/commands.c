@@ -688,6 +688,13 @@ static const command commands[] = {
     {"rollback", "rollback", "rolls back the current transaction",
      "Discards the current transaction and its writes.", cmd_rollback},
     {"set", "set <KEY> <VALUE>", "set a value for a given key", "Stores VALUE under KEY." ESCKV, cmd_set},
+    {"setclass", "setclass [<ADDRESS> <CLASS>]", "change the class of a process",
+     "If no address and class are specified, lists the classes of all servers.\n\nSetting the class to `default' "
+     "resets the process class to the class specified on the command line. The available classes are `unset', "
+     "`storage', `transaction', `resolution', `commit_proxy', `grv_proxy', `master', `test', `stateless', `log', "
+     "`router', `cluster_controller', `fast_restore', `data_distributor', `coordinator', `ratekeeper', "
+     "`storage_cache', `backup', and `default'.",
+     shell_cmd_setclass},
     {"sleep", "sleep <SECONDS>", "sleep for a period of time", "", cmd_sleep},
     {"status", "status [minimal|details|json]", "get the status of a FoundationDB cluster",
      "Prints whether the database is available (cfdb prints the minimal form for status, status minimal "
