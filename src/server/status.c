@@ -192,12 +192,13 @@ static void process_class(srv *s, const char **type, const char **source)
     memcpy(k + pl, &n, 4);
     memcpy(k + pl + 4, s->proxy_process_id, n);
     cfdb_bytes v;
-    if (!key_get(s, cfdb_bytes_make(k, pl + 4 + n), &v) || v.len != 16)
+    /* processClassValue: IncludeVersion (8 bytes), then ProcessClass's int16 _class, _source */
+    if (!key_get(s, cfdb_bytes_make(k, pl + 4 + n), &v) || v.len != 12)
         return;
-    int32_t cls, src;
-    memcpy(&cls, v.ptr + 8, 4);
-    memcpy(&src, v.ptr + 12, 4);
-    *type = cls >= 0 && cls < (int32_t)(sizeof types / sizeof *types) ? types[cls] : "invalid";
+    int16_t cls, src;
+    memcpy(&cls, v.ptr + 8, 2);
+    memcpy(&src, v.ptr + 10, 2);
+    *type = cls >= 0 && cls < (int16_t)(sizeof types / sizeof *types) ? types[cls] : "invalid";
     *source = src >= 0 && src < 3 ? sources[src] : "invalid";
 }
 

@@ -38,20 +38,22 @@ static cfdb_bytes cat(cfdb_arena *a, const char *prefix, size_t plen, const void
  * processClass, address):
  *   LocalityData: uint64 entry count, then per entry in key order a StringRef key and an
  *     Optional<StringRef> value (bool present, then the StringRef);
- *   ProcessClass: _class and _source as int32 (UnsetClass 0, CommandLineSource 0: a
- *     process started without --class);
+ *   ProcessClass: _class and _source as int16 (fdbrpc/include/fdbrpc/Locality.h: int16_t
+ *     _class, _source; UnsetClass 0, CommandLineSource 0: a process started without --class);
  *   NetworkAddress (flow/include/flow/NetworkAddress.h; IPv6 protocol, no hostname flag
  *     before 0x0FDB00B071010000): IPAddress as bool isV6 + uint32, uint16 port, uint16 flags. */
 static cfdb_bytes worker_key(cfdb_arena *a, const char *pid)
 {
     uint32_t n = (uint32_t)strlen(pid);
-    uint8_t *k = cfdb_arena_alloc(a, 10 + 4 + n);
+    static const char prefix[] = "\xff/worker/"; /* workerListKeys.begin: 9 bytes */
+    const size_t pl = sizeof prefix - 1;
+    uint8_t *k = cfdb_arena_alloc(a, pl + 4 + n);
     if (!k)
         return (cfdb_bytes){ 0, 0 };
-    memcpy(k, "\xff/worker/", 10);
-    memcpy(k + 10, &n, 4);
-    memcpy(k + 14, pid, n);
-    return cfdb_bytes_make(k, 14 + n);
+    memcpy(k, prefix, pl);
+    memcpy(k + pl, &n, 4);
+    memcpy(k + pl + 4, pid, n);
+    return cfdb_bytes_make(k, pl + 4 + n);
 }
 
 static size_t put_str(uint8_t *p, const char *str)
@@ -81,10 +83,10 @@ static cfdb_bytes worker_value(srv *s, cfdb_arena *a)
         v[o++] = 1;
         o += put_str(v + o, vals[i]);
     }
-    int32_t cls = 0, src = 0;
-    memcpy(v + o, &cls, 4);
-    memcpy(v + o + 4, &src, 4);
-    o += 8;
+    int16_t cls = 0, src = 0;
+    memcpy(v + o, &cls, 2);
+    memcpy(v + o + 2, &src, 2);
+    o += 4;
     cfdb_network_address addr = srv_listener_address(s, s->coord_listener);
     v[o++] = 0; /* not v6 */
     memcpy(v + o, &addr.ip.v4, 4);

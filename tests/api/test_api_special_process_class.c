@@ -166,6 +166,30 @@ static fdb_error_t setclass(const char *addr, const char *cls, char *msg, int ca
     return e;
 }
 
+/* Before the fixture replaces it: cfdb-server's own \xff/worker/ entry, in 7.3.77's layout
+ * (9-byte key prefix, int16 class and source), reads back through the module as this process
+ * at its coordinator address with class unset from the command line. */
+static void test_server_own_worker(void **state)
+{
+    (void)state;
+    char line[300] = "", want[128];
+    FILE *cf = fopen(g_env.server.cluster_file, "r");
+    assert_non_null(cf);
+    assert_non_null(fgets(line, sizeof line, cf));
+    fclose(cf);
+    char *at = strchr(line, '@');
+    assert_non_null(at);
+    at[1 + strcspn(at + 1, ",\r\n")] = 0;
+    char rows[8][128];
+    fdb_error_t e;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(srange(tr, CT, SL(CT), CT "\xff", SL(CT "\xff"), rows, 8, &e), 1);
+    assert_int_equal(e, 0);
+    snprintf(want, sizeof want, "%s=unset", at + 1);
+    assert_string_equal(rows[0], want);
+    fdb_transaction_destroy(tr);
+}
+
 static void test_classes_read(void **state)
 {
     (void)state;
@@ -245,6 +269,7 @@ static void test_setclass(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_server_own_worker),
         cmocka_unit_test(test_classes_read),
         cmocka_unit_test(test_setclass),
     };

@@ -168,10 +168,12 @@ static void test_workers_and_status(void **state)
                      0);
     assert_int_equal(kv.data.count, 1);
     cfdb_bytes k = kv.data.items[0].key, v = kv.data.items[0].value;
-    assert_int_equal(k.len, 10 + 4 + 32); /* prefix, StringRef length 32, 32 hex digits */
-    assert_memory_equal(k.ptr + 10, "\x20\x00\x00\x00", 4);
+    /* workerListKeyFor (fdbclient/SystemData.cpp): the 9-byte prefix \xff/worker/, StringRef
+     * length 32, 32 hex digits */
+    assert_int_equal(k.len, 9 + 4 + 32);
+    assert_memory_equal(k.ptr, "\xff/worker/\x20\x00\x00\x00", 13);
     char pid[33];
-    memcpy(pid, k.ptr + 14, 32);
+    memcpy(pid, k.ptr + 13, 32);
     pid[32] = 0;
     /* the value, byte by byte: version, 3 locality entries, class, source, address */
     size_t o = 0;
@@ -197,8 +199,10 @@ static void test_workers_and_status(void **state)
             assert_memory_equal(v.ptr + o + 4, machine, 32); /* zone = machine */
         o += 4 + 32;
     }
-    assert_memory_equal(v.ptr + o, "\x00\x00\x00\x00\x00\x00\x00\x00", 8); /* UnsetClass, CommandLineSource */
-    o += 8;
+    /* ProcessClass: int16 _class, _source (fdbrpc/include/fdbrpc/Locality.h): UnsetClass,
+     * CommandLineSource */
+    assert_memory_equal(v.ptr + o, "\x00\x00\x00\x00", 4);
+    o += 4;
     uint16_t port = cfdb_server_port(f->srv);
     uint8_t addr[9] = { 0, 0x01, 0x00, 0x00, 0x7f, (uint8_t)port, (uint8_t)(port >> 8), 0, 0 }; /* v4 127.0.0.1 */
     assert_memory_equal(v.ptr + o, addr, 9);

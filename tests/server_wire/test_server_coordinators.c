@@ -245,7 +245,8 @@ static void test_setclass(void **state)
     size_t n = strcspn(pid, "\"");
     assert_true(n > 0 && n < 64);
     /* processClassKeyFor(pid): prefix, int32 length, bytes; processClassValue(ProcessClass(
-     * StorageClass 1, DBSource 2)): protocol 0x0FDB00B062010001, then _class, _source as int32 */
+     * StorageClass 1, DBSource 2)): protocol 0x0FDB00B062010001 (withProcessClassValue), then
+     * _class, _source as int16 (fdbrpc/include/fdbrpc/Locality.h) */
     uint8_t key[15 + 4 + 64];
     memcpy(key, "\xff/processClass/", 15);
     uint32_t len = (uint32_t)n;
@@ -253,18 +254,18 @@ static void test_setclass(void **state)
     memcpy(key + 19, pid, n);
     free(json);
     cfdb_bytes k = cfdb_bytes_make(key, 19 + n);
-    static const uint8_t storage_db[16] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 1, 0, 0, 0, 2, 0, 0, 0 };
-    static const uint8_t log_db[16] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 8, 0, 0, 0, 2, 0, 0, 0 };
+    static const uint8_t storage_db[12] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 1, 0, 2, 0 };
+    static const uint8_t log_db[12] = { 0x01, 0x00, 0x01, 0x62, 0xb0, 0x00, 0xdb, 0x0f, 8, 0, 2, 0 };
     t_commit t;
     tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
-    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(storage_db, 16));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(storage_db, 12));
     tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, CFDB_BYTES_LIT("\xff/processClassChanges"), CFDB_BYTES_LIT("x"));
     assert_int_equal(tc_commit(f, &t), 0);
     json = status_json(f);
     ASSERT_HAS(json, "\"class_type\":\"storage\",\"class_source\":\"set_class\"");
     free(json);
     tc_init(&t, -1, CFDB_COMMIT_FLAG_IS_LOCK_AWARE);
-    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(log_db, 16));
+    tc_mut(&t, &f->a, CFDB_MUT_SET_VALUE, k, cfdb_bytes_make(log_db, 12));
     assert_int_equal(tc_commit(f, &t), 0);
     json = status_json(f);
     ASSERT_HAS(json, "\"class_type\":\"log\",\"class_source\":\"set_class\"");
