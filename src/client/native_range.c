@@ -122,6 +122,8 @@ void cfdb_native_range_located(cfdb_native_range *nr, cfdb_bytes sb, cfdb_bytes 
 
 static int keep(cfdb_native_range *nr, const cfdb_key_value *rows, size_t n)
 {
+    if (n == 0)
+        return 0; /* nothing to keep (and no row array to point past yet) */
     size_t have = nr->result.n;
     if (have + n > nr->cap) {
         size_t cap = nr->cap ? nr->cap * 2 : 16;

@@ -32,7 +32,8 @@
  * Items and their bytes live in the arena given to next(); the cursor keeps its own arena for
  * batches. Errors: FoundationDB codes (from the transaction, 1044 for stored bytes that do
  * not decode, 2000 for misuse such as a continuation that is not one of ours or does not
- * fit the range, 2108 for a remote fetch the store cannot express, 4100 out of memory). */
+ * fit the range or an index scan of an index that is not readable in the store — Java's
+ * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4100 out of memory). */
 #ifndef CFDB_RECORDS_CURSOR_H
 #define CFDB_RECORDS_CURSOR_H
 
@@ -100,6 +101,9 @@ typedef struct cfdb_rl_item {
     cfdb_tuple primary_key;
     uint64_t record_bytes;            /* serialized size of the union message */
     bool split;                       /* stored in several pieces */
+    cfdb_rl_version version;          /* the record's version, when stored with one (complete
+                                         when read from the database, incomplete when saved
+                                         in this transaction) */
     /* index scans and fetches */
     cfdb_tuple index_key;             /* the entry's key tuple (index subspace removed) */
     cfdb_tuple index_value;           /* the entry's value tuple (empty for plain VALUE) */

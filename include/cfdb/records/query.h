@@ -62,6 +62,12 @@ typedef struct cfdb_rl_query {
 typedef struct cfdb_rl_plan cfdb_rl_plan;
 
 int cfdb_rl_plan_query(const cfdb_rl_metadata *md, const cfdb_rl_query *q, cfdb_rl_plan **out);
+/* Plans with the store's index states, as Java's RecordQueryPlanner given a RecordStoreState:
+ * an index that is not readable there is never a candidate (the query falls back to another
+ * index or a record scan). cfdb_rl_plan_query plans as if every index were readable; running
+ * such a plan on a store where its index is not readable fails with 2000. The plan may be run
+ * on other stores of the same metadata. */
+int cfdb_rl_plan_query_store(const cfdb_rl_store *s, const cfdb_rl_query *q, cfdb_rl_plan **out);
 /* The plan in the Java planner's notation (valid while the plan lives). */
 const char *cfdb_rl_plan_explain(const cfdb_rl_plan *p);
 /* The index the plan scans, NULL for a record scan. */

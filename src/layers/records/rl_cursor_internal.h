@@ -75,6 +75,7 @@ typedef struct rl_unsplit {
     uint32_t npieces, cap;
     uint64_t bytes;
     bool split;
+    cfdb_rl_version version;    /* from the record's (-1) key, when it has one */
 } rl_unsplit;
 
 typedef enum { RL_US_MORE = 0, RL_US_DONE_WITH = 1, RL_US_DONE_BEFORE = 2 } rl_us_action;
@@ -91,6 +92,12 @@ int rl_unsplit_finish(rl_unsplit *u, bool *complete);
 /* Takes the completed record: decodes the union message into item (type, record, primary
  * key, sizes) in a, then resets for the next record. */
 int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cfdb_rl_item *item);
+/* The one record in rows 0..n-1 (all the keys of one primary key, in key order; row(rows, i)
+ * gives row i): *found when there was one, then item as rl_unsplit_take. 1044 when the rows
+ * hold more than one record or not a whole one. u is initialized here and freed. */
+typedef void (*rl_row_fn)(const void *rows, uint32_t i, cfdb_bytes *key, cfdb_bytes *value);
+int rl_unsplit_whole(bool unsuffixed, size_t base_len, const cfdb_rl_metadata *md, cfdb_arena *a,
+                     const void *rows, uint32_t n, rl_row_fn row, cfdb_rl_item *item, bool *found);
 
 /* The primary key of an index entry's key tuple (Index.getEntryPrimaryKey); pk_len columns. */
 int rl_entry_primary_key(cfdb_arena *a, const cfdb_rl_index *ix, const cfdb_tuple *key,
@@ -170,5 +177,8 @@ int rl_index_item(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_bytes key, cfdb_bytes v
  * *found false when there are none. */
 int rl_record_from_rows(cfdb_rl_cursor *c, cfdb_arena *a, const FDBKeyValue *rows, int n,
                         cfdb_rl_item *item, bool *found);
+/* item->version from a versionstamp held for commit, when item's record was saved with one in
+ * this transaction (rl_store.c; as a load gets it). */
+int rl_pending_item_version(const cfdb_rl_store *s, cfdb_arena *a, cfdb_rl_item *item);
 
 #endif

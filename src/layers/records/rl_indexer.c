@@ -69,7 +69,7 @@ static int flush(cfdb_rl_store *s, cfdb_arena *a, rec_acc *r, rl_record_cb cb, v
         rc = rl_record_from_kvs(s, a, base, r->kvs, r->n, &found, &type, &rec, &version);
     r->n = 0;
     if (rc || !found)
-        return rc;   /* a lone version key: no record */
+        return rc;
     (*scanned)++;
     return cb(ctx, &r->pk, type, rec, &version);
 }

@@ -199,7 +199,9 @@ static int add(cfdb_tuple *t, const cfdb_tuple_elem *e)
     return cfdb_tuple_add_elem(t, e);
 }
 
-int cfdb_rl_plan_query(const cfdb_rl_metadata *md, const cfdb_rl_query *q, cfdb_rl_plan **out)
+/* s: plan with its index states (NULL: every index readable). */
+static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const cfdb_rl_query *q,
+                      cfdb_rl_plan **out)
 {
     *out = NULL;
     const cfdb_rl_record_type *rt = q->record_type ? cfdb_rl_record_type_by_name(md, q->record_type) : NULL;
@@ -223,6 +225,8 @@ int cfdb_rl_plan_query(const cfdb_rl_metadata *md, const cfdb_rl_query *q, cfdb_
         const cfdb_rl_index *ix = &md->indexes[x];
         if (strcmp(ix->type, "value") != 0 || !index_on(ix, rt))
             continue;
+        if (s && cfdb_rl_store_index_state(s, ix->name) != CFDB_RL_INDEX_READABLE)
+            continue;   /* RecordQueryPlanner plans only over readable indexes */
         const char *cols[MAX_COLS];
         uint32_t ncols = 0;
         flatten(ix->root, cols, &ncols);
@@ -373,6 +377,19 @@ int cfdb_rl_plan_query(const cfdb_rl_metadata *md, const cfdb_rl_query *q, cfdb_
     }
     *out = p;
     return 0;
+}
+
+int cfdb_rl_plan_query(const cfdb_rl_metadata *md, const cfdb_rl_query *q, cfdb_rl_plan **out)
+{
+    return plan_query(md, NULL, q, out);
+}
+
+int cfdb_rl_plan_query_store(const cfdb_rl_store *s, const cfdb_rl_query *q, cfdb_rl_plan **out)
+{
+    *out = NULL;
+    if (!s)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    return plan_query(cfdb_rl_store_metadata(s), s, q, out);
 }
 
 const char *cfdb_rl_plan_explain(const cfdb_rl_plan *p)

@@ -5,6 +5,9 @@
  * a key-value cursor over P + (2, subspace key), skip and limit in entries); fetching their
  * records is in rl_fetch.c. Contract in include/cfdb/records/cursor.h.
  *
+ * Index scans (with or without fetching) are refused with 2000 when the index is not
+ * readable in the store (FDBRecordStore.scanIndex's ScanNonReadableIndexException).
+ *
  * Continuations: an index entry's is the key-value cursor's after reading it; a record's is
  * that of the last row the record consumed (Java's unsplitter keeps the continuation of the
  * last row it appended), so a row read ahead that belongs to the next record is read again on
@@ -90,31 +93,28 @@ int rl_index_item(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_bytes key, cfdb_bytes v
     return rl_entry_primary_key(a, c->ix, &item->index_key, c->pk_len, &item->primary_key);
 }
 
+static void fdb_row(const void *rows, uint32_t i, cfdb_bytes *key, cfdb_bytes *value)
+{
+    const FDBKeyValue *r = (const FDBKeyValue *)rows + i;
+    *key = cfdb_bytes_make(r->key, (size_t)r->key_length);
+    *value = cfdb_bytes_make(r->value, (size_t)r->value_length);
+}
+
 int rl_record_from_rows(cfdb_rl_cursor *c, cfdb_arena *a, const FDBKeyValue *rows, int n,
                         cfdb_rl_item *item, bool *found)
 {
-    rl_unsplit u;
-    rl_unsplit_init(&u, false, c->unsuffixed, c->records.len);
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        rl_us_action act;
-        rc = rl_unsplit_add(&u, cfdb_bytes_make(rows[i].key, (size_t)rows[i].key_length),
-                            cfdb_bytes_make(rows[i].value, (size_t)rows[i].value_length), &act);
-        if (!rc && (act == RL_US_DONE_BEFORE || (act == RL_US_DONE_WITH && i + 1 < n)))
-            rc = CFDB_ERR_SERIALIZATION_FAILED;   /* rows of two records under one key */
-    }
-    if (!rc)
-        rc = rl_unsplit_finish(&u, found);
+    cfdb_tuple ik = item->index_key, iv = item->index_value, epk = item->primary_key;
+    int rc = rl_unsplit_whole(c->unsuffixed, c->records.len, c->md, a, rows, n > 0 ? (uint32_t)n : 0,
+                              fdb_row, item, found);
     if (!rc && *found) {
-        cfdb_tuple ik = item->index_key, iv = item->index_value, epk = item->primary_key;
-        rc = rl_unsplit_take(&u, c->md, a, item);
         item->index_key = ik;
         item->index_value = iv;
         /* the record's key must be the one the entry points to */
-        if (!rc && !cfdb_tuple_equal(&epk, &item->primary_key))
+        if (!cfdb_tuple_equal(&epk, &item->primary_key))
             rc = CFDB_ERR_SERIALIZATION_FAILED;
+        if (!rc)
+            rc = rl_pending_item_version(c->s, a, item);
     }
-    rl_unsplit_free(&u);
     return rc;
 }
 
@@ -163,6 +163,10 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     if (!rc && ix) {
         if (strcmp(ix->type, "value") != 0)
             return CFDB_ERR_UNSUPPORTED_OPERATION;   /* BY_VALUE scans of VALUE indexes only */
+        /* Java's ScanNonReadableIndexException: a write-only or disabled index may miss
+         * entries, so it is never scanned (2000, the code for a misuse of the API) */
+        if (cfdb_rl_store_index_state(s, ix->name) != CFDB_RL_INDEX_READABLE)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
         c->pk_len = rl_common_pk_len(c->md, ix);
         rc = rl_index_subspace(&c->arena, s, ix, &c->sub);
     } else if (!rc) {
@@ -329,7 +333,8 @@ static int next_record(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, boo
             if (act == RL_US_MORE)
                 continue;
         }
-        if ((rc = rl_unsplit_take(&c->us, c->md, a, item)))
+        if ((rc = rl_unsplit_take(&c->us, c->md, a, item)) ||
+            (rc = rl_pending_item_version(c->s, a, item)))
             return rc;
         *has = true;
         return set_cont_inner(c, c->cons_key, c->cons_len);

@@ -8,7 +8,9 @@
  * Reads and writes go through the directory layer's blocking fdb_c.h helpers (dir_io.h):
  * nothing here touches the client's internals. A save clears the record's whole key range
  * first (its old pieces and version), as Java does when it does not know the old record's
- * size, then writes the value under (pk, 0) or its pieces under (pk, 1..n).
+ * size, then writes the value under (pk, 0) or its pieces under (pk, 1..n). A load reads the
+ * record's range and puts it together with the unsplitter (rl_unsplit.c, shared with the
+ * cursors: one assembly of pieces and versions).
  *
  * Also here: record versions (P + (1, pk..., -1) = pack((versionstamp)), held as a
  * SET_VERSIONSTAMPED_VALUE until cfdb_rl_store_prepare_commit; SplitHelper.writeVersion,
@@ -29,6 +31,7 @@
 #include "../dir_io.h"
 #include "cfdb/records/store.h"
 #include "cfdb/subspace.h"
+#include "rl_cursor_internal.h"
 #include "rl_internal.h"
 
 enum { KEYSPACE_STORE_INFO = RL_KS_STORE_INFO, KEYSPACE_RECORD = RL_KS_RECORD };
@@ -305,91 +308,6 @@ static bool stores_unsuffixed(const cfdb_rl_store *s)
     return s->omit_unsplit_suffix && !s->md->split_long_records;
 }
 
-/* The stored bytes of a record from its keys: (0) alone, or (1), (2), ... in order; the
- * version (-1) is returned apart. */
-static int assemble(cfdb_arena *a, size_t base_len, const dir_kv *kvs, uint32_t n, cfdb_bytes *out,
-                    bool *found, cfdb_rl_version *version)
-{
-    uint64_t total = 0;
-    int64_t expect = SUFFIX_FIRST_SPLIT;
-    bool unsplit = false;
-    uint32_t pieces = 0;
-    bool *data = cfdb_arena_zalloc(a, n ? n : 1);
-    if (!data)
-        return CFDB_ERR_INTERNAL_ERROR;
-    for (uint32_t i = 0; i < n; i++) {
-        cfdb_tuple suffix;
-        int64_t v;
-        cfdb_bytes rest = cfdb_bytes_make(kvs[i].key.ptr + base_len, kvs[i].key.len - base_len);
-        if (cfdb_tuple_unpack(a, rest, &suffix) || cfdb_tuple_count(&suffix) != 1 ||
-            cfdb_tuple_get_int(&suffix, 0, &v))
-            return CFDB_ERR_SERIALIZATION_FAILED;
-        if (v == SUFFIX_VERSION) {
-            /* pack((versionstamp)): 0x33 + 12 bytes (SplitHelper.packVersion) */
-            cfdb_tuple vt;
-            if (cfdb_tuple_unpack(a, kvs[i].value, &vt) || cfdb_tuple_count(&vt) != 1 ||
-                cfdb_tuple_get(&vt, 0)->type != CFDB_TUPLE_VERSIONSTAMP)
-                return CFDB_ERR_SERIALIZATION_FAILED;
-            if (version) {
-                version->present = true;
-                version->complete = true;
-                memcpy(version->bytes, cfdb_tuple_get(&vt, 0)->v.vs, 12);
-            }
-            continue;
-        }
-        if (unsplit || (v == SUFFIX_UNSPLIT && pieces) || (v != SUFFIX_UNSPLIT && v != expect))
-            return CFDB_ERR_SERIALIZATION_FAILED;   /* pieces out of order or mixed */
-        if (v == SUFFIX_UNSPLIT)
-            unsplit = true;
-        else
-            expect++;
-        pieces++;
-        data[i] = true;
-        total += kvs[i].value.len;
-    }
-    *found = pieces > 0;
-    if (!pieces)
-        return 0;
-    if (total > 0x7fffffffu)   /* protobuf's message limit */
-        return CFDB_ERR_SERIALIZATION_FAILED;
-    uint8_t *buf = cfdb_arena_alloc(a, total ? (size_t)total : 1);
-    if (!buf)
-        return CFDB_ERR_INTERNAL_ERROR;
-    size_t at = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!data[i])
-            continue;
-        memcpy(buf + at, kvs[i].value.ptr, kvs[i].value.len);
-        at += kvs[i].value.len;
-    }
-    *out = cfdb_bytes_make(buf, at);
-    return 0;
-}
-
-/* The record in a union message's bytes: exactly one union field set names the type. */
-static int decode_union(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes value,
-                        const cfdb_rl_record_type **type, cfdb_pb_msg **record)
-{
-    const cfdb_rl_metadata *md = s->md;
-    cfdb_pb_msg *u;
-    if (cfdb_pb_decode(a, md->union_descriptor, value.ptr, value.len, 0, &u, NULL))
-        return CFDB_ERR_SERIALIZATION_FAILED;
-    const cfdb_pb_field *set = NULL;
-    for (uint32_t i = 0; i < md->union_descriptor->field_count; i++) {
-        const cfdb_pb_field *f = &md->union_descriptor->fields[i];
-        if (cfdb_pb_count(u, f)) {
-            if (set)
-                return CFDB_ERR_SERIALIZATION_FAILED;
-            set = f;
-        }
-    }
-    *type = set ? cfdb_rl_record_type_of(md, set->message) : NULL;
-    if (!*type)
-        return CFDB_ERR_SERIALIZATION_FAILED;
-    *record = cfdb_pb_get(u, set, 0)->m;
-    return 0;
-}
-
 /* A held version (saved in this transaction) overrides the stored one. */
 static void pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
 {
@@ -401,20 +319,44 @@ static void pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb
     memcpy(version->bytes, p->value.ptr + 1, 12);   /* 0x33 + 12 bytes + offset */
 }
 
+int rl_pending_item_version(const cfdb_rl_store *s, cfdb_arena *a, cfdb_rl_item *item)
+{
+    if (!s->pending_count)
+        return 0;
+    cfdb_bytes base, vkey;
+    int rc = cfdb_tuple_pack(a, s->records, &item->primary_key, &base);
+    if (!rc)
+        rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey);
+    if (!rc)
+        pending_version(s, vkey, &item->version);
+    return rc;
+}
+
+static void dir_row(const void *rows, uint32_t i, cfdb_bytes *key, cfdb_bytes *value)
+{
+    const dir_kv *r = (const dir_kv *)rows + i;
+    *key = r->key;
+    *value = r->value;
+}
+
+/* The record in the rows of one primary key (base = R + pack(pk)), put together by the
+ * unsplitter (rl_unsplit.c), the one assembly of split pieces and versions. */
 int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const void *kvs, uint32_t n,
                        bool *found, const cfdb_rl_record_type **type, cfdb_pb_msg **record,
                        cfdb_rl_version *version)
 {
-    cfdb_bytes value = { NULL, 0 };
     const dir_kv *kv = kvs;
-    if (n == 1 && kv[0].key.len == base.len) {   /* the old unsuffixed layout */
-        *found = true;
-        return decode_union(s, a, kv[0].value, type, record);
-    }
-    int rc = assemble(a, base.len, kvs, n, &value, found, version);
+    /* the old unsuffixed layout keeps the record under R + pack(pk) alone */
+    bool unsuffixed = n == 1 && kv[0].key.len == base.len;
+    cfdb_rl_item item;
+    int rc = rl_unsplit_whole(unsuffixed, s->records.len, s->md, a, kvs, n, dir_row, &item, found);
     if (rc || !*found)
         return rc;
-    return decode_union(s, a, value, type, record);
+    *type = item.type;
+    *record = item.record;
+    if (version)
+        *version = item.version;
+    return 0;
 }
 
 /* Reads the record stored under pk: *found, its type, message and version. */
@@ -425,12 +367,12 @@ static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb
 {
     if (version)
         memset(version, 0, sizeof *version);
-    cfdb_bytes value = { NULL, 0 };
     int rc;
     if (stores_unsuffixed(s)) {
-        rc = dir_get(tr, a, base, false, found, &value);
+        dir_kv kv = { base, { NULL, 0 } };
+        rc = dir_get(tr, a, base, false, found, &kv.value);
         if (!rc && *found)
-            rc = decode_union(s, a, value, type, record);
+            rc = rl_record_from_kvs(s, a, base, &kv, 1, found, type, record, version);
     } else {
         dir_kv *kvs;
         uint32_t n;

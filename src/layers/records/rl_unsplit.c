@@ -11,7 +11,13 @@
  * piece without its start, pieces out of order, a suffix that is not one integer) is 1044
  * serialization_failed, as Java's FoundSplitWithoutStartException / "Split record segments
  * out of order" refuse it. Stores that omit the unsplit suffix keep every record under
- * R + pack(pk) alone. Piece bytes are copied into the unsplitter's arena until taken. */
+ * R + pack(pk) alone. Piece bytes are copied into the unsplitter's arena until taken.
+ * The version key's value is pack((versionstamp)) — 0x33 and 12 bytes (SplitHelper.packVersion)
+ * — and anything else there is 1044; the version goes out with the record (complete: it was
+ * read from the database).
+ *
+ * This is the one assembly of pieces: record scans and fetches feed it row by row, the
+ * store's loads and the indexer's record scans a whole record at once (rl_unsplit_whole). */
 #include <string.h>
 
 #include "cfdb/errors.h"
@@ -75,6 +81,17 @@ static int split_key(cfdb_arena *a, cfdb_bytes key, size_t base_len, size_t *pre
     return 0;
 }
 
+/* The version key's value: pack((versionstamp)), 13 bytes. */
+static int take_version(rl_unsplit *u, cfdb_bytes value)
+{
+    if (value.len != 13 || value.ptr[0] != 0x33)
+        return CFDB_ERR_SERIALIZATION_FAILED;
+    u->version.present = true;
+    u->version.complete = true;
+    memcpy(u->version.bytes, value.ptr + 1, 12);
+    return 0;
+}
+
 static int start(rl_unsplit *u, cfdb_bytes key, size_t plen)
 {
     if (plen > u->prefix_cap) {
@@ -134,7 +151,7 @@ int rl_unsplit_add(rl_unsplit *u, cfdb_bytes key, cfdb_bytes value, rl_us_action
             return push_piece(u, value);
         }
         if (!rev && idx == SFX_VERSION)
-            return 0;   /* the version comes first forward */
+            return take_version(u, value);   /* the version comes first forward */
         if ((rev && idx != SFX_VERSION && idx > 0) || idx == SFX_FIRST) {
             u->split = true;
             return push_piece(u, value);
@@ -156,7 +173,7 @@ int rl_unsplit_add(rl_unsplit *u, cfdb_bytes key, cfdb_bytes value, rl_us_action
     if (rev && idx == SFX_VERSION && (cur == SFX_FIRST || cur == SFX_UNSPLIT)) {
         u->index = idx;
         *action = RL_US_DONE_WITH;
-        return 0;
+        return take_version(u, value);
     }
     if (rev && cur > SFX_FIRST && idx == cur - 1) {
         u->index = idx;
@@ -195,6 +212,7 @@ int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cf
     }
     item->record_bytes = at;
     item->split = u->split;
+    item->version = u->version;
     cfdb_tuple_init(&item->primary_key, a);
     cfdb_tuple_init(&item->index_key, a);
     cfdb_tuple_init(&item->index_value, a);
@@ -230,5 +248,29 @@ int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cf
     u->npieces = u->cap = 0;
     u->bytes = 0;
     u->split = false;
+    memset(&u->version, 0, sizeof u->version);
+    return rc;
+}
+
+int rl_unsplit_whole(bool unsuffixed, size_t base_len, const cfdb_rl_metadata *md, cfdb_arena *a,
+                     const void *rows, uint32_t n, rl_row_fn row, cfdb_rl_item *item, bool *found)
+{
+    rl_unsplit u;
+    rl_unsplit_init(&u, false, unsuffixed, base_len);
+    *found = false;
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        cfdb_bytes k, v;
+        rl_us_action act;
+        row(rows, i, &k, &v);
+        rc = rl_unsplit_add(&u, k, v, &act);
+        if (!rc && (act == RL_US_DONE_BEFORE || (act == RL_US_DONE_WITH && i + 1 < n)))
+            rc = CFDB_ERR_SERIALIZATION_FAILED;   /* rows of two records */
+    }
+    if (!rc)
+        rc = rl_unsplit_finish(&u, found);
+    if (!rc && *found)
+        rc = rl_unsplit_take(&u, md, a, item);
+    rl_unsplit_free(&u);
     return rc;
 }

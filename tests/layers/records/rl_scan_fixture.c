@@ -26,6 +26,16 @@ cfdb_rl_metadata *rls_metadata(void)
     return rlt_load(a, m);
 }
 
+cfdb_rl_metadata *rls_metadata_versions(void)
+{
+    cfdb_arena *a = &rls_arena;
+    cfdb_pb_msg *m = rlt_base_metadata(a, 3);
+    rl_set_int(m, "split_long_records", 1);
+    rl_set_int(m, "store_record_versions", 1);
+    rlt_add_index(a, m, "Person$name", "value", cfdb_kex_field(a, "name", CFDB_KEX_SCALAR), "Person");
+    return rlt_load(a, m);
+}
+
 cfdb_bytes rls_prefix(int n)
 {
     cfdb_tuple t;
@@ -65,7 +75,18 @@ static cfdb_pb_msg *person(cfdb_arena *a, const cfdb_rl_metadata *md, const rls_
     return m;
 }
 
+cfdb_pb_msg *rls_person_msg(cfdb_arena *a, const cfdb_rl_metadata *md, const rls_person *p)
+{
+    return person(a, md, p);
+}
+
 void rls_save(cfdb_rl_metadata *md, cfdb_bytes prefix, const rls_person *p, int n)
+{
+    rls_save_versioned(md, prefix, p, n, NULL);
+}
+
+void rls_save_versioned(cfdb_rl_metadata *md, cfdb_bytes prefix, const rls_person *p, int n,
+                        uint8_t (*versions)[12])
 {
     bool big = false;
     for (int i = 0; i < n; i++)
@@ -80,10 +101,29 @@ void rls_save(cfdb_rl_metadata *md, cfdb_bytes prefix, const rls_person *p, int 
             int rc = cfdb_rl_store_open(tr, md, prefix, CFDB_RL_CREATE_OR_OPEN, &s);
             for (int i = at; i < n && i < at + chunk && !rc; i++)
                 rc = cfdb_rl_store_save(s, tr, &a, person(&a, md, &p[i]), NULL);
+            if (!rc)
+                rc = cfdb_rl_store_prepare_commit(s, tr);
             cfdb_rl_store_free(s);
             cfdb_arena_free(&a);
+            FDBFuture *vf = versions && !rc ? fdb_transaction_get_versionstamp(tr) : NULL;
             if (!rc)
                 rc = api_commit(tr);
+            if (vf && !rc) {
+                /* each record's version: the commit's versionstamp, then its local version
+                 * (the order of the saves in the transaction, from 0) */
+                const uint8_t *key;
+                int len;
+                assert_int_equal(fdb_future_block_until_ready(vf), 0);
+                assert_int_equal(fdb_future_get_key(vf, &key, &len), 0);
+                assert_int_equal(len, 10);
+                for (int i = at; i < n && i < at + chunk; i++) {
+                    memcpy(versions[i], key, 10);
+                    versions[i][10] = (uint8_t)((i - at) >> 8);
+                    versions[i][11] = (uint8_t)(i - at);
+                }
+            }
+            if (vf)
+                fdb_future_destroy(vf);
             if (!rc)
                 break;
             assert_int_equal(api_on_error(tr, rc), 0);
@@ -142,6 +182,8 @@ void rls_scan(rls_kind kind, cfdb_rl_metadata *md, cfdb_bytes prefix, const char
                 id = -1;
             out->ids[out->n] = id;
             out->bytes[out->n] = (size_t)it.record_bytes;
+            out->versions[out->n] = it.version;
+            out->split[out->n] = it.split;
             out->hash[out->n] = 0;
             if (it.record) {
                 cfdb_bytes enc;

@@ -17,6 +17,8 @@ extern cfdb_arena rls_arena;
 /* Metadata: Person keyed by (record type key, id), split_long_records, indexes Person$name
  * (field name) and Person$color_score (color, score). */
 cfdb_rl_metadata *rls_metadata(void);
+/* The same with store_record_versions, and the one index Person$name. */
+cfdb_rl_metadata *rls_metadata_versions(void);
 /* pack(("rlscan", n)) */
 cfdb_bytes rls_prefix(int n);
 
@@ -29,7 +31,13 @@ typedef struct rls_person {
 } rls_person;
 
 /* Saves the people in transactions of at most 50 records (or 5 when any blob is large). */
+/* The Person record of p, in a. */
+cfdb_pb_msg *rls_person_msg(cfdb_arena *a, const cfdb_rl_metadata *md, const rls_person *p);
 void rls_save(cfdb_rl_metadata *md, cfdb_bytes prefix, const rls_person *p, int n);
+/* The same; with versions (store_record_versions), versions[i] gets person i's version as
+ * committed (the transaction's versionstamp and the save's local version). */
+void rls_save_versioned(cfdb_rl_metadata *md, cfdb_bytes prefix, const rls_person *p, int n,
+                        uint8_t (*versions)[12]);
 /* Deletes the record with id (leaving its index entries: an orphan) by clearing its keys. */
 void rls_orphan(cfdb_bytes prefix, int64_t id);
 
@@ -39,6 +47,8 @@ typedef struct rls_result {
     int n;
     int64_t ids[RLS_MAX];            /* the id of each item (-1: orphan returned) */
     size_t bytes[RLS_MAX];           /* record sizes */
+    cfdb_rl_version versions[RLS_MAX];   /* record versions */
+    bool split[RLS_MAX];             /* records stored in pieces */
     uint64_t hash[RLS_MAX];          /* FNV-1a of the record re-encoded (0: none) */
     cfdb_bytes conts[RLS_MAX];       /* continuation after each item */
     cfdb_bytes final_cont;

@@ -82,6 +82,8 @@ static void assert_same(const rls_result *x, const rls_result *y)
         assert_int_equal(x->ids[i], y->ids[i]);
         assert_int_equal(x->bytes[i], y->bytes[i]);
         assert_int_equal(x->hash[i], y->hash[i]);
+        assert_int_equal(x->versions[i].present, y->versions[i].present);
+        assert_memory_equal(x->versions[i].bytes, y->versions[i].bytes, 12);
         assert_int_equal(x->conts[i].len, y->conts[i].len);
         assert_memory_equal(x->conts[i].ptr, y->conts[i].ptr, x->conts[i].len);
     }
@@ -329,6 +331,118 @@ static void test_fallback_after_write(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* Checks one scan of the versioned store: every person once, split ones split, each with
+ * the version it was committed with; returns the ids in order. */
+static void check_versions(const rls_result *r, uint8_t (*versions)[12], int64_t *ids)
+{
+    assert_int_equal(r->err, 0);
+    assert_int_equal(r->n, NPEOPLE);
+    int split = 0;
+    bool seen[NPEOPLE + 1] = { false };
+    for (int i = 0; i < r->n; i++) {
+        int64_t id = r->ids[i];
+        assert_true(id >= 1 && id <= NPEOPLE);
+        assert_false(seen[id]);
+        seen[id] = true;
+        ids[i] = id;
+        split += r->split[i];
+        assert_int_equal(r->split[i], people[id - 1].blob > 100000);
+        assert_true(r->versions[i].present);
+        assert_true(r->versions[i].complete);
+        assert_memory_equal(r->versions[i].bytes, versions[id - 1], 12);
+    }
+    assert_int_equal(split, 2);
+}
+
+/* Records saved with versions (store_record_versions: P + (1, pk..., -1) beside the record's
+ * pieces) come back with them from record scans and from index fetches by SCAN_AND_FETCH and
+ * USE_REMOTE_FETCH, forward and reverse, split (ids 4, 9) and unsplit: the version read is
+ * the commit's versionstamp and the save's local version. In the saving transaction (the
+ * version still held for commit) a scan gives the incomplete version, as a load does. */
+static void test_versions_scanned(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata *vmd = rls_metadata_versions();
+    cfdb_bytes vpre = rls_prefix(8);
+    static uint8_t versions[NPEOPLE][12];
+    rls_save_versioned(vmd, vpre, people, NPEOPLE, versions);
+    assert_memory_not_equal(versions[0], versions[5], 10);   /* two transactions of 5 */
+    cfdb_rl_range all = cfdb_rl_range_all();
+    rls_result *r = malloc(sizeof *r);
+    for (int rev = 0; rev < 2; rev++) {
+        int64_t first[NPEOPLE], ids[NPEOPLE];
+        for (int k = 0; k < 3; k++) {
+            cfdb_rl_scan_props p = { 0 };
+            p.reverse = rev;
+            p.fetch = k == 2 ? CFDB_RL_USE_REMOTE_FETCH : CFDB_RL_SCAN_AND_FETCH;
+            rls_scan(k ? RLS_FETCH : RLS_RECORDS, vmd, vpre, k ? "Person$name" : NULL, &all,
+                     cfdb_bytes_make(NULL, 0), &p, r);
+            if (k)
+                assert_int_equal(r->used, p.fetch);
+            check_versions(r, versions, ids);
+            if (k == 1)
+                memcpy(first, ids, sizeof ids);
+            if (k == 2)
+                assert_memory_equal(first, ids, sizeof ids);
+            if (k == 0)
+                assert_int_equal(ids[0], rev ? 12 : 1);   /* by primary key */
+        }
+    }
+    free(r);
+
+    /* in the saving transaction: 10 x 0xff and the local version */
+    FDBTransaction *tr = api_tr();
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_rl_store *s;
+    assert_int_equal(cfdb_rl_store_open(tr, vmd, vpre, CFDB_RL_OPEN, &s), 0);
+    const rls_person more[] = { { 20, "zed", 0, 0, 0 }, { 21, "zed", 0, 0, 120000 } };
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(cfdb_rl_store_save(s, tr, &a, rls_person_msg(&a, vmd, &more[i]), NULL), 0);
+    cfdb_rl_range zed = { tup("zed"), tup("zed"), CFDB_RL_RANGE_INCLUSIVE, CFDB_RL_RANGE_INCLUSIVE };
+    for (int k = 0; k < 2; k++) {
+        cfdb_rl_scan_props p = { 0 };
+        p.reverse = true;
+        cfdb_rl_cursor *c;
+        if (k)
+            assert_int_equal(cfdb_rl_scan_index_records(s, tr, cfdb_rl_index_by_name(vmd, "Person$name"), &zed,
+                                                        cfdb_bytes_make(NULL, 0), &p, &c), 0);
+        else
+            assert_int_equal(cfdb_rl_scan_records(s, tr, &all, cfdb_bytes_make(NULL, 0), &p, &c), 0);
+        for (int i = 0; i < 3; i++) {
+            cfdb_rl_item it;
+            bool has;
+            assert_int_equal(cfdb_rl_cursor_next(c, &a, &it, &has), 0);
+            if (k && i == 2) {   /* the index range holds the two new records only */
+                assert_false(has);
+                break;
+            }
+            assert_true(has);
+            int64_t id;
+            assert_int_equal(cfdb_tuple_get_int(&it.primary_key, 1, &id), 0);
+            assert_true(it.version.present);
+            if (i == 2) {   /* the record scan goes on to the committed 12, its version complete */
+                assert_int_equal(id, 12);
+                assert_true(it.version.complete);
+                assert_memory_equal(it.version.bytes, versions[11], 12);
+                break;
+            }
+            assert_int_equal(id, 21 - i);
+            assert_int_equal(it.split, id == 21);
+            assert_false(it.version.complete);
+            for (int b = 0; b < 10; b++)
+                assert_int_equal(it.version.bytes[b], 0xff);
+            assert_int_equal(it.version.bytes[10], 0);
+            assert_int_equal(it.version.bytes[11], id == 21 ? 1 : 0);
+        }
+        cfdb_rl_cursor_free(c);
+    }
+    cfdb_rl_store_free(s);
+    cfdb_arena_free(&a);
+    fdb_transaction_destroy(tr);
+    cfdb_rl_metadata_free(vmd);
+}
+
 static void test_mapper_bytes(void **state)
 {
     (void)state;
@@ -368,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_fallback_prefix),
         cmocka_unit_test(test_fallback_after_write),
         cmocka_unit_test(test_separate_storage_servers),
+        cmocka_unit_test(test_versions_scanned),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -2,7 +2,9 @@
 /* Index types, index states, record versions and counts, delete-all (src/layers/records:
  * rl_index_value.c, rl_index_atomic.c, rl_index_version.c, rl_index_state.c, rl_store.c)
  * against a cfdb-server of its own, with the key and value bytes the Java Record Layer writes,
- * derived by hand below from the layouts in docs/design/records.md:
+ * derived by hand from the layouts in docs/design/records.md: the whole sets of pairs under a
+ * keyspace are in tests/vectors/records/index_entries.tsv (with their sources), the single
+ * values and key parts checked in line here use:
  *   tuple codes: 0x02 string ... 0x00, 0x14 zero, 0x15 0xNN one-byte positive integer,
  *   0x13 0xfe = -1, 0x33 + 12 bytes versionstamp; P = the store prefix; keyspaces
  *   (FDBRecordStoreKeyspace) 1 records, 2 indexes, 4 record counts, 5 index states,
@@ -204,9 +206,64 @@ static void expect_under(cfdb_bytes p, cfdb_bytes space, const cfdb_bytes *keys,
     }
 }
 
-#define LE(v) BYTES((uint8_t)(v), 0, 0, 0, 0, 0, 0, 0)
+/* ---- byte vectors: tests/vectors/records/index_entries.tsv ---- */
+
+#define VSET_MAX 16
+
+/* One named set of the file: keys after P and whole values, in file order. */
+typedef struct vset {
+    cfdb_bytes keys[VSET_MAX], values[VSET_MAX];
+    uint32_t n;
+} vset;
+
+static cfdb_bytes unhex(const char *h)
+{
+    if (!strcmp(h, "-"))
+        return (cfdb_bytes){ (const uint8_t *)"", 0 };
+    size_t len = strlen(h);
+    assert_int_equal(len % 2, 0);
+    uint8_t *b = cfdb_arena_alloc(&arena, len / 2 + 1);
+    assert_non_null(b);
+    for (size_t i = 0; i < len / 2; i++) {
+        unsigned v;
+        assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
+        b[i] = (uint8_t)v;
+    }
+    return cfdb_bytes_make(b, len / 2);
+}
+
+static void load_set(const char *name, vset *out)
+{
+    FILE *f = fopen(CFDB_VECTORS_DIR "/records/index_entries.tsv", "r");
+    assert_non_null(f);
+    out->n = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        char *set = strtok(line, "\t\n"), *k = strtok(NULL, "\t\n"), *v = strtok(NULL, "\t\n");
+        assert_non_null(v);
+        if (strcmp(set, name))
+            continue;
+        assert_true(out->n < VSET_MAX);
+        out->keys[out->n] = unhex(k);
+        out->values[out->n] = unhex(v);
+        out->n++;
+    }
+    fclose(f);
+    if (!out->n)
+        fail_msg("no vector set %s", name);
+}
+
+/* The pairs under P + space are exactly the set's. */
+static void expect_set(cfdb_bytes p, cfdb_bytes space, const char *name)
+{
+    vset v;
+    load_set(name, &v);
+    expect_under(p, space, v.keys, v.values, v.n);
+}
+
 #define NEG_LE(v) BYTES((uint8_t)(256 - (v)), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
-#define EMPTY ((cfdb_bytes){ (const uint8_t *)"", 0 })
 
 /* Metadata: rl_types.proto with the given extra indexes. */
 static cfdb_pb_msg *base(int32_t version)
@@ -238,33 +295,23 @@ static void test_unique_value(void **state)
 
     assert_int_equal(save(md, p, person(md, 1, "a", 0, 0), NULL), 0);
     assert_int_equal(save(md, p, person(md, 2, "b", 0, 0), NULL), 0);
-    /* P + (2, "u", "a", 1, 1) = '' */
-    cfdb_bytes k1[] = { BYTES(0x15, 0x02, 0x02, 'u', 0x00, 0x02, 'a', 0x00, 0x15, 0x01, 0x15, 0x01),
-                        BYTES(0x15, 0x02, 0x02, 'u', 0x00, 0x02, 'b', 0x00, 0x15, 0x01, 0x15, 0x02) };
-    cfdb_bytes v1[] = { EMPTY, EMPTY };
-    expect_under(p, ix, k1, v1, 2);
+    expect_set(p, ix, "unique.entries");
 
     /* A second "a" while readable: RecordIndexUniquenessViolation, nothing written. */
     assert_int_equal(save(md, p, person(md, 3, "a", 0, 0), NULL), CFDB_ERR_CLIENT_INVALID_OPERATION);
     /* ... also when the first is saved earlier in the same transaction. */
     assert_int_equal(save(md, p, person(md, 4, "c", 0, 0), person(md, 5, "c", 0, 0)),
                      CFDB_ERR_CLIENT_INVALID_OPERATION);
-    expect_under(p, ix, k1, v1, 2);
+    expect_set(p, ix, "unique.entries");
     /* Re-saving the same record with the same name is no violation. */
     assert_int_equal(save(md, p, person(md, 1, "a", 0, 7), NULL), 0);
 
-    /* Write-only: the save goes through and the violation is recorded both ways:
-     * P + (7, "u", "a", 1, 3) = pack((1, 1)) and P + (7, "u", "a", 1, 1) = pack((1, 3)). */
+    /* Write-only: the save goes through and the violation is recorded both ways. */
     mark_op wo = { "u", CFDB_RL_INDEX_WRITE_ONLY };
     assert_int_equal(with_store(md, p, mark_fn, &wo), 0);
-    cfdb_bytes sk[] = { BYTES(0x15, 0x05, 0x02, 'u', 0x00) };
-    cfdb_bytes sv[] = { BYTES(0x15, 0x01) };
-    expect_under(p, BYTES(0x15, 0x05), sk, sv, 1);
+    expect_set(p, BYTES(0x15, 0x05), "unique.state_write_only");
     assert_int_equal(save(md, p, person(md, 3, "a", 0, 0), NULL), 0);
-    cfdb_bytes vk[] = { BYTES(0x15, 0x07, 0x02, 'u', 0x00, 0x02, 'a', 0x00, 0x15, 0x01, 0x15, 0x01),
-                        BYTES(0x15, 0x07, 0x02, 'u', 0x00, 0x02, 'a', 0x00, 0x15, 0x01, 0x15, 0x03) };
-    cfdb_bytes vv[] = { BYTES(0x15, 0x01, 0x15, 0x03), BYTES(0x15, 0x01, 0x15, 0x01) };
-    expect_under(p, BYTES(0x15, 0x07), vk, vv, 2);
+    expect_set(p, BYTES(0x15, 0x07), "unique.violations");
     /* Readable again is refused while violations exist. */
     mark_op rd = { "u", CFDB_RL_INDEX_READABLE };
     assert_int_equal(with_store(md, p, mark_fn, &rd), CFDB_ERR_CLIENT_INVALID_OPERATION);
@@ -303,20 +350,7 @@ static void test_atomic(void **state)
     set_u32(md, c, 3);
     assert_int_equal(save(md, p, a, b), 0);
     assert_int_equal(save(md, p, c, NULL), 0);
-    /* P + (2, "c", RED=1) = 2, (.., BLUE=2) = 1 as little-endian int64 (ADD);
-     * P + (2, "mn") = 3 (MIN), (2, "mt") = pack(("c")) (BYTE_MAX), (2, "mx") = 9 (MAX),
-     * (2, "n") = 3 (ungrouped: the key is the index subspace itself), (2, "nt") = pack(("a")),
-     * (2, "s", 1) = 5 - 3 = 2, (2, "s", 2) = 7 */
-    cfdb_bytes keys[] = {
-        BYTES(0x15, 0x02, 0x02, 'c', 0x00, 0x15, 0x01), BYTES(0x15, 0x02, 0x02, 'c', 0x00, 0x15, 0x02),
-        BYTES(0x15, 0x02, 0x02, 'm', 'n', 0x00), BYTES(0x15, 0x02, 0x02, 'm', 't', 0x00),
-        BYTES(0x15, 0x02, 0x02, 'm', 'x', 0x00), BYTES(0x15, 0x02, 0x02, 'n', 0x00),
-        BYTES(0x15, 0x02, 0x02, 'n', 't', 0x00),
-        BYTES(0x15, 0x02, 0x02, 's', 0x00, 0x15, 0x01), BYTES(0x15, 0x02, 0x02, 's', 0x00, 0x15, 0x02),
-    };
-    cfdb_bytes vals[] = { LE(2), LE(1), LE(3), BYTES(0x02, 'c', 0x00), LE(9), LE(3),
-                          BYTES(0x02, 'a', 0x00), LE(2), LE(7) };
-    expect_under(p, BYTES(0x15, 0x02), keys, vals, 9);
+    expect_set(p, BYTES(0x15, 0x02), "atomic.saved");
 
     /* b moves to BLUE with s32 -4; a is deleted: counts and sums follow, the _ever ones keep
      * what they saw. */
@@ -324,9 +358,7 @@ static void test_atomic(void **state)
     set_u32(md, b2, 9);
     assert_int_equal(save(md, p, b2, NULL), 0);
     assert_int_equal(with_store(md, p, delete_fn, pk_of(1, 1)), 0);
-    cfdb_bytes vals2[] = { LE(0), LE(2), LE(3), BYTES(0x02, 'c', 0x00), LE(9), LE(2),
-                           BYTES(0x02, 'a', 0x00), LE(0), LE(3) };
-    expect_under(p, BYTES(0x15, 0x02), keys, vals2, 9);
+    expect_set(p, BYTES(0x15, 0x02), "atomic.updated");
 
     /* MAX_EVER_LONG refuses negatives: uint32 0xffffffff is Java's int -1. */
     cfdb_pb_msg *neg = person(md, 4, "d", 1, 0);
@@ -468,10 +500,7 @@ static void test_counts_delete_all_states(void **state)
     cfdb_bytes p = new_prefix();
     mark_op dis = { "off", CFDB_RL_INDEX_DISABLED };
     assert_int_equal(with_store(md, p, mark_fn, &dis), 0);
-    /* P + (5, "off") = pack((2)) */
-    cfdb_bytes sk[] = { BYTES(0x15, 0x05, 0x02, 'o', 'f', 'f', 0x00) };
-    cfdb_bytes sv[] = { BYTES(0x15, 0x02) };
-    expect_under(p, BYTES(0x15, 0x05), sk, sv, 1);
+    expect_set(p, BYTES(0x15, 0x05), "state.disabled");
 
     assert_int_equal(save(md, p, person(md, 1, "a", 0, 0), person(md, 2, "b", 0, 0)), 0);
     assert_int_equal(save(md, p, person(md, 1, "c", 0, 0), NULL), 0);   /* update: no count */
@@ -480,10 +509,7 @@ static void test_counts_delete_all_states(void **state)
     cfdb_pb_value v = { .i = 9 };
     cfdb_pb_set(order, cfdb_pb_field_by_name(ot->descriptor, "order_id"), v);
     assert_int_equal(save(md, p, order, NULL), 0);
-    /* P + (4, 1) = 2 Persons, P + (4, 2) = 1 Order (ADD of little-endian int64) */
-    cfdb_bytes ck[] = { BYTES(0x15, 0x04, 0x15, 0x01), BYTES(0x15, 0x04, 0x15, 0x02) };
-    cfdb_bytes cv[] = { LE(2), LE(1) };
-    expect_under(p, BYTES(0x15, 0x04), ck, cv, 2);
+    expect_set(p, BYTES(0x15, 0x04), "counts.by_type");
     count_io all = { .key = NULL }, persons = { .key = pk_of(1, 0) };
     cfdb_tuple_init((cfdb_tuple *)persons.key, &arena);
     cfdb_tuple_add_int((cfdb_tuple *)persons.key, 1);
@@ -495,15 +521,13 @@ static void test_counts_delete_all_states(void **state)
     assert_int_equal(with_store(md, p, count_fn, &all), 0);
     assert_int_equal(all.n, 2);
     /* The disabled index got nothing; the readable one has the live names. */
-    cfdb_bytes nk[] = { BYTES(0x15, 0x02, 0x02, 'n', 'm', 0x00, 0x02, 'c', 0x00, 0x15, 0x01, 0x15, 0x01) };
-    cfdb_bytes nv[] = { EMPTY };
-    expect_under(p, BYTES(0x15, 0x02), nk, nv, 1);
+    expect_set(p, BYTES(0x15, 0x02), "value.live");
 
     /* Delete-all: records, entries and counts go; header and index states stay. */
     assert_int_equal(with_store(md, p, delete_all_fn, NULL), 0);
     for (uint8_t ks = 1; ks <= 4; ks++)
         expect_under(p, BYTES(0x15, ks), NULL, NULL, 0);
-    expect_under(p, BYTES(0x15, 0x05), sk, sv, 1);
+    expect_set(p, BYTES(0x15, 0x05), "state.disabled");
     cfdb_bytes hk[] = { BYTES(0x14) };
     FDBTransaction *tr = api_tr();
     bool present;

@@ -70,6 +70,9 @@ static cfdb_tuple_elem dbl(double v)
 }
 
 /* Runs the query to its end in pages of `page` records (0: one page); returns the ids. */
+static int run_plan(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, cfdb_rl_fetch_method fetch,
+                    int64_t *ids);
+
 static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch, int64_t *ids,
                char *explain, size_t cap)
 {
@@ -78,6 +81,15 @@ static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch
     if (rc)
         return -rc;
     snprintf(explain, cap, "%s", cfdb_rl_plan_explain(p));
+    int n = run_plan(p, prefix, page, fetch, ids);
+    cfdb_rl_plan_free(p);
+    return n;
+}
+
+/* Runs plan p over the store at pfx to its end in pages of `page` records; returns the ids. */
+static int run_plan(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, cfdb_rl_fetch_method fetch,
+                    int64_t *ids)
+{
     int n = 0;
     cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
     for (int pages = 0; pages < 50; pages++) {
@@ -85,7 +97,7 @@ static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch
         cfdb_arena a;
         cfdb_arena_init(&a);
         cfdb_rl_store *s;
-        assert_int_equal(cfdb_rl_store_open(tr, md, prefix, CFDB_RL_OPEN, &s), 0);
+        assert_int_equal(cfdb_rl_store_open(tr, md, pfx, CFDB_RL_OPEN, &s), 0);
         cfdb_rl_scan_props props = { 0 };
         props.limit = page;
         props.fetch = fetch;
@@ -115,7 +127,6 @@ static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch
         if (end)
             break;
     }
-    cfdb_rl_plan_free(p);
     return n;
 }
 
@@ -186,11 +197,109 @@ static void test_refusals(void **state)
     assert_int_equal(cfdb_rl_plan_query(md, &q, &p), CFDB_ERR_CLIENT_INVALID_OPERATION);
 }
 
+/* Opens the store at pfx in a new transaction. */
+static cfdb_rl_store *open_store(cfdb_bytes pfx, FDBTransaction **tr)
+{
+    *tr = api_tr();
+    cfdb_rl_store *s;
+    assert_int_equal(cfdb_rl_store_open(*tr, md, pfx, CFDB_RL_OPEN, &s), 0);
+    return s;
+}
+
+/* Sets Person$name's state in the store at pfx (committed). */
+static void mark_name(cfdb_bytes pfx, cfdb_rl_index_state st)
+{
+    FDBTransaction *tr;
+    cfdb_rl_store *s = open_store(pfx, &tr);
+    assert_int_equal(cfdb_rl_store_mark_index(s, tr, "Person$name", st), 0);
+    assert_int_equal(api_commit(tr), 0);
+    cfdb_rl_store_free(s);
+    fdb_transaction_destroy(tr);
+}
+
+/* An index that is not readable is never scanned (Java's ScanNonReadableIndexException: 2000
+ * here) and never planned (RecordQueryPlanner over a RecordStoreState): the query falls back
+ * to a record scan with the same answer; a plan made without the store's states is refused
+ * when run. Both write-only and disabled; the readable store of the other tests still scans. */
+static void test_non_readable_index(void **state)
+{
+    (void)state;
+    cfdb_bytes pfx2 = rls_prefix(6);
+    rls_save(md, pfx2, people, NPEOPLE);
+    const cfdb_rl_index *ix = cfdb_rl_index_by_name(md, "Person$name");
+    assert_non_null(ix);
+    cfdb_rl_filter f = { "name", CFDB_RL_EQ, str("alice") };
+    cfdb_rl_query q = { "Person", &f, 1, NULL, false };
+    cfdb_rl_plan *by_index;
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &by_index), 0);
+    assert_string_equal(cfdb_rl_plan_explain(by_index), "Index(Person$name [[alice],[alice]])");
+    const cfdb_rl_index_state states[] = { CFDB_RL_INDEX_WRITE_ONLY, CFDB_RL_INDEX_DISABLED };
+    for (int k = 0; k < 2; k++) {
+        mark_name(pfx2, states[k]);
+        FDBTransaction *tr;
+        cfdb_rl_store *s = open_store(pfx2, &tr);
+        assert_int_equal(cfdb_rl_store_index_state(s, "Person$name"), states[k]);
+        cfdb_rl_cursor *c = NULL;
+        cfdb_rl_scan_props props = { 0 };
+        assert_int_equal(cfdb_rl_scan_index(s, tr, ix, NULL, cfdb_bytes_make(NULL, 0), &props, &c),
+                         CFDB_ERR_CLIENT_INVALID_OPERATION);
+        assert_null(c);
+        for (int m = 0; m < 2; m++) {
+            props.fetch = m ? CFDB_RL_USE_REMOTE_FETCH : CFDB_RL_SCAN_AND_FETCH;
+            assert_int_equal(cfdb_rl_scan_index_records(s, tr, ix, NULL, cfdb_bytes_make(NULL, 0), &props, &c),
+                             CFDB_ERR_CLIENT_INVALID_OPERATION);
+            assert_null(c);
+            assert_int_equal(cfdb_rl_plan_execute(by_index, s, tr, cfdb_bytes_make(NULL, 0), &props, &c),
+                             CFDB_ERR_CLIENT_INVALID_OPERATION);
+            assert_null(c);
+        }
+        /* planned against this store: a record scan with the filter on top */
+        cfdb_rl_plan *p;
+        assert_int_equal(cfdb_rl_plan_query_store(s, &q, &p), 0);
+        assert_null(cfdb_rl_plan_index(p));
+        assert_string_equal(cfdb_rl_plan_explain(p), "Scan([IS Person]) | name EQUALS alice");
+        cfdb_rl_store_free(s);
+        fdb_transaction_destroy(tr);
+        for (uint32_t page = 0; page <= 2; page += 2) {
+            int64_t ids[64];
+            assert_int_equal(run_plan(p, pfx2, page, CFDB_RL_USE_REMOTE_FETCH, ids), 3);
+            assert_int_equal(ids[0], 1);
+            assert_int_equal(ids[1], 3);
+            assert_int_equal(ids[2], 8);
+        }
+        cfdb_rl_plan_free(p);
+        /* a sort only the non-readable index gives cannot be planned */
+        s = open_store(pfx2, &tr);
+        cfdb_rl_query sorted = { "Person", NULL, 0, "name", false };
+        assert_int_equal(cfdb_rl_plan_query_store(s, &sorted, &p), CFDB_ERR_UNSUPPORTED_OPERATION);
+        cfdb_rl_store_free(s);
+        fdb_transaction_destroy(tr);
+    }
+    /* the readable store: planned onto the index, which scans */
+    FDBTransaction *tr;
+    cfdb_rl_store *s = open_store(prefix, &tr);
+    cfdb_rl_plan *p;
+    assert_int_equal(cfdb_rl_plan_query_store(s, &q, &p), 0);
+    assert_ptr_equal(cfdb_rl_plan_index(p), ix);
+    cfdb_rl_scan_props props = { 0 };
+    cfdb_rl_cursor *c = NULL;
+    assert_int_equal(cfdb_rl_scan_index(s, tr, ix, NULL, cfdb_bytes_make(NULL, 0), &props, &c), 0);
+    cfdb_rl_cursor_free(c);
+    cfdb_rl_store_free(s);
+    fdb_transaction_destroy(tr);
+    int64_t ids[64];
+    assert_int_equal(run_plan(p, prefix, 0, CFDB_RL_SCAN_AND_FETCH, ids), 3);
+    assert_int_equal(ids[0], 1);
+    cfdb_rl_plan_free(p);
+    cfdb_rl_plan_free(by_index);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_non_readable_index),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -406,6 +406,19 @@ static void test_split_records(void **state)
     cfdb_bytes two = cat(whole, BYTES(0x12, 0x00));
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, two.ptr, (int)two.len), 0);
     assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    /* A version (-1) with no record beside it: Java's FoundSplitWithoutStartException
+     * (SplitHelper.loadWithSplit), 1044 here; a malformed version value, likewise. */
+    cfdb_bytes kv = cat(base, BYTES(0x13, 0xfe));
+    const uint8_t vs[13] = { 0x33, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+    assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, NULL, 0), 0);
+    assert_int_equal(api_set_committed(kv.ptr, (int)kv.len, vs, 13), 0);
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, whole.ptr, (int)whole.len), 0);
+    assert_int_equal(run(do_load, &l), 0);                 /* with its record: fine */
+    assert_true(l.loaded.found);
+    assert_int_equal(api_set_committed(kv.ptr, (int)kv.len, vs, 12), 0);
+    assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
+    assert_int_equal(api_set_committed(kv.ptr, (int)kv.len, NULL, 0), 0);
 }
 
 /* ---- VALUE indexes ---- */
