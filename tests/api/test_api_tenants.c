@@ -640,14 +640,40 @@ static void test_create_snapshot(void **state)
     fdb_future_destroy(f);
 }
 
-/* rebootWorkerActor asks the cluster controller for its workers (GetClientWorkersRequest);
- * cfdb-server has no such endpoint yet, so, as libfdb_c's brokenPromiseToNever, the call keeps
- * waiting for a cluster controller that answers: cancelling ends it (1101), and nothing is
- * left behind (the sanitizer builds check). */
-static void test_reboot_worker_waits_for_workers(void **state)
+/* rebootWorkerActor asks the cluster controller for its workers (GetClientWorkersRequest):
+ * an address that is no worker's answers false; the server's own address is rebooted (a
+ * one-way RebootRequest) and answers true, and the database keeps working afterwards (the
+ * server's proxies come back). Cancelling ends the call with 1101. */
+static void test_reboot_worker(void **state)
 {
     (void)state;
+    int64_t ok = -1;
     FDBFuture *f = fdb_database_reboot_worker(g_env.db, S("127.0.0.1:1"), 11, 0, 0);
+    assert_int_equal(api_wait_ms(f, 20000), 0);
+    assert_int_equal(fdb_future_get_int64(f, &ok), 0);
+    assert_int_equal(ok, 0);
+    fdb_future_destroy(f);
+    /* the server's own address, from the cluster file ("desc:id@ip:port") */
+    char line[300] = "";
+    FILE *cf = fopen(g_env.server.cluster_file, "r");
+    assert_non_null(cf);
+    assert_non_null(fgets(line, sizeof line, cf));
+    fclose(cf);
+    char *addr = strchr(line, '@');
+    assert_non_null(addr);
+    addr++;
+    addr[strcspn(addr, ",\r\n")] = 0;
+    f = fdb_database_reboot_worker(g_env.db, S(addr), (int)strlen(addr), 0, 0);
+    assert_int_equal(api_wait_ms(f, 20000), 0);
+    assert_int_equal(fdb_future_get_int64(f, &ok), 0);
+    assert_int_equal(ok, 1);
+    fdb_future_destroy(f);
+    char buf[16];
+    int present = 0, len = 0;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(api_get(tr, S("after-reboot"), 12, 0, &present, buf, sizeof buf, &len), 0);
+    fdb_transaction_destroy(tr);
+    f = fdb_database_reboot_worker(g_env.db, S("127.0.0.1:1"), 11, 0, 0);
     fdb_future_cancel(f);
     assert_int_equal(api_wait_ms(f, 5000), 1101);
     fdb_future_destroy(f);
@@ -675,7 +701,7 @@ int main(void)
         cmocka_unit_test(test_tenant_modes),
         cmocka_unit_test(test_force_recovery_answers),
         cmocka_unit_test(test_create_snapshot),
-        cmocka_unit_test(test_reboot_worker_waits_for_workers),
+        cmocka_unit_test(test_reboot_worker),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
