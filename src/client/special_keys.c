@@ -108,10 +108,22 @@ bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end)
 #define READ_CONFLICTS "\xff\xff/transaction/read_conflict_range/"
 #define WRITE_CONFLICTS "\xff\xff/transaction/write_conflict_range/"
 
-static bool has_prefix(cfdb_bytes k, const char *prefix)
+bool sk_has_prefix(cfdb_bytes k, const char *prefix)
 {
     size_t n = strlen(prefix);
     return k.len >= n && memcmp(k.ptr, prefix, n) == 0;
+}
+
+cfdb_bytes sk_key(cfdb_arena *a, const char *prefix, cfdb_bytes tail)
+{
+    size_t n = strlen(prefix);
+    uint8_t *p = cfdb_arena_alloc(a, n + tail.len + 1);
+    if (!p)
+        return cfdb_bytes_make(NULL, 0);
+    memcpy(p, prefix, n);
+    if (tail.len)
+        memcpy(p + n, tail.ptr, tail.len);
+    return cfdb_bytes_make(p, n + tail.len);
 }
 
 /* One boundary of a conflict range as a row of the module, kept if its key lies in
@@ -119,14 +131,9 @@ static bool has_prefix(cfdb_bytes k, const char *prefix)
 static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, const char *prefix, cfdb_bytes key,
                          bool starts, cfdb_bytes begin, cfdb_bytes end)
 {
-    size_t pl = strlen(prefix);
-    uint8_t *k = cfdb_arena_alloc(&f->arena, pl + key.len + 1);
-    if (!k)
+    cfdb_bytes row = sk_key(&f->arena, prefix, key);
+    if (!row.ptr)
         return TXN_ERR_NO_MEMORY;
-    memcpy(k, prefix, pl);
-    if (key.len)
-        memcpy(k + pl, key.ptr, key.len);
-    cfdb_bytes row = cfdb_bytes_make(k, pl + key.len);
     if (cfdb_bytes_cmp(row, begin) < 0 || cfdb_bytes_cmp(row, end) >= 0)
         return 0;
     if (*n == *cap) {
@@ -139,7 +146,7 @@ static int push_boundary(cfdb_future *f, cfdb_fdb_kv **rows, int *n, int *cap, c
         *rows = nr;
         *cap = nc;
     }
-    (*rows)[(*n)++] = (cfdb_fdb_kv){ k, (int)row.len, (const uint8_t *)(starts ? "1" : "0"), 1 };
+    (*rows)[(*n)++] = (cfdb_fdb_kv){ row.ptr, (int)row.len, (const uint8_t *)(starts ? "1" : "0"), 1 };
     return 0;
 }
 
@@ -573,8 +580,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_TRANSACTION:
         if (cfdb_conflicts_is_special(key))
             return cfdb_conflicts_get(tx, key);
-        if (has_prefix(key, READ_CONFLICTS) || has_prefix(key, WRITE_CONFLICTS))
-            return conflict_boundary(tx, has_prefix(key, WRITE_CONFLICTS), key);
+        if (sk_has_prefix(key, READ_CONFLICTS) || sk_has_prefix(key, WRITE_CONFLICTS))
+            return conflict_boundary(tx, sk_has_prefix(key, WRITE_CONFLICTS), key);
         return absent(); /* no module's key there */
     case M_STATUS:
         return cfdb_txn_status_json(tx);
@@ -623,9 +630,9 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
             return cfdb_conflicts_get_range(tx, begin, end, limit, reverse);
         static const char read_end[] = "\xff\xff/transaction/read_conflict_range0";
         static const char write_end[] = "\xff\xff/transaction/write_conflict_range0";
-        if (has_prefix(begin, READ_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(read_end)) <= 0)
+        if (sk_has_prefix(begin, READ_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(read_end)) <= 0)
             return conflict_ranges(tx, false, begin, end, limit, reverse);
-        if (has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
+        if (sk_has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
     if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS) {

@@ -35,6 +35,11 @@ typedef struct cfdb_sk_state {
     bool saved_access, saved_read, saved_readable;
 } cfdb_sk_state;
 
+/* Whether key k starts with the C string prefix. */
+bool sk_has_prefix(cfdb_bytes k, const char *prefix);
+/* prefix + tail, copied into a; an empty result (ptr NULL) when out of memory. */
+cfdb_bytes sk_key(cfdb_arena *a, const char *prefix, cfdb_bytes tail);
+
 /* Rows of a module's answer, in its future's arena. */
 typedef struct sk_rows {
     cfdb_fdb_kv *items;

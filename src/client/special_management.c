@@ -62,28 +62,16 @@ static int own_write(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes key, bool *written,
     return rc;
 }
 
-static cfdb_bytes join(cfdb_arena *a, const char *prefix, cfdb_bytes tail)
-{
-    size_t n = strlen(prefix);
-    uint8_t *p = cfdb_arena_alloc(a, n + tail.len + 1);
-    if (!p)
-        return cfdb_bytes_make(NULL, 0);
-    memcpy(p, prefix, n);
-    if (tail.len)
-        memcpy(p + n, tail.ptr, tail.len);
-    return cfdb_bytes_make(p, n + tail.len);
-}
-
 /* ---- exclusions: a one-to-one mapping onto \xff/conf/ ---- */
 
 static int mapped_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out, const char *sk,
                        const char *sys, const char *sys_end)
 {
     size_t skl = strlen(sk);
-    cfdb_bytes sb = begin.len >= skl ? join(a, sys, cfdb_bytes_make(begin.ptr + skl, begin.len - skl))
+    cfdb_bytes sb = begin.len >= skl ? sk_key(a, sys, cfdb_bytes_make(begin.ptr + skl, begin.len - skl))
                                      : cfdb_bytes_str(sys);
     cfdb_bytes se = end.len >= skl && memcmp(end.ptr, sk, skl) == 0
-                        ? join(a, sys, cfdb_bytes_make(end.ptr + skl, end.len - skl))
+                        ? sk_key(a, sys, cfdb_bytes_make(end.ptr + skl, end.len - skl))
                         : cfdb_bytes_str(sys_end);
     if (!sb.ptr || !se.ptr)
         return CFDB_ERR_UNKNOWN_ERROR;
@@ -92,7 +80,7 @@ static int mapped_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_aren
     int rc = skw_range(tx, sb, se, 0, a, &db);
     size_t sl = strlen(sys);
     for (int i = 0; i < db.n && !rc; i++) {
-        cfdb_bytes k = join(a, sk, cfdb_bytes_make(db.items[i].key + sl, (size_t)db.items[i].key_length - sl));
+        cfdb_bytes k = sk_key(a, sk, cfdb_bytes_make(db.items[i].key + sl, (size_t)db.items[i].key_length - sl));
         if (!k.ptr)
             return CFDB_ERR_UNKNOWN_ERROR;
         rc = sk_rows_push(&mapped, a, k, cfdb_bytes_make(db.items[i].value, (size_t)db.items[i].value_length));
@@ -180,9 +168,9 @@ static int include_cleared(cfdb_txn *tx, cfdb_arena *a, const exclusion_kind *k0
                 continue;
             rc = set_version_key(tx, k->version_key, version);
             /* the cleared special range, decoded onto \xff/conf/ */
-            cfdb_bytes b = join(a, k->sys, cfdb_bytes_make(c.items[i].begin.ptr + il, c.items[i].begin.len - il));
+            cfdb_bytes b = sk_key(a, k->sys, cfdb_bytes_make(c.items[i].begin.ptr + il, c.items[i].begin.len - il));
             cfdb_bytes e = c.items[i].end.len >= il && memcmp(c.items[i].end.ptr, k->sk, il) == 0
-                               ? join(a, k->sys, cfdb_bytes_make(c.items[i].end.ptr + il, c.items[i].end.len - il))
+                               ? sk_key(a, k->sys, cfdb_bytes_make(c.items[i].end.ptr + il, c.items[i].end.len - il))
                                : cfdb_bytes_str(k->sys_end);
             if (!b.ptr || !e.ptr)
                 return CFDB_ERR_UNKNOWN_ERROR;
@@ -252,7 +240,7 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
             return rc;
         bool any_new = false;
         for (size_t i = 0; i < nadd && !rc; i++) {
-            cfdb_bytes key = join(a, k->sys, cfdb_bytes_str(items[i]));
+            cfdb_bytes key = sk_key(a, k->sys, cfdb_bytes_str(items[i]));
             if (!key.ptr)
                 return CFDB_ERR_UNKNOWN_ERROR;
             bool known = false;
@@ -460,7 +448,7 @@ static int maintenance_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb
     if (!rc && present) {
         bool ignore = cfdb_bytes_eq(zone, CFDB_BYTES_LIT(IGNORE_SS_FAILURES));
         if (ignore || until > rv) {
-            cfdb_bytes k = join(a, SK_MGMT "maintenance/", zone);
+            cfdb_bytes k = sk_key(a, SK_MGMT "maintenance/", zone);
             if (!k.ptr)
                 return CFDB_ERR_UNKNOWN_ERROR;
             char secs[40];
@@ -505,7 +493,7 @@ static int maintenance_commit(cfdb_txn *tx, cfdb_arena *a)
             if (!e->value.len || e->value.len >= 63 || *endp)
                 return CFDB_ERR_SPECIAL_KEYS_API_FAILURE; /* lexical_cast throws bad_lexical_cast */
         } else if (!is_set && present) {
-            cfdb_bytes zk = join(a, pre, zone);
+            cfdb_bytes zk = sk_key(a, pre, zone);
             if (!zk.ptr)
                 return CFDB_ERR_UNKNOWN_ERROR;
             if (cfdb_bytes_cmp(zk, e->begin) >= 0 && cfdb_bytes_cmp(zk, e->end) < 0)

@@ -25,28 +25,10 @@
 #define MAX_TENANTS_PER_CLUSTER 1000000
 #define TOO_MANY 1000000
 
-static bool starts(cfdb_bytes k, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return k.len >= n && memcmp(k.ptr, prefix, n) == 0;
-}
-
 static cfdb_bytes after_prefix(cfdb_bytes k, const char *prefix)
 {
     size_t n = strlen(prefix);
     return cfdb_bytes_make(k.ptr + n, k.len - n);
-}
-
-static cfdb_bytes cat(cfdb_arena *a, const char *prefix, cfdb_bytes tail)
-{
-    size_t n = strlen(prefix);
-    uint8_t *p = cfdb_arena_alloc(a, n + tail.len + 1);
-    if (!p)
-        return cfdb_bytes_make(NULL, 0);
-    memcpy(p, prefix, n);
-    if (tail.len)
-        memcpy(p + n, tail.ptr, tail.len);
-    return cfdb_bytes_make(p, n + tail.len);
 }
 
 /* prefix + tuple(name) */
@@ -64,7 +46,7 @@ static cfdb_bytes id_key(cfdb_arena *a, int64_t id)
 {
     uint8_t pre[8];
     tenant_prefix(id, pre);
-    return cat(a, TENANT_MAP_PREFIX, cfdb_bytes_make(pre, 8));
+    return sk_key(a, TENANT_MAP_PREFIX, cfdb_bytes_make(pre, 8));
 }
 
 static cfdb_bytes tuple_int_value(cfdb_arena *a, int64_t v)
@@ -143,7 +125,7 @@ int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     if (cfdb_bytes_cmp(end, mb) <= 0 || cfdb_bytes_cmp(begin, me) >= 0)
         return 0;
     cfdb_bytes from = cfdb_bytes_cmp(begin, mb) > 0 ? after_prefix(begin, SK_TENANT_MAP) : CFDB_BYTES_LIT("");
-    cfdb_bytes to = starts(end, SK_TENANT_MAP) ? after_prefix(end, SK_TENANT_MAP) : CFDB_BYTES_LIT("\xff");
+    cfdb_bytes to = sk_has_prefix(end, SK_TENANT_MAP) ? after_prefix(end, SK_TENANT_MAP) : CFDB_BYTES_LIT("\xff");
     cfdb_bytes kb = name_key(a, TENANT_NAME_INDEX_PREFIX, from), ke = name_key(a, TENANT_NAME_INDEX_PREFIX, to);
     NOMEM_IF(kb);
     NOMEM_IF(ke);
@@ -164,7 +146,7 @@ int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
         if (!rc)
             rc = tenant_entry_json(&e, a, &json);
         if (!rc) {
-            cfdb_bytes key = cat(a, SK_TENANT_MAP, e.name);
+            cfdb_bytes key = sk_key(a, SK_TENANT_MAP, e.name);
             NOMEM_IF(key);
             rc = sk_rows_push(out, a, key, json);
         }
@@ -229,7 +211,7 @@ static bool member_id(const cfdb_fdb_kv *kv, cfdb_arena *a, int64_t *id)
 
 static int ensure_group(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes group)
 {
-    cfdb_bytes k = cat(a, TENANT_GROUP_MAP_PREFIX, group), v;
+    cfdb_bytes k = sk_key(a, TENANT_GROUP_MAP_PREFIX, group), v;
     NOMEM_IF(k);
     bool found = false;
     int rc = skw_get(tx, k, a, &found, &v);
@@ -245,7 +227,7 @@ static int drop_group_if_empty(cfdb_txn *tx, cfdb_arena *a, cfdb_bytes group, in
     int rc = group_members(tx, a, group, 2, &m);
     int64_t only = 0;
     if (!rc && (m.n == 0 || (m.n == 1 && member_id(&m.items[0], a, &only) && only == id))) {
-        cfdb_bytes k = cat(a, TENANT_GROUP_MAP_PREFIX, group);
+        cfdb_bytes k = sk_key(a, TENANT_GROUP_MAP_PREFIX, group);
         NOMEM_IF(k);
         uint8_t *end = cfdb_arena_alloc(a, k.len + 1);
         if (!end)
@@ -472,14 +454,14 @@ int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a)
     /* parse */
     for (size_t i = 0; i < w.n; i++) {
         const sk_write *e = &w.items[i];
-        if (starts(e->begin, SK_TENANT_CONFIGURE) && !starts(e->begin, SK_TENANT_MAP)) {
+        if (sk_has_prefix(e->begin, SK_TENANT_CONFIGURE) && !sk_has_prefix(e->begin, SK_TENANT_MAP)) {
             cfdb_bytes t = after_prefix(e->begin, SK_TENANT_CONFIGURE);
             size_t pos = 0;
             config_op c = { .w = e };
             if (tuple_get_bytes(t, &pos, a, &c.name) || tuple_get_bytes(t, &pos, a, &c.param) || pos != t.len)
                 return sk_api_failure(tx, false, "configure tenant", "invalid tenant configuration key");
             cfg[ncfg++] = c;
-        } else if (starts(e->begin, SK_TENANT_RENAME)) {
+        } else if (sk_has_prefix(e->begin, SK_TENANT_RENAME)) {
             cfdb_bytes from = after_prefix(e->begin, SK_TENANT_RENAME), to = e->value;
             bool clash = !e->has_value || cfdb_bytes_eq(from, to);
             for (int k = 0; k < nrename && !clash; k++)
@@ -498,8 +480,8 @@ int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a)
         if (cfdb_bytes_cmp(e->end, CFDB_BYTES_LIT(SK_TENANT_MAP)) <= 0 ||
             cfdb_bytes_cmp(e->begin, CFDB_BYTES_LIT(SK_TENANT "map0")) >= 0)
             continue;
-        cfdb_bytes nb = starts(e->begin, SK_TENANT_MAP) ? after_prefix(e->begin, SK_TENANT_MAP) : CFDB_BYTES_LIT("");
-        cfdb_bytes ne = starts(e->end, SK_TENANT_MAP) ? after_prefix(e->end, SK_TENANT_MAP) : CFDB_BYTES_LIT("\xff");
+        cfdb_bytes nb = sk_has_prefix(e->begin, SK_TENANT_MAP) ? after_prefix(e->begin, SK_TENANT_MAP) : CFDB_BYTES_LIT("");
+        cfdb_bytes ne = sk_has_prefix(e->end, SK_TENANT_MAP) ? after_prefix(e->end, SK_TENANT_MAP) : CFDB_BYTES_LIT("\xff");
         for (int k = 0; k < nrename; k++)
             if (cfdb_bytes_cmp(renames[k], nb) >= 0 && cfdb_bytes_cmp(renames[k], ne) < 0)
                 return sk_api_failure(tx, false, "rename tenant", "tenant rename conflict");
