@@ -219,13 +219,9 @@ static int class_rows(cfdb_txn *tx, const char *prefix, bool type, cfdb_bytes be
     worker *ws;
     int n, rc = get_workers(tx, a, &ws, &n);
     for (int i = 0; i < n && !rc; i++) {
-        size_t pl = strlen(prefix), al = strlen(ws[i].addr);
-        uint8_t *k = cfdb_arena_alloc(a, pl + al);
-        if (!k)
+        cfdb_bytes key = sk_key(a, prefix, cfdb_bytes_make(ws[i].addr, strlen(ws[i].addr)));
+        if (!key.ptr)
             return CFDB_ERR_UNKNOWN_ERROR;
-        memcpy(k, prefix, pl);
-        memcpy(k + pl, ws[i].addr, al);
-        cfdb_bytes key = cfdb_bytes_make(k, pl + al);
         if (cfdb_bytes_cmp(key, begin) < 0 || cfdb_bytes_cmp(key, end) >= 0)
             continue;
         rc = sk_rows_push(out, a, key, cfdb_bytes_str(type ? class_name(ws[i].cls) : source_name(ws[i].src)));
