@@ -201,21 +201,29 @@ static int open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, c
     return rc;
 }
 
-int cfdb_rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_range *range,
-                         cfdb_bytes continuation, const cfdb_rl_scan_props *props,
-                         cfdb_rl_cursor **out)
+/* The one way a cursor starts: made, placed at its continuation, then opened as its kind
+ * reads (records through the unsplitter, index entries as they are, or index entries with
+ * their records fetched); freed again on any error. */
+static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_index *ix,
+                       const cfdb_rl_range *range, cfdb_bytes continuation, const cfdb_rl_scan_props *props,
+                       cfdb_rl_cursor **out)
 {
     cfdb_rl_cursor *c;
-    int rc = new_cursor(RL_CUR_RECORDS, s, tr, NULL, range, props, &c);
+    int rc = new_cursor(kind, s, tr, ix, range, props, &c);
     if (!rc)
         rc = set_start_continuation(c, continuation);
-    if (!rc)
+    if (!rc && kind == RL_CUR_RECORDS) {
         rc = open_kv(c, continuation, 0, cfdb_bytes_make(NULL, 0));
-    if (!rc) {
-        rl_unsplit_init(&c->us, c->props.reverse, c->unsuffixed, c->records.len);
-        c->us_open = true;
-        if (continuation.len)
-            c->skipped = c->props.skip;   /* skip only at the start */
+        if (!rc) {
+            rl_unsplit_init(&c->us, c->props.reverse, c->unsuffixed, c->records.len);
+            c->us_open = true;
+            if (continuation.len)
+                c->skipped = c->props.skip;   /* skip only at the start */
+        }
+    } else if (!rc && kind == RL_CUR_INDEX) {
+        rc = open_kv(c, continuation, c->props.limit, cfdb_bytes_make(NULL, 0));
+    } else if (!rc) {
+        rc = rl_fetch_open(c, continuation);
     }
     if (rc) {
         cfdb_rl_cursor_free(c);
@@ -223,42 +231,27 @@ int cfdb_rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_ran
     }
     *out = c;
     return 0;
+}
+
+int cfdb_rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_range *range,
+                         cfdb_bytes continuation, const cfdb_rl_scan_props *props,
+                         cfdb_rl_cursor **out)
+{
+    return open_cursor(RL_CUR_RECORDS, s, tr, NULL, range, continuation, props, out);
 }
 
 int cfdb_rl_scan_index(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_index *ix,
                        const cfdb_rl_range *range, cfdb_bytes continuation,
                        const cfdb_rl_scan_props *props, cfdb_rl_cursor **out)
 {
-    cfdb_rl_cursor *c;
-    int rc = new_cursor(RL_CUR_INDEX, s, tr, ix, range, props, &c);
-    if (!rc)
-        rc = set_start_continuation(c, continuation);
-    if (!rc)
-        rc = open_kv(c, continuation, c->props.limit, cfdb_bytes_make(NULL, 0));
-    if (rc) {
-        cfdb_rl_cursor_free(c);
-        return rc;
-    }
-    *out = c;
-    return 0;
+    return open_cursor(RL_CUR_INDEX, s, tr, ix, range, continuation, props, out);
 }
 
 int cfdb_rl_scan_index_records(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_rl_index *ix,
                                const cfdb_rl_range *range, cfdb_bytes continuation,
                                const cfdb_rl_scan_props *props, cfdb_rl_cursor **out)
 {
-    cfdb_rl_cursor *c;
-    int rc = new_cursor(RL_CUR_FETCH, s, tr, ix, range, props, &c);
-    if (!rc)
-        rc = set_start_continuation(c, continuation);
-    if (!rc)
-        rc = rl_fetch_open(c, continuation);
-    if (rc) {
-        cfdb_rl_cursor_free(c);
-        return rc;
-    }
-    *out = c;
-    return 0;
+    return open_cursor(RL_CUR_FETCH, s, tr, ix, range, continuation, props, out);
 }
 
 /* Exposed to rl_fetch.c through the cursor's open_kv: */
