@@ -59,6 +59,19 @@ fdb_error_t admin_range(FDBTransaction *tr, const char *b, size_t bl, const char
     return err;
 }
 
+char *admin_key(const char *prefix, shell_token t, size_t *len)
+{
+    size_t pl = strlen(prefix);
+    char *k = malloc(pl + t.n + 1);
+    if (!k)
+        return NULL;
+    memcpy(k, prefix, pl);
+    memcpy(k + pl, t.p, t.n);
+    k[pl + t.n] = 0;
+    *len = pl + t.n;
+    return k;
+}
+
 fdb_error_t admin_commit(FDBTransaction *tr)
 {
     FDBFuture *f = fdb_transaction_commit(tr);

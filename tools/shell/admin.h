@@ -27,6 +27,10 @@ int shell_cmd_configure(shell *s, const shell_token *t, size_t n, fdb_error_t *e
 int shell_cmd_exclude(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_include(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_setclass(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+/* tenant lock / tenant unlock (tenant_lock.c), from shell_cmd_tenant */
+int shell_tenant_lock(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+/* The "id" of a TenantMapEntry's JSON (tenant.c), -1 when there is none. */
+int64_t shell_tenant_entry_id(const char *json, size_t len);
 
 /* fdbcli's printUsage for a command name. */
 int shell_usage(const char *name);
@@ -64,6 +68,8 @@ fdb_error_t admin_commit(FDBTransaction *tr);
 char *admin_error_message(FDBTransaction *tr);
 /* n random bytes (getrandom, else rand). */
 void admin_random_bytes(uint8_t *r, size_t n);
+/* prefix + token, malloc'd (NULL when out of memory), its length in *len. */
+char *admin_key(const char *prefix, shell_token t, size_t *len);
 /* A random UID as 32 hex digits (buf: 33 bytes). */
 void admin_random_uid(char *buf);
 /* A 32-hex-digit UID token (fdbcli's UID::fromString input check). */

@@ -9,9 +9,9 @@
  *   tenant configure <NAME> <[unset] tenant_group[=<G>]> [ignore_capacity_limit]
  *   tenant rename <OLD> <NEW>                 rename/<OLD> = NEW, after checking both names
  * and the old one-word forms (createtenant, deletetenant, listtenants, gettenant,
- * configuretenant, renametenant). Not in cfdb's shell: tenant lock / unlock (fdbcli writes
- * the tenant map entry itself there), getId / deleteId (metacluster only). Messages, usage
- * texts and the retry loops are fdbcli's. */
+ * configuretenant, renametenant); tenant lock / unlock are in tenant_lock.c. Not in cfdb's
+ * shell: getId / deleteId (metacluster only). Messages, usage texts and the retry loops are
+ * fdbcli's. */
 #include "admin.h"
 
 #include <stdio.h>
@@ -25,20 +25,6 @@
 #define MAP "\xff\xff/management/tenant/map/"
 #define CONFIGURE "\xff\xff/management/tenant/configure/"
 #define RENAME "\xff\xff/management/tenant/rename/"
-
-/* prefix + token, malloc'd */
-static char *key_of(const char *prefix, shell_token t, size_t *len)
-{
-    size_t pl = strlen(prefix);
-    char *k = malloc(pl + t.n + 1);
-    if (!k)
-        return NULL;
-    memcpy(k, prefix, pl);
-    memcpy(k + pl, t.p, t.n);
-    k[pl + t.n] = 0;
-    *len = pl + t.n;
-    return k;
-}
 
 /* "<pre><printable name><post>" on stdout */
 static void print_name(const char *pre, shell_token t, const char *post)
@@ -189,7 +175,7 @@ static int run_named(shell *s, const shell_token *t, admin_body body, const conf
                      fdb_error_t *err)
 {
     named c = { t, NULL, 0, false, cfg, ncfg, false };
-    char *key = key_of(MAP, t[2], &c.kl);
+    char *key = admin_key(MAP, t[2], &c.kl);
     if (!key)
         return CMD_FAIL;
     c.key = key;
@@ -318,7 +304,7 @@ static int tenant_list(shell *s, const shell_token *t, size_t n, fdb_error_t *er
         }
     }
     range rg = { NULL, NULL, 0, 0, limit, n == 2 };
-    char *bk = key_of(MAP, begin, &rg.bl), *ek = key_of(MAP, end, &rg.el);
+    char *bk = admin_key(MAP, begin, &rg.bl), *ek = admin_key(MAP, end, &rg.el);
     rg.b = bk;
     rg.e = ek;
     int r = bk && ek ? admin_run(s, ADMIN_READ_SYSTEM | ADMIN_ERROR_PREFIX, list_body, &rg, err) : CMD_FAIL;
@@ -408,7 +394,7 @@ static int tenant_get(shell *s, const shell_token *t, size_t n, fdb_error_t *err
     }
     bool as_json = n == 4;
     named c = { t, NULL, 0, false, NULL, 0, as_json };
-    char *key = key_of(MAP, t[2], &c.kl);
+    char *key = admin_key(MAP, t[2], &c.kl);
     if (!key)
         return CMD_FAIL;
     c.key = key;
@@ -459,7 +445,7 @@ static int tenant_configure(shell *s, const shell_token *t, size_t n, fdb_error_
 
 /* ---- rename ---- */
 
-static int64_t entry_id(const char *json, size_t len)
+int64_t shell_tenant_entry_id(const char *json, size_t len)
 {
     shell_json *j = shell_json_parse(json, len);
     const shell_json *id = j ? shell_json_get(j, "id") : NULL;
@@ -491,16 +477,16 @@ static int rename_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
         else if (np)
             *e = CFDB_ERR_TENANT_ALREADY_EXISTS;
         else
-            c->id = entry_id(ov, ovl);
+            c->id = shell_tenant_entry_id(ov, ovl);
         c->first = false;
     } else if (!*e) {
         /* after commit_unknown_result the rename may have happened already */
         if (np) {
-            if (entry_id(nv, nvl) == c->id)
+            if (shell_tenant_entry_id(nv, nvl) == c->id)
                 done = true;
             else
                 *e = CFDB_ERR_TENANT_ALREADY_EXISTS;
-        } else if (!op || entry_id(ov, ovl) != c->id) {
+        } else if (!op || shell_tenant_entry_id(ov, ovl) != c->id) {
             *e = CFDB_ERR_TENANT_NOT_FOUND;
         }
     }
@@ -527,7 +513,7 @@ static int tenant_rename(shell *s, const shell_token *t, size_t n, fdb_error_t *
         return CMD_FAIL;
     }
     rename_ctx c = { t, NULL, NULL, NULL, 0, 0, 0, true, -1 };
-    char *rk = key_of(RENAME, t[2], &c.rl), *ok = key_of(MAP, t[2], &c.ol), *nk = key_of(MAP, t[3], &c.nl);
+    char *rk = admin_key(RENAME, t[2], &c.rl), *ok = admin_key(MAP, t[2], &c.ol), *nk = admin_key(MAP, t[3], &c.nl);
     c.rk = rk;
     c.ok = ok;
     c.nk = nk;
@@ -556,6 +542,8 @@ int shell_cmd_tenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
         return tenant_configure(s, t, n, err);
     if (shell_token_is(t[1], "rename"))
         return tenant_rename(s, t, n, err);
+    if (shell_token_is(t[1], "lock") || shell_token_is(t[1], "unlock"))
+        return shell_tenant_lock(s, t, n, err);
     shell_usage("tenant");
     return CMD_OK;
 }
