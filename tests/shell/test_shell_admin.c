@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -388,6 +389,77 @@ static void test_lock_unlock(void **state)
     CASES(C("get k", "`k': not found\n", "", 0));
 }
 
+/* The server's address, from the cluster file ("desc:id@ip:port"). */
+static const char *server_address(void)
+{
+    static char line[300];
+    FILE *f = fopen(cf(), "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    char *a = strchr(line, '@');
+    assert_non_null(a);
+    a++;
+    a[strcspn(a, ",\r\n")] = 0;
+    return a;
+}
+
+/* kill, suspend, expensive_data_check (fdbcli's KillCommand, SuspendCommand,
+ * ExpensiveDataCheckCommand): the list of workers from \xff\xff/worker_interfaces/ kept for
+ * the session, the checks against it, the reboot requests; a suspended server does not answer
+ * for the SECONDS asked. Last: it takes the server away for a while. */
+static void test_kill_suspend(void **state)
+{
+    (void)state;
+    const char *addr = server_address();
+    char listed[256], line[256], out[1024];
+    snprintf(listed, sizeof listed, "\nThe following address can be killed:\n%s\n\n", addr);
+    CASES(C("kill list", "\nNo addresses can be killed.\n\n", "", 0),
+          C("kill all", "",
+            "ERROR: no processes to kill. You must run the `kill\u2019 command before running `kill all\u2019.\n", 1),
+          C("kill 127.0.0.1:1", "", "ERROR: process `127.0.0.1:1' not recognized.\n", 1),
+          C("expensive_data_check all", "",
+            "ERROR: no processes to check. You must run the `expensive_data_check\u2019 command before running "
+            "`expensive_data_check all\u2019.\n",
+            0),
+          C("kill", listed, "", 0),
+          C("kill; kill 127.0.0.1:1", NULL, "ERROR: process `127.0.0.1:1' not recognized.\n", 1),
+          C("suspend; suspend 1", NULL, "", 1));
+    assert_non_null(strstr(R.out, ">>> suspend 1\nUsage: suspend <SECONDS> <ADDRESS...>\n"));
+    snprintf(line, sizeof line, "kill; kill all");
+    snprintf(out, sizeof out, ">>> kill\n%s>>> kill all\nAttempted to kill 1 processes\n", listed);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "kill; kill %s", addr);
+    snprintf(out, sizeof out, ">>> kill\n%s>>> kill %s\nAttempted to kill 1 processes\n", listed, addr);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "expensive_data_check; expensive_data_check list; expensive_data_check all");
+    snprintf(out, sizeof out,
+             ">>> expensive_data_check\n\nThe following address can be checked:\n%s\n\n"
+             ">>> expensive_data_check list\n\nThe following address can be checked:\n%s\n\n"
+             ">>> expensive_data_check all\nAttempted to kill and check 1 processes\n",
+             addr, addr);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "suspend; suspend x %s", addr);
+    CASES(C(line, NULL, "", 1));
+    assert_non_null(strstr(R.out, "Usage: suspend <SECONDS> <ADDRESS...>\n"));
+    /* suspended for 2 s: a read with a 0.5 s timeout after a short pause times out */
+    snprintf(line, sizeof line, "suspend; suspend 2 %s", addr);
+    snprintf(out, sizeof out,
+             ">>> suspend\n\nThe following address can be suspended:\n%s\n\n>>> suspend 2 %s\n"
+             "Attempted to suspend 1 processes\n",
+             addr, addr);
+    CASES(C(line, out, "", 0));
+    nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+    FDBTransaction *tr = api_tr();
+    int64_t timeout_ms = 500;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&timeout_ms, 8), 0);
+    FDBFuture *f = fdb_transaction_get_read_version(tr);
+    assert_int_equal(api_wait(f), 1031);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+    CASES(C("get k", "`k': not found\n", "", 0));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -409,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
         cmocka_unit_test(test_setclass),
+        cmocka_unit_test(test_kill_suspend),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -27,6 +27,11 @@ int shell_cmd_configure(shell *s, const shell_token *t, size_t n, fdb_error_t *e
 int shell_cmd_exclude(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_include(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_setclass(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+/* kill.c: kill, suspend, expensive_data_check; shell_workers_clear empties s->workers. */
+int shell_cmd_kill(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+int shell_cmd_suspend(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+int shell_cmd_expensive_data_check(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+void shell_workers_clear(shell *s);
 /* tenant lock / tenant unlock (tenant_lock.c), from shell_cmd_tenant */
 int shell_tenant_lock(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 /* The "id" of a TenantMapEntry's JSON (tenant.c), -1 when there is none. */
