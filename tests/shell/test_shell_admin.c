@@ -442,16 +442,17 @@ static void test_kill_suspend(void **state)
     snprintf(line, sizeof line, "suspend; suspend x %s", addr);
     CASES(C(line, NULL, "", 1));
     assert_non_null(strstr(R.out, "Usage: suspend <SECONDS> <ADDRESS...>\n"));
-    /* suspended for 2 s: a read with a 0.5 s timeout after a short pause times out */
-    snprintf(line, sizeof line, "suspend; suspend 2 %s", addr);
+    /* suspended for 4 s: a read with a 2 s timeout after a short pause times out (a server
+     * rebooted without a suspension answers well within that) */
+    snprintf(line, sizeof line, "suspend; suspend 4 %s", addr);
     snprintf(out, sizeof out,
-             ">>> suspend\n\nThe following address can be suspended:\n%s\n\n>>> suspend 2 %s\n"
+             ">>> suspend\n\nThe following address can be suspended:\n%s\n\n>>> suspend 4 %s\n"
              "Attempted to suspend 1 processes\n",
              addr, addr);
     CASES(C(line, out, "", 0));
     nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
     FDBTransaction *tr = api_tr();
-    int64_t timeout_ms = 500;
+    int64_t timeout_ms = 2000;
     assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&timeout_ms, 8), 0);
     FDBFuture *f = fdb_transaction_get_read_version(tr);
     assert_int_equal(api_wait(f), 1031);
