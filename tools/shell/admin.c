@@ -161,7 +161,7 @@ int admin_run(shell *s, unsigned flags, admin_body body, void *ctx, fdb_error_t 
             *err = e;
         else if (r == ADMIN_ERROR)
             r = catch_error(tr, e, flags, err);
-    } while (r == ADMIN_ERROR);
+    } while (r == ADMIN_ERROR || r == ADMIN_AGAIN);
     fdb_transaction_destroy(tr);
     return r;
 }

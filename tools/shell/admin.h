@@ -54,7 +54,7 @@ enum {
 /* A body's answer besides CMD_OK / CMD_FAIL / CMD_FDB (the command's result; for CMD_FDB
  * *e is the error the command ends with, without on_error): *e is this attempt's error,
  * for fdbcli's catch block (a retry calls the body again on the reset transaction). */
-enum { ADMIN_ERROR = -1 };
+enum { ADMIN_ERROR = -1, ADMIN_AGAIN = -2 }; /* ADMIN_AGAIN: call the body again at once (it reset tr) */
 typedef int (*admin_body)(FDBTransaction *tr, void *ctx, fdb_error_t *e);
 
 /* fdbcli's management retry loop around body(tr, ctx, &e): CMD_OK, CMD_FAIL (a message was
