@@ -150,6 +150,8 @@ int admin_run(shell *s, unsigned flags, admin_body body, void *ctx, fdb_error_t 
             fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
         if (flags & ADMIN_READ_SYSTEM)
             fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+        if (flags & ADMIN_IMMEDIATE)
+            fdb_transaction_set_option(tr, FDB_TR_OPTION_PRIORITY_SYSTEM_IMMEDIATE, NULL, 0);
         if (flags & ADMIN_SYSTEM) {
             fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0);
             fdb_transaction_set_option(tr, FDB_TR_OPTION_LOCK_AWARE, NULL, 0);

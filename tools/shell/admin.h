@@ -32,6 +32,8 @@ int shell_cmd_kill(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_suspend(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_expensive_data_check(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 void shell_workers_clear(shell *s);
+/* "locality_<KEY>:<VALUE>" (LocalityData::ExcludeLocalityPrefix and a ':'), include.c */
+bool shell_is_locality(shell_token t);
 /* tenant lock / tenant unlock (tenant_lock.c), from shell_cmd_tenant */
 int shell_tenant_lock(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 /* The "id" of a TenantMapEntry's JSON (tenant.c), -1 when there is none. */
@@ -49,6 +51,7 @@ enum {
     ADMIN_ERROR_PREFIX = 1 << 3, /* 2117 prints "ERROR: <message>\n" (else "<message>\n") */
     ADMIN_RAW_MESSAGE = 1 << 4,  /* 2117 prints the message as it is (it ends in a newline) */
     ADMIN_NO_MESSAGE = 1 << 5,   /* 2117 goes to on_error like any other error */
+    ADMIN_IMMEDIATE = 1 << 6,    /* PRIORITY_SYSTEM_IMMEDIATE */
 };
 
 /* A body's answer besides CMD_OK / CMD_FAIL / CMD_FDB (the command's result; for CMD_FDB

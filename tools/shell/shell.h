@@ -60,6 +60,11 @@ fdb_error_t shell_get_tr(shell *s);
 /* Blocks until f is ready (or SIGINT: then cancels it and returns 1101); f's error. */
 fdb_error_t shell_wait(FDBFuture *f);
 
+/* \xff\xff/status/json read in a transaction of its own and parsed (status.c): *out NULL
+ * when absent or not JSON; shell_json_free it. */
+struct shell_json;
+fdb_error_t shell_read_status(shell *s, struct shell_json **out, bool *present);
+
 /* The minimal status text (fdbcli's `status minimal') from \xff\xff/status/json; true
  * when it could be read. With blank lines around it unless exec_mode. */
 bool shell_status_minimal(shell *s, bool blank_lines);

@@ -17,8 +17,7 @@
 
 static const char STATUS_KEY[] = "\xff\xff/status/json";
 
-/* Reads the status document in a transaction of its own; *out NULL when absent. */
-static fdb_error_t read_status(shell *s, shell_json **out, bool *present)
+fdb_error_t shell_read_status(shell *s, shell_json **out, bool *present)
 {
     *out = NULL;
     *present = false;
@@ -74,7 +73,7 @@ bool shell_status_minimal(shell *s, bool blank_lines)
 {
     shell_json *doc;
     bool present;
-    fdb_error_t err = read_status(s, &doc, &present);
+    fdb_error_t err = shell_read_status(s, &doc, &present);
     if (blank_lines)
         printf("\n");
     if (err || !doc)
@@ -98,7 +97,7 @@ int shell_cmd_status(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     }
     shell_json *doc;
     bool present;
-    if ((*err = read_status(s, &doc, &present)))
+    if ((*err = shell_read_status(s, &doc, &present)))
         return CMD_FDB;
     if (!present)
         fprintf(stderr, "ERROR: Failed to get status json from the cluster\n");
