@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -181,6 +182,8 @@ static void test_exclude_waits(void **state)
     shell_pty p;
     assert_int_equal(shell_pty_start(&p, args, g_env.server.dir), 0);
     assert_int_equal(shell_pty_expect(&p, "(Interrupting this wait with CTRL+C will not cancel the data movement.)"), 0);
+    /* time for a first look at in_progress_exclusion/, which names the server */
+    nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 500 * 1000 * 1000 }, NULL);
     char key[128];
     snprintf(key, sizeof key, "\xff\xff/management/excluded/%s", g_addr);
     FDBTransaction *tr = api_tr();

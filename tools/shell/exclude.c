@@ -11,8 +11,9 @@
  *          management failure prints its message, the last line replaced by fdbcli's hint
  *          (FORCE for free space, FORCE failed otherwise), and fails the command;
  *       3. unless no_wait: "Waiting for state to be removed ..." and in_progress_exclusion/ is
- *          read about once a second (in one transaction, as fdbcli) until no address in it is
- *          excluded by what was asked; with no_wait it is read once;
+ *          read about once a second (each time at a new read version: fdbcli keeps its
+ *          transaction until it is too old) until no address in it is excluded by what was
+ *          asked; with no_wait it is read once;
  *       4. per exclusion (the addresses asked and those of the workers matching a locality, in
  *          AddressExclusion order): "Missing from cluster" when no worker has that IP (and
  *          port), "Exclusion in progress" when it still excludes an in-progress address, else
@@ -223,39 +224,42 @@ static int progress_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
 {
     progress *p = ctx;
     static const char pre[] = MGMT "in_progress_exclusion/", end[] = MGMT "in_progress_exclusion0";
-    for (;;) {
-        p->left.n = 0;
-        FDBFuture *f;
-        const FDBKeyValue *kv;
-        int n;
-        if ((*e = admin_range(tr, pre, SL(pre), end, SL(end), TOO_MANY, &f, &kv, &n)))
-            return ADMIN_ERROR;
-        bool some = false;
-        for (int i = 0; i < n; i++) {
-            shell_addr a;
-            shell_token k = { (const char *)kv[i].key + SL(pre), (size_t)kv[i].key_length - SL(pre) };
-            if (!shell_addr_parse(k, &a))
-                continue;
-            a.tls = false;
-            if (!exset_add(&p->left, &a))
-                *e = CFDB_ERR_INTERNAL_ERROR;
-            for (size_t x = 0; x < p->set->n && !some; x++)
-                some = shell_exclusion_excludes(&p->set->a[x], &a);
-        }
-        fdb_future_destroy(f);
-        if (*e)
-            return CMD_FDB;
-        if (!some)
-            p->left.n = 0;
-        if (!some || !p->wait)
-            return CMD_OK;
-        sleep_about_a_second();
-        if (shell_interrupted) {
-            shell_interrupted = 0;
-            *e = CFDB_ERR_OPERATION_CANCELLED;
-            return CMD_FDB;
-        }
+    p->left.n = 0;
+    FDBFuture *f;
+    const FDBKeyValue *kv;
+    int n;
+    if ((*e = admin_range(tr, pre, SL(pre), end, SL(end), TOO_MANY, &f, &kv, &n)))
+        return ADMIN_ERROR;
+    bool some = false;
+    for (int i = 0; i < n; i++) {
+        shell_addr a;
+        shell_token k = { (const char *)kv[i].key + SL(pre), (size_t)kv[i].key_length - SL(pre) };
+        if (!shell_addr_parse(k, &a))
+            continue;
+        a.tls = false;
+        if (!exset_add(&p->left, &a))
+            *e = CFDB_ERR_INTERNAL_ERROR;
+        for (size_t x = 0; x < p->set->n && !some; x++)
+            some = shell_exclusion_excludes(&p->set->a[x], &a);
     }
+    fdb_future_destroy(f);
+    if (*e)
+        return CMD_FDB;
+    if (!some)
+        p->left.n = 0;
+    if (!some || !p->wait)
+        return CMD_OK;
+    sleep_about_a_second();
+    if (shell_interrupted) {
+        shell_interrupted = 0;
+        *e = CFDB_ERR_OPERATION_CANCELLED;
+        return CMD_FDB;
+    }
+    /* fdbcli reads again in the same transaction and sees new state once its read version is
+     * too old (1007, then on_error); a fresh read version each time gives the same answers
+     * without depending on that */
+    fdb_transaction_reset(tr);
+    return ADMIN_AGAIN;
 }
 
 /* a worker: its address and the status document's locality object */
