@@ -623,8 +623,12 @@ static const command commands[] = {
     {"configuretenant", "configuretenant", NULL, NULL, shell_cmd_tenant_old},
     {"coordinators", "coordinators auto|<ADDRESS>+ [description=new_cluster_description]",
      "change cluster coordinators or description",
-     "Without arguments, prints the cluster description and coordinators. cfdb's shell does not change "
-     "coordinators (the special key space answers 2108).",
+     "If 'auto' is specified, coordinator addresses will be choosen automatically to support the configured "
+     "redundancy level. (If the current set of coordinators are healthy and already support the redundancy level, "
+     "nothing will be changed.)\n\nOtherwise, sets the coordinators to the list of IP:port pairs specified by "
+     "<ADDRESS>+. An fdbserver process must be running on each of the specified addresses.\n\ne.g. coordinators "
+     "10.0.0.1:4000 10.0.0.2:4000 10.0.0.3:4000\n\nIf 'description=desc' is specified then the description field in "
+     "the cluster\nfile is changed to desc, which must match [A-Za-z0-9_]+.",
      shell_cmd_coordinators},
     {"createtenant", "createtenant", NULL, NULL, shell_cmd_tenant_old},
     {"deletetenant", "deletetenant", NULL, NULL, shell_cmd_tenant_old},
@@ -633,8 +637,27 @@ static const command commands[] = {
      "        [locality_zoneid:<excludezoneid>] [locality_machineid:<excludemachineid>]\n"
      "        [locality_processid:<excludeprocessid>] [locality_<KEY>:<localtyvalue>]",
      "exclude servers from the database by IP address or locality",
-     "If no addresses or localities are specified, lists the set of excluded addresses and localities. (cfdb's "
-     "shell only lists them.)",
+     "If no addresses or localities are specified, lists the set of excluded addresses and localities.\n"
+     "\n"
+     "For each IP address or IP:port pair in <ADDRESS...> and/or each locality attribute (like dcid, "
+     "zoneid, machineid, processid), adds the address/locality to the set of exclusions and waits until all "
+     "database state has been safely moved away from affected servers.\n"
+     "\n"
+     "If 'FORCE' is set, the command does not perform safety checks before excluding.\n"
+     "\n"
+     "If 'no_wait' is set, the command returns immediately without checking if the exclusions have completed "
+     "successfully.\n"
+     "\n"
+     "If 'failed' is set, the cluster will immediately forget all data associated with the excluded processes. "
+     "Doing so can be helpful if the process is not expected to recover, as it will allow the cluster to delete "
+     "state that would be needed to catch the failed process up. Re-including a process excluded with 'failed' will "
+     "result in it joining as an empty process.\n"
+     "\n"
+     "If a cluster has failed storage servers that result in all replicas of some data being permanently gone, "
+     "'exclude failed' can be used to clean up the affected key ranges by restoring them to empty.\n"
+     "\n"
+     "WARNING: use of 'exclude failed' can result in data loss. If an excluded server contains the last replica of "
+     "some data, then using the 'failed' option will permanently remove that data from the cluster.",
      shell_cmd_exclude},
     {"exit", "exit", "exit the CLI", "", cmd_exit},
     {"expensive_data_check", "expensive_data_check", NULL, NULL, shell_cmd_expensive_data_check},
