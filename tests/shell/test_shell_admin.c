@@ -389,19 +389,12 @@ static void test_lock_unlock(void **state)
     CASES(C("get k", "`k': not found\n", "", 0));
 }
 
-/* The server's address, from the cluster file ("desc:id@ip:port"). */
+/* The server's address, from the cluster file. */
 static const char *server_address(void)
 {
-    static char line[300];
-    FILE *f = fopen(cf(), "r");
-    assert_non_null(f);
-    assert_non_null(fgets(line, sizeof line, f));
-    fclose(f);
-    char *a = strchr(line, '@');
-    assert_non_null(a);
-    a++;
-    a[strcspn(a, ",\r\n")] = 0;
-    return a;
+    static char addr[128];
+    assert_int_equal(shell_cluster_address(cf(), addr, sizeof addr), 0);
+    return addr;
 }
 
 /* kill, suspend, expensive_data_check (fdbcli's KillCommand, SuspendCommand,

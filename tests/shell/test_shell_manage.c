@@ -42,6 +42,10 @@ static char g_q_port[8];
 static const char WAITING[] = "Waiting for state to be removed from all excluded servers. This may take a while.\n"
                               "(Interrupting this wait with CTRL+C will not cancel the data movement.)\n";
 
+/* stdout after coordinator warnings */
+static const char COORD_HINT[] = "Type `help coordinators' for information on how to change the\n"
+                                 "cluster's coordination servers before removing them.\n";
+
 static bool special_present(const char *key)
 {
     char buf[256];
@@ -135,10 +139,7 @@ static void test_exclude(void **state)
              "  %s  ---- WARNING: Exclusion in progress! It is not safe to remove this process from the cluster\n"
              "WARNING: %s is a coordinator!\n",
              g_addr, g_addr);
-    CASES(C(line,
-            "Type `help coordinators' for information on how to change the\n"
-            "cluster's coordination servers before removing them.\n",
-            err, 0));
+    CASES(C(line, COORD_HINT, err, 0));
     assert_true(special_present(key));
     CASES(C("include all", "", "", 0));
     /* a locality: the workers that match it are the exclusions reported */
@@ -152,10 +153,7 @@ static void test_exclude(void **state)
              "that you excluded the correct locality.\n"
              "WARNING: %s is a coordinator!\n",
              g_addr, g_addr);
-    CASES(C(line,
-            "Type `help coordinators' for information on how to change the\n"
-            "cluster's coordination servers before removing them.\n",
-            err, 0));
+    CASES(C(line, COORD_HINT, err, 0));
     snprintf(key, sizeof key, "\xff\xff/management/excluded_locality/%s", loc);
     assert_true(special_present(key));
     assert_true(special_present("\xff\xff/management/excluded_locality/locality_zoneid:nowhere"));
@@ -219,18 +217,7 @@ static int setup(void **state)
     const char *args[] = { "--coordinator", g_q_port, NULL };
     if (api_env_setup(args))
         return -1;
-    FILE *f = fopen(cf(), "r");
-    char line[300] = "";
-    if (!f || !fgets(line, sizeof line, f))
-        return -1;
-    fclose(f);
-    char *a = strchr(line, '@');
-    if (!a)
-        return -1;
-    a++;
-    a[strcspn(a, ",\r\n")] = 0;
-    snprintf(g_addr, sizeof g_addr, "%s", a);
-    return 0;
+    return shell_cluster_address(cf(), g_addr, sizeof g_addr);
 }
 
 static int teardown(void **state)
