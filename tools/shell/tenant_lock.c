@@ -49,14 +49,23 @@ static int locked_elsewhere(const lock_req *q)
     return CMD_FAIL;
 }
 
+/* "<pre><name as it is><post>" on f */
+static void print_raw(FILE *f, const char *pre, shell_token name, const char *post)
+{
+    fputs(pre, f);
+    fwrite(name.p, 1, name.n, f);
+    fputs(post, f);
+}
+
 static void print_done(const lock_req *q)
 {
-    char uid[33];
+    char uid[33], tail[48];
     if (q->state == TENANT_UNLOCKED) {
-        printf("Unlocked tenant `%.*s'\n", (int)q->name.n, q->name.p);
+        print_raw(stdout, "Unlocked tenant `", q->name, "'\n");
         return;
     }
-    printf("Locked tenant `%.*s' with UID `%s'\n", (int)q->name.n, q->name.p, cfdb_uid_format(q->uid, uid));
+    snprintf(tail, sizeof tail, "' with UID `%s'\n", cfdb_uid_format(q->uid, uid));
+    print_raw(stdout, "Locked tenant `", q->name, tail);
 }
 
 /* TenantAPI::changeLockState: 0 (the entry written, or already as wanted), or the error */
@@ -122,7 +131,7 @@ static int lock_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
         return ADMIN_ERROR;
     if (!present) {
         fflush(stdout);
-        fprintf(stderr, "ERROR: Tenant `%.*s' does not exist\n", (int)q->name.n, q->name.p);
+        print_raw(stderr, "ERROR: Tenant `", q->name, "' does not exist\n");
         return CMD_FAIL;
     }
     int64_t id = shell_tenant_entry_id(json, jl);
