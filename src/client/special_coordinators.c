@@ -135,7 +135,7 @@ static int coordinators_failure(cfdb_txn *tx, bool retriable, const char *messag
 }
 
 /* The written value of COORDINATORS + name: *written, and *value when set. */
-static int written(const sk_entries *w, const char *name, bool *was, bool *has_value, cfdb_bytes *value)
+static void written(const sk_entries *w, const char *name, bool *was, bool *has_value, cfdb_bytes *value)
 {
     char key[96];
     snprintf(key, sizeof key, COORDINATORS "%s", name);
@@ -149,7 +149,6 @@ static int written(const sk_entries *w, const char *name, bool *was, bool *has_v
                 *value = w->items[i].value;
         }
     }
-    return 0;
 }
 
 static bool alnum_(cfdb_bytes v)

@@ -6,7 +6,9 @@
  * (the transaction's conflict ranges so far, as boundaries: begin "1", end "0"),
  * connection_string, cluster_file_path, cluster_id, and error_message (the last management
  * failure's JSON). The management/ and configuration/ modules are lists of implementations
- * (special_management.c, special_configuration.c, special_tenant_map.c) that read the
+ * (special_management.c, special_configuration.c, special_tenant_map.c; management/
+ * auto_coordinators from special_auto_coordinators.c, coordinators/ commits in
+ * special_coordinators.c) that read the
  * database on a worker (special_worker.c; special_versions.c and special_process_class.c
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
  * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client

@@ -24,17 +24,19 @@ static bool alnum(char ch, bool underscore)
            (underscore && ch == '_');
 }
 
-/* The coordination server (listener index) whose address is [p, e), or -1. */
-static int our_coordinator(srv *s, const char *p, const char *e)
+/* Whether [p, e) is the address of one of our coordination servers; *listener its index. */
+static bool our_coordinator(srv *s, const char *p, const char *e, int *listener)
 {
     for (int i = 0; i < s->n_coord_listeners; i++) {
         char mine[96];
         int ml = snprintf(mine, sizeof mine, "%s:%u%s", s->cfg.listen_ip, s->listeners[s->coord_listeners[i]].port,
                           s->tls ? ":tls" : "");
-        if ((size_t)(e - p) == (size_t)ml && memcmp(p, mine, (size_t)ml) == 0)
-            return s->coord_listeners[i];
+        if ((size_t)(e - p) == (size_t)ml && memcmp(p, mine, (size_t)ml) == 0) {
+            *listener = s->coord_listeners[i];
+            return true;
+        }
     }
-    return -1;
+    return false;
 }
 
 /* 0 when cs is a connection string naming only this process's coordination servers, each
@@ -61,8 +63,8 @@ static int parse_ours(srv *s, const char *cs, size_t len, char *desc, char *id, 
     while (p < end) {
         const char *comma = memchr(p, ',', (size_t)(end - p));
         const char *e = comma ? comma : end;
-        int l = our_coordinator(s, p, e);
-        if (l < 0)
+        int l;
+        if (!our_coordinator(s, p, e, &l))
             return CFDB_ERR_COORDINATORS_CHANGED; /* not a coordination server we run */
         for (int k = 0; k < *nset; k++)
             if (set[k] == l)

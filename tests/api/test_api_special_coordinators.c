@@ -327,7 +327,8 @@ static void test_unreachable(void **state)
         u = free_port();
     while (u == g_p || u == g_q || u == g_r);
     char processes[128], want[256], msg[512], before[512], after[512];
-    snprintf(processes, sizeof processes, "%s,127.0.0.1:%u,%s", g_qa, u, g_ra);
+    /* a hostname (Hostname::isHostname), resolved, then asked like the addresses */
+    snprintf(processes, sizeof processes, "%s,localhost:%u,%s", g_qa, u, g_ra);
     raw_coordinators(before, sizeof before);
     coordinators_failure(want, sizeof want, "One of the specified coordinators is unreachable", true);
     double t0 = api_now_ms();
