@@ -123,20 +123,21 @@ typedef struct space_check {
     int ss_total, ss_excluded;
 } space_check;
 
-static int process_excluded(const shell_json *proc, const cfdb_address_exclusion *e, size_t ne,
-                            char (*localities)[128], size_t nloc, cfdb_arena *a, bool *excluded)
+/* false: the process's figures cannot be read (libfdb_c's "could not calculate") */
+static bool process_excluded(const shell_json *proc, const cfdb_address_exclusion *e, size_t ne,
+                             char (*localities)[128], size_t nloc, cfdb_arena *a, bool *excluded)
 {
     const shell_json *loc = shell_json_get(proc, "locality");
     *excluded = json_is_true(proc, "excluded");
     if (*excluded)
-        return 0;
+        return true;
     const shell_json *addr = shell_json_get(proc, "address");
     if (!addr || addr->type != JSON_STRING)
-        return -1;
+        return false;
     cfdb_network_address na;
     uint8_t *v6 = cfdb_arena_alloc(a, 16);
     if (!v6 || cfdb_network_address_parse(addr->text, addr->len, &na, v6))
-        return -1; /* NetworkAddress::parse throws: caught as "could not calculate" */
+        return false; /* NetworkAddress::parse throws: caught as "could not calculate" */
     *excluded = excluded_by(e, ne, &na);
     for (size_t i = 0; i < nloc && !*excluded && loc && loc->type == JSON_OBJECT; i++) {
         const char *k, *v;
@@ -149,35 +150,36 @@ static int process_excluded(const shell_json *proc, const cfdb_address_exclusion
         const shell_json *lv = shell_json_get(loc, key);
         *excluded = lv && lv->type == JSON_STRING && lv->len == strlen(v) && memcmp(lv->text, v, lv->len) == 0;
     }
-    return 0;
+    return true;
 }
 
+/* The figures of every storage role into sc; *computed false when status lacks one. 0 or an
+ * error code (out of memory). */
 static int space_of(const shell_json *processes, const cfdb_address_exclusion *e, size_t ne, char (*localities)[128],
-                    size_t nloc, cfdb_arena *a, space_check *sc)
+                    size_t nloc, cfdb_arena *a, space_check *sc, bool *computed)
 {
     memset(sc, 0, sizeof *sc);
+    *computed = false;
     const char **disks = cfdb_arena_zalloc(a, (processes->count + 1) * sizeof *disks);
     size_t ndisks = 0;
     if (!disks)
         return CFDB_ERR_UNKNOWN_ERROR;
     for (size_t p = 0; p < processes->count; p++) {
         const shell_json *proc = processes->items[p];
-        if (proc->type != JSON_OBJECT)
-            return -1;
         bool excluded;
-        if (process_excluded(proc, e, ne, localities, nloc, a, &excluded))
-            return -1;
+        if (proc->type != JSON_OBJECT || !process_excluded(proc, e, ne, localities, nloc, a, &excluded))
+            return 0;
         const shell_json *loc = shell_json_get(proc, "locality");
         const shell_json *disk = loc && loc->type == JSON_OBJECT ? shell_json_get(loc, "disk_id") : NULL;
         const char *disk_id = disk && disk->type == JSON_STRING && disk->len ? disk->text : NULL;
         const shell_json *roles = shell_json_get(proc, "roles");
         if (!roles || roles->type != JSON_ARRAY)
-            return -1;
+            return 0;
         for (size_t r = 0; r < roles->count; r++) {
             const shell_json *role = roles->items[r];
             const shell_json *name = role->type == JSON_OBJECT ? shell_json_get(role, "role") : NULL;
             if (!name || name->type != JSON_STRING)
-                return -1;
+                return 0;
             if (strcmp(name->text, "storage") != 0)
                 continue;
             sc->ss_total++;
@@ -185,7 +187,7 @@ static int space_of(const shell_json *processes, const cfdb_address_exclusion *e
             long long used, free_bytes, available;
             if (!json_int(role, "kvstore_used_bytes", &used) || !json_int(role, "kvstore_free_bytes", &free_bytes) ||
                 !json_int(role, "kvstore_available_bytes", &available))
-                return -1;
+                return 0;
             sc->used += used;
             sc->free_bytes += free_bytes;
             sc->available += available;
@@ -202,6 +204,7 @@ static int space_of(const shell_json *processes, const cfdb_address_exclusion *e
             }
         }
     }
+    *computed = true;
     return 0;
 }
 
@@ -281,13 +284,13 @@ int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t 
     const shell_json *cluster = doc ? shell_json_get(doc, "cluster") : NULL;
     const shell_json *processes = cluster ? shell_json_get(cluster, "processes") : NULL;
     space_check sc;
-    int verdict = processes && processes->type == JSON_OBJECT
-                      ? space_of(processes, e, ne, locality ? items : NULL, locality ? n : 0, a, &sc)
-                      : -1;
+    bool computed = false;
+    if (processes && processes->type == JSON_OBJECT)
+        rc = space_of(processes, e, ne, locality ? items : NULL, locality ? n : 0, a, &sc, &computed);
     const char *msg = NULL;
-    if (verdict > 0) {
-        rc = verdict; /* out of memory */
-    } else if (verdict < 0) {
+    if (rc) {
+        /* out of memory */
+    } else if (!computed) {
         msg = k_could_not;
     } else if (sc.ss_excluded > 0) {
         double denominator = (double)(sc.used_not_excluded + sc.free_not_excluded);

@@ -7,9 +7,11 @@
  *  - failed/ of an unrelated address passes the commit proxy's and the coordinators' checks;
  *    failed/ of one storage server's own port passes the free-space check (the process is not
  *    excluded) but the proxy answers unsafe (its team would be empty): 2117, "It is unsafe";
+ *  - excluded_locality/ and failed_locality/ of the process's zoneid: the same refusal; of
+ *    another zone: written;
  *  - with options/<kind>/force the same exclusions are written;
- *  - in_progress_exclusion/ lists the excluded process's log address and storage addresses,
- *    not an unrelated excluded one; an undecodable \xff/serverList/ value is 1044. */
+ *  - in_progress_exclusion/ lists the excluded process's log address and storage addresses
+ *    (by address or by locality), not an unrelated excluded one; an undecodable \xff/serverList/ value is 1044. */
 #include "api_helpers.h"
 
 #include <setjmp.h>
@@ -27,6 +29,7 @@
 
 static char g_self[64];    /* the process's (coordinator's) "127.0.0.1:port" */
 static char g_storage[64]; /* one storage server's "127.0.0.1:port" */
+static char g_zone[80];    /* "locality_zoneid:<the process's zoneid>" */
 
 static const char k_low_space[] =
     "ERROR: This exclude may cause the total available space in the cluster to drop below 10%.\\n"
@@ -68,6 +71,19 @@ static int group_setup(void **state)
         return -1;
     snprintf(g_storage, sizeof g_storage, "%s", addrs[0]);
     fdb_future_destroy(fu);
+    /* the process's zoneid, from status json */
+    static char doc[65536];
+    int present = 0, len = 0;
+    if (api_get(tr, "\xff\xff/status/json", SL("\xff\xff/status/json"), 0, &present, doc, sizeof doc - 1, &len) ||
+        !present)
+        return -1;
+    doc[len] = 0;
+    const char *z = strstr(doc, "\"zoneid\":\"");
+    if (!z)
+        return -1;
+    z += strlen("\"zoneid\":\"");
+    int zl = (int)strcspn(z, "\"");
+    snprintf(g_zone, sizeof g_zone, "locality_zoneid:%.*s", zl, z);
     fdb_transaction_destroy(tr);
     return strcmp(g_self, g_storage) == 0 ? -1 : 0;
 }
@@ -184,6 +200,39 @@ static void test_force(void **state)
     assert_int_equal(include_all(), 0);
 }
 
+static fdb_error_t include_localities(void)
+{
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
+    fdb_transaction_clear_range(tr, S(MG "excluded_locality/"), SL(MG "excluded_locality/"),
+                                S(MG "excluded_locality0"), SL(MG "excluded_locality0"));
+    fdb_transaction_clear_range(tr, S(MG "failed_locality/"), SL(MG "failed_locality/"), S(MG "failed_locality0"),
+                                SL(MG "failed_locality0"));
+    fdb_error_t e = api_commit(tr);
+    fdb_transaction_destroy(tr);
+    return e;
+}
+
+/* Localities: the process's zone would take every storage role; another zone holds nothing */
+static void test_localities(void **state)
+{
+    (void)state;
+    char msg[1024];
+    assert_int_equal(exclude("excluded_locality", g_zone, NULL, msg, sizeof msg), 2117);
+    expect_message(msg, "exclude", k_low_space);
+    assert_false(conf_present("excluded_locality", g_zone));
+    assert_int_equal(exclude("failed_locality", g_zone, NULL, msg, sizeof msg), 2117);
+    expect_message(msg, "exclude failed", k_low_space);
+    assert_int_equal(exclude("excluded_locality", "locality_zoneid:elsewhere", NULL, msg, sizeof msg), 0);
+    assert_true(conf_present("excluded_locality", "locality_zoneid:elsewhere"));
+    assert_int_equal(exclude("failed_locality", "locality_zoneid:elsewhere", NULL, msg, sizeof msg), 0);
+    assert_true(conf_present("failed_locality", "locality_zoneid:elsewhere"));
+    assert_int_equal(exclude("excluded_locality", g_zone, "excluded_locality", NULL, 0), 0);
+    assert_true(conf_present("excluded_locality", g_zone));
+    assert_int_equal(include_localities(), 0);
+    assert_false(conf_present("excluded_locality", g_zone));
+}
+
 static int in_progress(char keys[][96], int cap, fdb_error_t *err)
 {
     FDBTransaction *tr = api_tr();
@@ -246,6 +295,19 @@ static void test_in_progress(void **state)
     assert_int_equal(include_all(), 0);
     assert_int_equal(in_progress(keys, 64, &e), 0);
     assert_int_equal(e, 0);
+    /* the process's zone (force): the storage server whose \xff/serverList/ locality has that
+     * zoneid (cfdb-server gives each storage server its own machine id; the process reports the
+     * first one's), not the log (\xff/logs holds no locality) */
+    assert_int_equal(exclude("excluded_locality", g_zone, "excluded_locality", NULL, 0), 0);
+    n = in_progress(keys, 64, &e);
+    assert_int_equal(e, 0);
+    assert_int_equal(n, 1);
+    assert_false(listed(keys, n, g_self));
+    assert_int_equal(strncmp(keys[0], "127.0.0.1:", 10), 0);
+    assert_int_equal(exclude("excluded_locality", "locality_zoneid:elsewhere", "excluded_locality", NULL, 0), 0);
+    assert_int_equal(in_progress(keys, 64, &e), 1);
+    assert_int_equal(include_localities(), 0);
+    assert_int_equal(in_progress(keys, 64, &e), 0);
 }
 
 /* An undecodable \xff/serverList/ value: serialization_failed, no crash; then removed. */
@@ -282,7 +344,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exclude_unrelated), cmocka_unit_test(test_exclude_self_refused),
         cmocka_unit_test(test_failed_checks),     cmocka_unit_test(test_force),
-        cmocka_unit_test(test_in_progress),       cmocka_unit_test(test_bad_server_list),
+        cmocka_unit_test(test_localities),        cmocka_unit_test(test_in_progress),
+        cmocka_unit_test(test_bad_server_list),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
