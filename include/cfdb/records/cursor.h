@@ -33,7 +33,7 @@
  * batches. Errors: FoundationDB codes (from the transaction, 1044 for stored bytes that do
  * not decode, 2000 for misuse such as a continuation that is not one of ours or does not
  * fit the range or an index scan of an index that is not readable in the store — Java's
- * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4100 out of memory). */
+ * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY)). */
 #ifndef CFDB_RECORDS_CURSOR_H
 #define CFDB_RECORDS_CURSOR_H
 

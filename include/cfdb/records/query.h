@@ -27,7 +27,7 @@
  * the query returns (after the residual comparisons); its continuations are the underlying
  * scan's, so a page resumes exactly after its last record in a new transaction.
  * Errors: 2000 for an unknown type or field, a comparison on a repeated or message field, or
- * a value of the wrong kind; 2108 as above; 4100 out of memory. */
+ * a value of the wrong kind; 2108 as above; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY). */
 #ifndef CFDB_RECORDS_QUERY_H
 #define CFDB_RECORDS_QUERY_H
 

@@ -81,7 +81,7 @@ static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint3
             n = 10000;
         c->slots = calloc(n, sizeof *c->slots);
         if (!c->slots)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         c->nslots = n;
         for (uint32_t i = 0; i < n; i++)
             cfdb_arena_init(&c->slots[i].arena);
@@ -280,13 +280,13 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             if (present) {
                 FDBKeyValue *r = cfdb_arena_alloc(a, sizeof *r);
                 if (!r)
-                    return CFDB_ERR_INTERNAL_ERROR;
+                    return CFDB_ERR_OUT_OF_MEMORY;
                 r->key = sl->rec_begin.ptr;
                 r->key_length = (int)sl->rec_begin.len;
                 r->value = copy(a, v, vl);
                 r->value_length = vl;
                 if (!r->value)
-                    return CFDB_ERR_INTERNAL_ERROR;
+                    return CFDB_ERR_OUT_OF_MEMORY;
                 *rows = r;
                 *n = 1;
             }
@@ -301,7 +301,7 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             int ncap = (*n + m) * 2 + 4;
             FDBKeyValue *nr = cfdb_arena_alloc(a, (size_t)ncap * sizeof *nr);
             if (!nr)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
             if (*n)
                 memcpy(nr, *rows, (size_t)*n * sizeof *nr);
             *rows = nr;
@@ -314,7 +314,7 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             r->value = copy(a, kvs[i].value, kvs[i].value_length);
             r->value_length = kvs[i].value_length;
             if (!r->key || !r->value)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
         }
         if (!more || !m)
             return 0;

@@ -129,7 +129,7 @@ static int copy_tuple(cfdb_arena *a, const cfdb_tuple *t, const cfdb_tuple **out
     cfdb_bytes packed;
     cfdb_tuple *n = cfdb_arena_alloc(a, sizeof *n);
     if (!n)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = cfdb_tuple_pack(a, cfdb_bytes_make(NULL, 0), t, &packed);
     if (!rc)
         rc = cfdb_tuple_unpack(a, packed, n);
@@ -143,7 +143,7 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     *out = NULL;
     cfdb_rl_cursor *c = calloc(1, sizeof *c);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     c->kind = kind;
     c->s = s;
     c->md = cfdb_rl_store_metadata(s);
@@ -274,7 +274,7 @@ static int consumed(cfdb_rl_cursor *c, cfdb_bytes key)
         size_t cap = key.len < 64 ? 64 : key.len * 2;
         uint8_t *p = realloc(c->cons_key, cap);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         c->cons_key = p;
         c->cons_cap = cap;
     }
