@@ -33,7 +33,8 @@
 #include "rl_cursor_internal.h"
 #include "rl_internal.h"
 
-int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper);
+int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, uint32_t skip,
+                      cfdb_bytes mapper);
 
 #define RL_DEFAULT_PIPELINE 64
 
@@ -72,7 +73,10 @@ int cfdb_rl_remote_fetch_mapper(const cfdb_rl_store *s, const cfdb_rl_index *ix,
     return rc ? rc : cfdb_tuple_pack(a, cfdb_bytes_make(NULL, 0), &records, out);
 }
 
-static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit)
+/* skip: index entries to skip first (the caller's on a new execution, 0 when the cursor
+ * resumes itself after a fallback). */
+static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit,
+                               uint32_t skip)
 {
     c->used = CFDB_RL_SCAN_AND_FETCH;
     if (!c->slots) {
@@ -86,24 +90,24 @@ static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint3
         for (uint32_t i = 0; i < n; i++)
             cfdb_arena_init(&c->slots[i].arena);
     }
-    return rl_cursor_open_kv(c, continuation, limit, cfdb_bytes_make(NULL, 0));
+    return rl_cursor_open_kv(c, continuation, limit, skip, cfdb_bytes_make(NULL, 0));
 }
 
 int rl_fetch_open(cfdb_rl_cursor *c, cfdb_bytes continuation)
 {
     cfdb_rl_fetch_method m = c->props.fetch;
     if (m == CFDB_RL_SCAN_AND_FETCH)
-        return open_scan_and_fetch(c, continuation, c->props.limit);
+        return open_scan_and_fetch(c, continuation, c->props.limit, c->props.skip);
     cfdb_bytes mapper;
     int rc = c->props.snapshot ? CFDB_ERR_UNSUPPORTED_OPERATION
                                : cfdb_rl_remote_fetch_mapper(c->s, c->ix, &c->arena, &mapper);
     if (!rc) {
         c->used = CFDB_RL_USE_REMOTE_FETCH;
-        rc = rl_cursor_open_kv(c, continuation, c->props.limit, mapper);
+        rc = rl_cursor_open_kv(c, continuation, c->props.limit, c->props.skip, mapper);
     }
     if (rc && m == CFDB_RL_USE_REMOTE_FETCH_WITH_FALLBACK) {
         c->fell_back = true;
-        return open_scan_and_fetch(c, continuation, c->props.limit);
+        return open_scan_and_fetch(c, continuation, c->props.limit, c->props.skip);
     }
     return rc;
 }
@@ -167,7 +171,11 @@ static int fall_back(cfdb_rl_cursor *c)
             return 0;
         }
     }
-    return open_scan_and_fetch(c, c->cont, limit);
+    /* The cursor resumes itself at c->cont: once the remote fetch delivered an entry the skip
+     * is spent (its selector offset placed that entry); before any, c->cont is still where
+     * this execution began and the skip applies again. */
+    uint32_t skip = c->kv.seen ? 0 : c->props.skip;
+    return open_scan_and_fetch(c, c->cont, limit, skip);
 }
 
 static int remote_next(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, bool *has)

@@ -7,7 +7,9 @@
  * An index's columns are its root flattened (then: children in order; key_with_value: its key
  * columns); a column is matchable when it is a top-level SCALAR field. The query cursor runs
  * the chosen scan without limit or skip and applies the residual comparisons, the type check,
- * skip (at the start only) and limit on top; its continuation after a record is the scan's. */
+ * skip and limit on top, on every execution (from a continuation too: Java's filter plans'
+ * skipThenLimit over an inner plan run with clearSkipAndLimit); its continuation after a record
+ * is the scan's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,8 +444,6 @@ int cfdb_rl_plan_execute(const cfdb_rl_plan *p, cfdb_rl_store *s, FDBTransaction
     if (!rc)
         rc = p->index ? cfdb_rl_scan_index_records(s, tr, p->index, &r, continuation, &in, &c->inner)
                       : cfdb_rl_scan_records(s, tr, &r, continuation, &in, &c->inner);
-    if (continuation.len)
-        c->skipped = c->props.skip;
     if (rc) {
         cfdb_rl_cursor_free(c);
         return rc;
