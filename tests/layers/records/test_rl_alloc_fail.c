@@ -10,9 +10,9 @@
  * after checking that the workload then succeeds and matches an unarmed run.
  *
  * The Record Layer's objects (cfdb_records_objs) are linked into this program statically with
- * the linker's --wrap for the malloc family, so the failures reach every allocation they make
- * (their arenas' blocks too), in plain and sanitizer builds alike; the wrapper also counts
- * the blocks alive, which is this test's leak check. */
+ * the failing allocator of tests/common/alloc_fail.h, so the failures reach every allocation
+ * they make (their arenas' blocks too), in plain and sanitizer builds alike; its count of the
+ * blocks alive is this test's leak check. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,60 +24,12 @@
 
 #include <cmocka.h>
 
+#include "alloc_fail.h"
 #include "cfdb/errors.h"
 #include "cfdb/records/metadata.h"
 #include "cfdb/records/query.h"
 #include "rl_internal.h"
 #include "rl_test_util.h"
-
-/* ---------- the failing, counting allocator ---------- */
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t m);
-void *__real_realloc(void *p, size_t n);
-void __real_free(void *p);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t m);
-void *__wrap_realloc(void *p, size_t n);
-void __wrap_free(void *p);
-
-static long g_countdown; /* 0: off; 1: the next allocation fails */
-static long g_seen;      /* allocations while armed */
-static long g_live;      /* blocks handed out by the wrapped functions and not freed */
-
-static bool fail_now(void)
-{
-    if (!g_countdown)
-        return false;
-    g_seen++;
-    return --g_countdown == 0;
-}
-
-void *__wrap_malloc(size_t n)
-{
-    void *p = fail_now() ? NULL : __real_malloc(n);
-    g_live += p != NULL;
-    return p;
-}
-void *__wrap_calloc(size_t n, size_t m)
-{
-    void *p = fail_now() ? NULL : __real_calloc(n, m);
-    g_live += p != NULL;
-    return p;
-}
-void *__wrap_realloc(void *p, size_t n)
-{
-    if (fail_now())
-        return NULL;
-    void *q = __real_realloc(p, n);
-    g_live += !p && q;
-    return q;
-}
-void __wrap_free(void *p)
-{
-    g_live -= p != NULL;
-    __real_free(p);
-}
 
 /* ---------- the workload ---------- */
 
@@ -186,11 +138,11 @@ static void test_unarmed_run_succeeds(void **state)
 {
     (void)state;
     run r;
-    long live = g_live;
+    long live = af_live();
     workload(&r);
     assert_int_equal(r.rc, 0);
     assert_int_equal(r.stage, 7);
-    assert_int_equal(g_live, live);
+    assert_int_equal(af_live(), live);
     /* name 1 + tags 3 + (home.city, score) 1 */
     assert_int_equal(r.entries, 5);
     assert_non_null(strstr(r.explain, "Person$name"));
@@ -205,26 +157,24 @@ static void test_nth_allocation_fails(void **state)
     long n;
     for (n = 1;; n++) {
         run r;
-        long live = g_live;
-        g_seen = 0;
-        g_countdown = n;
+        long live = af_live();
+        af_arm(n);
         workload(&r);
-        bool hit = g_countdown == 0 && g_seen > 0;
-        g_countdown = 0;
+        bool hit = af_disarm();
         if (!hit) {
             /* the workload makes fewer than n allocations: it must have succeeded whole */
             assert_int_equal(r.rc, 0);
             assert_int_equal(r.stage, 7);
             assert_string_equal(r.explain, g_explain);
             assert_int_equal(r.entries, g_entries);
-            assert_int_equal(g_live, live);
+            assert_int_equal(af_live(), live);
             break;
         }
         if (r.rc != CFDB_ERR_OUT_OF_MEMORY)
             fail_msg("allocation %ld failed: stage %d returned %d, want 4000 (out of memory)",
                      n, r.stage, r.rc);
-        if (g_live != live)
-            fail_msg("allocation %ld failed: %ld heap blocks left behind", n, g_live - live);
+        if (af_live() != live)
+            fail_msg("allocation %ld failed: %ld heap blocks left behind", n, af_live() - live);
         stages[r.stage]++;
     }
     print_message("rl-alloc-fail: allocations 1..%ld failed in turn; failures per stage "
