@@ -186,9 +186,8 @@ static int open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, u
 {
     cfdb_bytes begin, end;
     size_t plen;
-    bool continued;
     int rc = rl_resolve_range(&c->arena, c->sub, &c->range, continuation, c->props.reverse, &begin,
-                              &end, &plen, &continued);
+                              &end, &plen);
     if (rc)
         return rc;
     cfdb_rl_scan_props p = c->props;
