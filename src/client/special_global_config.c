@@ -148,7 +148,12 @@ static int gc_commit(cfdb_txn *tx, cfdb_arena *a)
                                               cfdb_bytes_make(w->begin.ptr + GC_PL, w->begin.len - GC_PL),
                                               cfdb_bytes_make(w->end.ptr + GC_PL, w->end.len - GC_PL) };
         }
-    /* 3. applyChanges */
+    return sk_gc_apply_changes(tx, a, muts, nm);
+}
+
+int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, cfdb_mutation *muts, size_t nm)
+{
+    int rc = 0;
     for (size_t i = 0; !rc && i < nm; i++) {
         cfdb_bytes k = sk_key(a, CFDB_GC_DATA_PREFIX, muts[i].param1);
         if (!k.ptr)

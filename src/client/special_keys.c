@@ -274,12 +274,13 @@ static cfdb_future *absent(void)
 /* Modules that are one writable implementation each (issue 12, modules). */
 static const sk_impl *const other_impls[] = { &sk_global_config_impl, &sk_tracing_impl, &sk_actor_profiler_impl };
 #define N_OTHER ((int)(sizeof other_impls / sizeof *other_impls))
-static const sk_write_hooks *const write_hooks[] = { &sk_tracing_hooks, &sk_actor_profiler_hooks };
+static const sk_write_hooks *const write_hooks[] = { &sk_tracing_hooks, &sk_actor_profiler_hooks,
+                                                     &sk_profiling_hooks };
 
 static const sk_write_hooks *hooks_of(const sk_impl *m)
 {
     for (size_t i = 0; i < sizeof write_hooks / sizeof *write_hooks; i++)
-        if (write_hooks[i]->impl == m)
+        if (m->read && write_hooks[i]->read == m->read)
             return write_hooks[i];
     return NULL;
 }
@@ -295,7 +296,7 @@ static bool impl_contains(const sk_impl *m, cfdb_bytes key)
 static const sk_impl *find_in(const sk_impl *t, int n, cfdb_bytes key, bool writable)
 {
     for (int i = 0; i < n; i++)
-        if ((!writable || t[i].writable) && impl_contains(&t[i], key))
+        if ((!writable || t[i].writable) && sk_impl_registered(&t[i]) && impl_contains(&t[i], key))
             return &t[i];
     return NULL;
 }
@@ -315,7 +316,7 @@ const sk_impl *sk_find_write_impl(cfdb_bytes key)
 static const sk_impl *before_in(const sk_impl *t, int n, cfdb_bytes end)
 {
     for (int i = 0; i < n; i++) {
-        if (!t[i].writable)
+        if (!t[i].writable || !sk_impl_registered(&t[i]))
             continue;
         cfdb_bytes b = cfdb_bytes_str(t[i].begin);
         if (t[i].end) {

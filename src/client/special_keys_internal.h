@@ -109,7 +109,7 @@ typedef struct sk_impl {
 
 /* An implementation whose set or clear is its own (NULL: as its write_kind says). */
 typedef struct sk_write_hooks {
-    const sk_impl *impl;
+    sk_read_fn read; /* the implementation's read names it */
     sk_set_fn set;
     sk_clear_fn clear;
 } sk_write_hooks;
@@ -128,7 +128,15 @@ extern const sk_impl sk_global_config_impl;     /* special_global_config.c */
 extern const sk_impl sk_tracing_impl;           /* special_tracing.c */
 extern const sk_impl sk_actor_lineage_impl;     /* special_lineage.c */
 extern const sk_impl sk_actor_profiler_impl;    /* special_lineage.c */
-extern const sk_write_hooks sk_tracing_hooks, sk_actor_profiler_hooks;
+extern const sk_write_hooks sk_tracing_hooks, sk_actor_profiler_hooks, sk_profiling_hooks;
+/* GlobalConfig::applyChanges: muts are SetValue / ClearRange of bare keys (special_global_config.c) */
+struct cfdb_mutation;
+int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, struct cfdb_mutation *muts, size_t nm);
+/* management/profiling/ (special_profiling.c; listed in special_management.c): registered
+ * only below API 720 (ClientProfilingImpl's deprecatedVersion) */
+int sk_profiling_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_profiling_commit(cfdb_txn *tx, cfdb_arena *a);
+bool sk_impl_registered(const sk_impl *m);
 /* Sets \xff\xff/error_message to message as it is (a module commit's own text, which
  * SpecialKeySpace::commit stores unchanged) and returns special_keys_api_failure (2117). */
 int sk_api_failure_text(cfdb_txn *tx, const char *message);

@@ -481,4 +481,4 @@ static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
 
 const sk_impl sk_actor_profiler_impl = { AP_PREFIX, "\xff\xff/actor_profiler_conf0", conf_read, conf_commit, true,
                                          SK_W_DEFAULT };
-const sk_write_hooks sk_actor_profiler_hooks = { &sk_actor_profiler_impl, conf_set, conf_clear };
+const sk_write_hooks sk_actor_profiler_hooks = { conf_read, conf_set, conf_clear };

@@ -139,4 +139,4 @@ static int tracing_commit(cfdb_txn *tx, cfdb_arena *a)
 }
 
 const sk_impl sk_tracing_impl = { TR_PREFIX, "\xff\xff/tracing0", tracing_read, tracing_commit, true, SK_W_NO_CLEAR };
-const sk_write_hooks sk_tracing_hooks = { &sk_tracing_impl, tracing_set, NULL };
+const sk_write_hooks sk_tracing_hooks = { tracing_read, tracing_set, NULL };
