@@ -602,7 +602,9 @@ static void test_actor_profiler_conf(void **state)
     /* rows are keyed with the range's begin, not the module's prefix */
     assert_int_equal(conf_rows(db, AP "a", SL(AP "a"), AP "z", SL(AP "z"), k, v), 1);
     assert_string_equal(k[0], AP "aingestor");
-    /* a get of the option: begin < name is strict, so nothing */
+    /* begin < name is strict: from the name itself nothing */
+    assert_int_equal(conf_rows(db, AP "ingestor", SL(AP "ingestor"), AP "z", SL(AP "z"), k, v), 0);
+    /* and so a get of the option has no value */
     FDBTransaction *tr = api_tr();
     check_value(tr, AP "ingestor", SL(AP "ingestor"), NULL, 0);
     fdb_transaction_destroy(tr);
