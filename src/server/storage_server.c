@@ -546,10 +546,21 @@ int64_t ss_range_bytes(srv *s, cfdb_bytes b, cfdb_bytes e)
     return total;
 }
 
-static bool range_in_owned_shard(srv *s, int ss, cfdb_key_range r)
+/* The metrics requests' common entry (waitMetricsTenantAware, getSplitPoints): the tenant
+ * checked lock aware at the latest version, keys prefixed with its prefix (*prefix), and the
+ * range inside one shard this server owns (else wrong_shard_server). */
+static int metrics_range(ss_ctx *x, int64_t tenant_id, cfdb_key_range *keys, cfdb_bytes *prefix)
 {
-    size_t shard = srv_shard_map_find(&s->shards, r.begin);
-    return owns(s, ss, shard) && cfdb_bytes_cmp(r.end, srv_shard_end(&s->shards, shard)) <= 0;
+    srv *s = x->s;
+    int rc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), tenant_id, true, &x->a, prefix);
+    if (rc == 0)
+        rc = tenant_range(x, *prefix, &keys->begin, &keys->end);
+    if (rc)
+        return rc;
+    size_t shard = srv_shard_map_find(&s->shards, keys->begin);
+    if (!owns(s, x->ep->owner, shard) || cfdb_bytes_cmp(keys->end, srv_shard_end(&s->shards, shard)) > 0)
+        return CFDB_ERR_WRONG_SHARD_SERVER;
+    return 0;
 }
 
 static void wait_metrics(ss_ctx *x)
@@ -561,17 +572,9 @@ static void wait_metrics(ss_ctx *x)
         srv_bad_request(s, x->c, "WaitMetricsRequest");
         return;
     }
-    /* waitMetricsTenantAware: the tenant checked lock aware, the range prefixed */
+    /* waitMetricsTenantAware */
     cfdb_bytes prefix;
-    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
-                                    &prefix);
-    if (trc) {
-        srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
-        return;
-    }
-    trc = tenant_range(x, prefix, &req.keys.begin, &req.keys.end);
-    if (trc == 0 && !range_in_owned_shard(s, x->ep->owner, req.keys))
-        trc = CFDB_ERR_WRONG_SHARD_SERVER;
+    int trc = metrics_range(x, req.tenantInfo.tenantId, &req.keys, &prefix);
     if (trc) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_storage_metrics_reply, NULL, (cfdb_reply_error)trc);
         return;
@@ -592,18 +595,9 @@ static void split_range(ss_ctx *x)
         srv_bad_request(s, x->c, "SplitRangeRequest");
         return;
     }
-    /* getSplitPoints: the tenant checked lock aware, the range prefixed, the points
-     * answered without the prefix */
+    /* getSplitPoints: the points are answered without the tenant's prefix */
     cfdb_bytes prefix;
-    int trc = srv_tenant_check_read(s, cfdb_mvcc_latest_version(s->store), req.tenantInfo.tenantId, true, &x->a,
-                                    &prefix);
-    if (trc) {
-        srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
-        return;
-    }
-    trc = tenant_range(x, prefix, &req.keys.begin, &req.keys.end);
-    if (trc == 0 && !range_in_owned_shard(s, x->ep->owner, req.keys))
-        trc = CFDB_ERR_WRONG_SHARD_SERVER;
+    int trc = metrics_range(x, req.tenantInfo.tenantId, &req.keys, &prefix);
     if (trc) {
         srv_reply(s, x->c, req.reply.token, &cfdb_msg_split_range_reply, NULL, (cfdb_reply_error)trc);
         return;

@@ -608,6 +608,46 @@ static void test_shards(void **state)
     assert_int_equal(wc_get(&f->w, s1, CFDB_BYTES_LIT("mango"), v, &present, &val, &f->a), CFDB_ERR_WRONG_SHARD_SERVER);
     assert_int_equal(wc_get(&f->w, s2, CFDB_BYTES_LIT("mango"), v, &present, &val, &f->a), 0);
     assert_true(present);
+    /* the metrics requests answer only for a range inside one shard the server owns
+     * (waitMetricsTenantAware / getSplitPoints check the shard, else wrong_shard_server) */
+    {
+        cfdb_wait_metrics_request wm;
+        cfdb_storage_metrics sm;
+        cfdb_split_range_request sr;
+        cfdb_split_range_reply srr;
+        cfdb_reply_error merr = 0;
+        memset(&wm, 0, sizeof wm);
+        wm.tenantInfo.tenantId = -1;
+        wm.keys = (cfdb_key_range){ CFDB_BYTES_LIT("m"), CFDB_BYTES_LIT("n") };
+        assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(s2, CFDB_SS_WAIT_METRICS), &cfdb_msg_wait_metrics_request,
+                                 &wm, &wm.reply.token, &cfdb_msg_storage_metrics_reply, &sm, &merr, &f->a),
+                         0);
+        assert_int_equal(merr, 0);
+        assert_true(sm.bytes > 0); /* "mango" = "yellow" */
+        merr = 0;
+        assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(s1, CFDB_SS_WAIT_METRICS), &cfdb_msg_wait_metrics_request,
+                                 &wm, &wm.reply.token, &cfdb_msg_storage_metrics_reply, &sm, &merr, &f->a),
+                         0);
+        assert_int_equal(merr, CFDB_ERR_WRONG_SHARD_SERVER);
+        memset(&sr, 0, sizeof sr);
+        sr.tenantInfo.tenantId = -1;
+        sr.chunkSize = 1;
+        sr.keys = (cfdb_key_range){ r2.begin, r2.end };
+        merr = 0;
+        assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(s2, CFDB_SS_GET_RANGE_SPLIT_POINTS),
+                                 &cfdb_msg_split_range_request, &sr, &sr.reply.token, &cfdb_msg_split_range_reply, &srr,
+                                 &merr, &f->a),
+                         0);
+        assert_int_equal(merr, 0);
+        /* one past the shard's end crosses into the next shard */
+        sr.keys.end = wc_key_after(&f->a, r2.end);
+        merr = 0;
+        assert_int_equal(wc_call(&f->w, cfdb_adjusted_token(s2, CFDB_SS_GET_RANGE_SPLIT_POINTS),
+                                 &cfdb_msg_split_range_request, &sr, &sr.reply.token, &cfdb_msg_split_range_reply, &srr,
+                                 &merr, &f->a),
+                         0);
+        assert_int_equal(merr, CFDB_ERR_WRONG_SHARD_SERVER);
+    }
     /* a range lookup lists every shard */
     cfdb_get_key_server_locations_request req;
     cfdb_get_key_server_locations_reply rep;
