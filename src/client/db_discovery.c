@@ -419,7 +419,7 @@ static void gc_after_refresh(cfdb_db *db)
     db->gc_state = 2;
     /* the updater's loop runs once more after a refresh (its "continue"), which also takes
      * a ClientDBInfo that came meanwhile */
-    if (db->gc_view && cfdb_gc_step(db->gc_view))
+    if (db->gc_view && cfdb_gc_step(db->gc_view, true))
         gc_refresh(db);
 }
 
@@ -428,7 +428,7 @@ static void gc_history(cfdb_db *db, const cfdb_version_history_vec *h)
     if (!db->gc_view || cfdb_gc_set_history(db->gc_view, h))
         return;
     /* during a refresh (gc_state 1) the history waits for gc_after_refresh */
-    if (db->gc_state == 2 && cfdb_gc_step(db->gc_view))
+    if (db->gc_state == 2 && cfdb_gc_step(db->gc_view, false))
         gc_refresh(db);
 }
 

@@ -57,8 +57,10 @@ bool cfdb_gc_refresh_reply(cfdb_gc_view *v, const cfdb_key_value_vec *rows, int6
 /* Keeps a copy of a ClientDBInfo's history (0 or 2101 when it cannot be copied). */
 int cfdb_gc_set_history(cfdb_gc_view *v, const cfdb_version_history_vec *h);
 /* Applies the history kept (after the first refresh): true when a refresh must run first
- * (the view missed history: cfdb_gc_refresh_last_known then gives its lastKnown). */
-bool cfdb_gc_step(cfdb_gc_view *v);
+ * (the view missed history: cfdb_gc_refresh_last_known then gives its lastKnown). Right
+ * after a refresh (after_refresh) a history whose first entry is INT64_MAX (the protocol
+ * changed) is left alone until the next ClientDBInfo, as the updater's loop does. */
+bool cfdb_gc_step(cfdb_gc_view *v, bool after_refresh);
 bool cfdb_gc_initialized(cfdb_gc_view *v);
 int64_t cfdb_gc_last_update(cfdb_gc_view *v);
 

@@ -343,6 +343,35 @@ static void test_global_config_clear_and_history(void **state)
     await_view(GC "t/s", SL(GC "t/s"), false);
 }
 
+/* A history entry written under another protocol version: the cluster controller publishes
+ * one entry of version INT64_MAX (monitorGlobalConfig) and the client reads the whole
+ * configuration again (GlobalConfig::updater -> refresh), so a key written straight into
+ * \xff/globalConfig/k/ (no history of its own) appears in the view. */
+static void test_global_config_protocol_change(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0), 0);
+    set(tr, RAW "p/x", SL(RAW "p/x"), T_INT, sizeof T_INT);
+    static const uint8_t old_entry[12] = { 0x00, 0x00, 0x00, 0x72, 0xb0, 0x00, 0xdb, 0x0f, 0, 0, 0, 0 };
+    set(tr, HIST "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x00\x00", SL(HIST) + 10, old_entry, sizeof old_entry);
+    fdb_transaction_atomic_op(tr, S("\xff/globalConfig/v"), SL("\xff/globalConfig/v"), S("0123456789\0\0\0\0"), 14,
+                              FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    await_view(GC "p/x", SL(GC "p/x"), true);
+    tr = api_tr();
+    check_value(tr, GC "p/x", SL(GC "p/x"), "42", 2);
+    fdb_transaction_destroy(tr);
+    /* clean up: no history, no version */
+    tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0), 0);
+    fdb_transaction_clear_range(tr, S("\xff/globalConfig/"), SL("\xff/globalConfig/"), S("\xff/globalConfig0"),
+                                SL("\xff/globalConfig0"));
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+}
+
 /* ---------------- \xff\xff/tracing/ ---------------- */
 
 static void read_tracing(FDBTransaction *tr, char *id, char *token)
@@ -714,6 +743,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_global_config_write_read),
         cmocka_unit_test(test_global_config_clear_and_history),
+        cmocka_unit_test(test_global_config_protocol_change),
         cmocka_unit_test(test_tracing),
         cmocka_unit_test(test_profiling_unregistered),
         cmocka_unit_test(test_actor_lineage),
