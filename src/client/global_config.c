@@ -28,6 +28,7 @@ struct cfdb_gc_view {
     int64_t last_update;
     /* the refresh running: GlobalConfig::refresh(lastKnown, largestSeen) */
     int64_t refresh_last_known, refresh_largest_seen;
+    bool refresh_from_history; /* the refresh running was started by cfdb_gc_step */
     /* the last ClientDBInfo's history */
     cfdb_arena hist_arena;
     cfdb_version_history *hist;
@@ -268,15 +269,19 @@ int cfdb_gc_set_history(cfdb_gc_view *v, const cfdb_version_history_vec *h)
     return 0;
 }
 
-bool cfdb_gc_step(cfdb_gc_view *v)
+bool cfdb_gc_step(cfdb_gc_view *v, bool after_refresh)
 {
     bool refresh = false;
     pthread_mutex_lock(&v->mu);
-    if (v->initialized && v->nhist > 0) {
+    bool hold = after_refresh && v->refresh_from_history && v->nhist > 0 && v->hist[0].version == INT64_MAX;
+    if (after_refresh)
+        v->refresh_from_history = false;
+    if (v->initialized && v->nhist > 0 && !hold) {
         if (v->last_update < v->hist[0].version) {
             /* missed history (or the protocol changed: version INT64_MAX): read it all again */
             v->refresh_last_known = v->last_update;
             v->refresh_largest_seen = v->hist[v->nhist - 1].version;
+            v->refresh_from_history = true;
             refresh = true;
         } else {
             for (size_t i = 0; i < v->nhist; i++) {
