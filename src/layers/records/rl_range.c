@@ -21,7 +21,7 @@ static int cat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y, cfdb_bytes *out)
 {
     uint8_t *p = cfdb_arena_alloc(a, x.len + y.len + 1);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (x.len)
         memcpy(p, x.ptr, x.len);
     if (y.len)
@@ -39,7 +39,7 @@ static int strinc(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     uint8_t *p = cfdb_arena_alloc(a, n);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(p, k.ptr, n);
     p[n - 1]++;
     *out = cfdb_bytes_make(p, n);
