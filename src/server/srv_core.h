@@ -166,6 +166,10 @@ struct cfdb_server {
     /* roles */
     cfdb_uid cluster_id_uid;
     cfdb_uid client_info_id;  /* ClientDBInfo generation */
+    /* global config (issue 12, modules): the history ClientDBInfo carries (global_config.c) */
+    cfdb_arena gc_arena;
+    cfdb_version_history *gc_history;
+    size_t gc_nhistory;
     cfdb_uid grv_base, commit_base, cc_base;
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
