@@ -110,6 +110,8 @@ void grv_health_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         cfdb_arena_free(&a);
         return;
     }
+    s->n_health_requests++;
+    s->n_health_detailed += req.detailed != 0;
     cfdb_health_metrics m;
     memset(&m, 0, sizeof m);
     m.tpsLimit = 1000000;
