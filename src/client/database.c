@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "future.h"
+#include "global_config.h"
+#include "special_keys_internal.h"
 
 static void db_free(void *arg);
 static void db_shutdown(void *arg);
@@ -109,6 +111,9 @@ static void db_free(void *arg)
     if (db->persist_pending)
         cfdb_cluster_string_free(&db->forwarded);
     free(db->cluster_file);
+    cfdb_gc_view_free(db->gc_view);
+    sk_profiler_conf_free(db->profiler_conf);
+    sk_health_cache_free(db->health_cache);
     pthread_mutex_destroy(&db->opt_mu);
     free(db);
 }

@@ -66,6 +66,9 @@ struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, boo
 /* getWorkerInterfaces: GetClientWorkersRequest to the cluster controller; a key-value future
  * of (worker address, ClientWorkerInterface in BinaryWriter IncludeVersion form). */
 struct cfdb_future *cfdb_db_get_client_workers(cfdb_db *db);
+/* The same, keeping only the workers that answer a GetLeaderRequest at their address within
+ * CLI_CONNECT_TIMEOUT (worker_interfaces/verify; issue 12, modules). */
+struct cfdb_future *cfdb_db_get_client_workers_verified(cfdb_db *db);
 /* getHealthMetrics: GetHealthMetricsRequest to a GRV proxy; a value future holding the reply's
  * HealthMetrics in BinaryWriter IncludeVersion form (cfdb_health_metrics_decode). */
 struct cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed);

@@ -18,17 +18,20 @@
 #include <sys/socket.h>
 
 #include "cfdb/endpoint.h"
+#include "global_config.h"
 
 static void send_poll(cfdb_db *db);
 static void poll_failed(cfdb_db *db);
 static void poll_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void gc_retry_fire(cfdb_loop *loop, cfdb_timer *t, void *arg);
 static void send_global_config(cfdb_db *db);
+static void gc_history(cfdb_db *db, const cfdb_version_history_vec *h);
 
 void db_discovery_init(cfdb_db *db)
 {
     cfdb_timer_init(&db->poll_retry, poll_retry_fire, db);
     cfdb_timer_init(&db->gc_retry, gc_retry_fire, db);
+    db->gc_view = cfdb_gc_view_new();
 }
 
 /* Coordinators from a parsed connection string; hostnames stay unresolved until used. */
@@ -278,6 +281,7 @@ static void on_poll_reply(void *ctx, int error, const uint8_t *msg, uint32_t len
             db->tenant_mode = (int)info.tenantMode.mode;
             db->tenant_mode_final = info.grvProxies.count > 0 && !info.grvProxies.items[0].provisional;
             install_proxies(db, &info);
+            gc_history(db, &info.history);
             persist_forwarded(db);
             cfdb_arena_free(&a);
             send_poll(db); /* long poll again at the same coordinator */
@@ -394,14 +398,44 @@ const cfdb_endpoint_ref *cfdb_db_grv_proxy(cfdb_db *db)
 
 /* ---- global configuration ----
  * libfdb_c reads the cluster's global configuration from a GRV proxy as soon as it is
- * connected (fdbclient/GlobalConfig.actor.cpp, GlobalConfig::updater -> refresh(-1)),
- * retrying with GLOBAL_CONFIG_REFRESH_BACKOFF 0.5 s doubling to 60 s. cfdb uses none of
- * the values (sampling and profiling knobs), but sends the request as libfdb_c does:
- * servers and proxies see the same traffic from either client. */
+ * connected (fdbclient/GlobalConfig.actor.cpp, GlobalConfig::updater -> refresh(-1, 0)),
+ * retrying with GLOBAL_CONFIG_REFRESH_BACKOFF 0.5 s doubling to 60 s, then follows
+ * ClientDBInfo.history: entries newer than its last update are applied; when the first
+ * entry is newer than that (history missed, or INT64_MAX after a protocol change) it
+ * refreshes again with lastKnown = its last update, asking every 0.25 s until the reply's
+ * version reaches the newest history entry. The view (global_config.c) answers
+ * \xff\xff/global_config/ and the profiling keys. gc_state: 0 no refresh yet, 1 a refresh
+ * in flight or waiting, 2 idle. */
+
+static void gc_refresh(cfdb_db *db)
+{
+    cfdb_gc_refresh_begin(db->gc_view);
+    db->gc_backoff_s = 0.5; /* a new Backoff per refresh */
+    send_global_config(db);
+}
+
+static void gc_after_refresh(cfdb_db *db)
+{
+    db->gc_state = 2;
+    /* the updater's loop runs once more after a refresh (its "continue"), which also takes
+     * a ClientDBInfo that came meanwhile */
+    if (db->gc_view && cfdb_gc_step(db->gc_view, true))
+        gc_refresh(db);
+}
+
+static void gc_history(cfdb_db *db, const cfdb_version_history_vec *h)
+{
+    if (!db->gc_view || cfdb_gc_set_history(db->gc_view, h))
+        return;
+    /* during a refresh (gc_state 1) the history waits for gc_after_refresh */
+    if (db->gc_state == 2 && cfdb_gc_step(db->gc_view, false))
+        gc_refresh(db);
+}
 
 static void on_gc_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     cfdb_db *db = ctx;
+    bool done = true;
     if (!error) {
         cfdb_global_config_refresh_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -411,14 +445,20 @@ static void on_gc_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
         error = fb_decode(&cfdb_msg_global_config_refresh_reply, msg, len, &rep, &err, &a);
         if (!error)
             error = err;
+        if (!error && db->gc_view)
+            done = cfdb_gc_refresh_reply(db->gc_view, &rep.result.data, rep.version);
         cfdb_arena_free(&a);
     }
-    if (error && !db->closing) {
+    if (db->closing) {
+        db->gc_state = 2;
+    } else if (error) {
         double d = db->gc_backoff_s;
         db->gc_backoff_s = d * 2 < 60.0 ? d * 2 : 60.0;
         cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->gc_retry, (uint64_t)(d * 1e9));
+    } else if (!done) {
+        cfdb_loop_timer_add_in(cfdb_client_loop(db->cl), &db->gc_retry, 250000000u); /* delay(0.25) */
     } else {
-        db->gc_state = 2;
+        gc_after_refresh(db);
     }
     cfdb_db_unref(db);
 }
@@ -433,7 +473,7 @@ static void send_global_config(cfdb_db *db)
     db->gc_state = 1;
     cfdb_global_config_refresh_request req;
     memset(&req, 0, sizeof req);
-    req.lastKnown = -1;
+    req.lastKnown = db->gc_view ? cfdb_gc_refresh_last_known(db->gc_view) : -1;
     cfdb_db_ref(db);
     uint64_t id = cfdb_client_request(db->cl, proxy->peer,
                                       cfdb_adjusted_token(proxy->token, CFDB_GRV_REFRESH_GLOBAL_CONFIG),

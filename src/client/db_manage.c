@@ -21,11 +21,13 @@
  *    to each worker's reboot stream, one way, and the answer is 1. A negative duration is 0.
  *  - cfdb_db_get_client_workers (getWorkerInterfaces, for \xff\xff/worker_interfaces/): the
  *    same GetClientWorkersRequest; its workers as (address, binary ClientWorkerInterface) rows.
+ *    cfdb_db_get_client_workers_verified (the verify option): then GetLeaderRequest to each
+ *    worker's address, keeping the rows of those answering within CLI_CONNECT_TIMEOUT.
  *  - cfdb_db_get_health_metrics (getHealthMetricsActor, for \xff\xff/metrics/health/):
  *    GetHealthMetricsRequest {reply, detailed} (11403900) to a GRV proxy's getHealthMetrics
  *    (GrvProxyInterface stream 2); failures ask again; the answer is the reply's serialized
  *    HealthMetrics. libfdb_c's cache of recent answers (AGGREGATE_/DETAILED_HEALTH_METRICS_MAX_
- *    STALENESS) is not kept: each read asks.
+ *    STALENESS) is kept by the caller (special_metrics.c).
  *  - cfdb_db_get_dd_metrics (waitDataDistributionMetricsList, for
  *    \xff\xff/metrics/data_distribution_stats/): GetDDMetricsRequest {keys, shardLimit
  *    TOO_MANY, reply} (14536812) to a commit proxy's getDDMetrics (stream 9); dd_not_found and
@@ -68,6 +70,7 @@ typedef struct mg_worker {
     cfdb_network_address second;    /* its secondary address, if has_second */
     bool has_second;
     cfdb_uid reboot_token;
+    bool ok; /* answered its GetLeaderRequest */
 } mg_worker;
 
 struct mg_op {
@@ -91,6 +94,7 @@ struct mg_op {
 };
 
 static void mg_step(mg_op *m);
+static void workers_verified(mg_op *m);
 
 static void mg_end(mg_op *m, int error)
 {
@@ -113,6 +117,10 @@ static void mg_timer(cfdb_loop *loop, cfdb_timer *t, void *arg)
     (void)loop;
     (void)t;
     mg_op *m = arg;
+    if (m->stage == MG_VERIFY && m->kind == MG_CLIENT_WORKERS) {
+        workers_verified(m); /* CLI_CONNECT_TIMEOUT: those that did not answer are left out */
+        return;
+    }
     if (m->stage == MG_VERIFY) { /* CLI_CONNECT_TIMEOUT: a worker did not answer */
         m->f->r.i64 = 0;
         mg_end(m, 0);
@@ -338,6 +346,7 @@ static void on_verify_reply(void *ctx, int error, const uint8_t *msg, uint32_t l
         /* the endpoint is not there: never an answer (the timeout decides) */
         return;
     }
+    t->ok = true;
     if (++m->verified == m->ntargets)
         verify_done(m);
 }
@@ -433,6 +442,47 @@ static int workers_rows(mg_op *m, const cfdb_client_workers_reply *rep)
     return 0;
 }
 
+/* worker_interfaces/verify (workerInterfacesImplGetRangeActor with verify set): each worker
+ * is asked GetLeaderRequest at its address, as verifyInterfaceActor does; the rows of those
+ * that answer within CLI_CONNECT_TIMEOUT are kept (workers_verified). Workers past
+ * MG_MAX_WORKERS are not asked and not kept. */
+static void workers_verify(mg_op *m, const cfdb_client_workers_reply *rep)
+{
+    m->stage = MG_VERIFY;
+    m->verified = 0;
+    m->ntargets = 0;
+    cfdb_client *cl = cfdb_db_client(m->db);
+    for (uint32_t i = 0; i < rep->workers.count && m->ntargets < MG_MAX_WORKERS; i++) {
+        mg_worker *t = &m->targets[m->ntargets++];
+        t->op = m;
+        t->addr = rep->workers.items[i].reboot.endpoint.addresses.address;
+        t->ok = false;
+    }
+    for (int i = 0; i < m->ntargets; i++) {
+        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
+        cfdb_get_leader_request req;
+        memset(&req, 0, sizeof req);
+        m->targets[i].verify =
+            peer ? cfdb_client_request(cl, peer, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                                       &cfdb_msg_get_leader_request, &req, &req.reply.token, on_verify_reply,
+                                       &m->targets[i])
+                 : 0;
+    }
+    cfdb_loop_timer_add_in(cfdb_client_loop(cl), &m->timer, CLI_CONNECT_TIMEOUT_NS);
+}
+
+/* The verified workers' rows (the future's rows are in reply order, as the targets). */
+static void workers_verified(mg_op *m)
+{
+    cfdb_fdb_kv *kv = m->f->r.kvs.items;
+    int n = 0;
+    for (int i = 0; i < m->f->r.kvs.count; i++)
+        if (i < m->ntargets && m->targets[i].ok)
+            kv[n++] = kv[i];
+    m->f->r.kvs.count = n;
+    mg_end(m, 0);
+}
+
 static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
 {
     mg_op *m = ctx;
@@ -458,6 +508,11 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     }
     if (m->kind == MG_CLIENT_WORKERS) {
         int wrc = workers_rows(m, &rep);
+        if (!wrc && m->check && rep.workers.count > 0) { /* worker_interfaces/verify (issue 12, modules) */
+            workers_verify(m, &rep);
+            cfdb_arena_free(&a);
+            return;
+        }
         cfdb_arena_free(&a);
         mg_end(m, wrc);
         return;
@@ -524,6 +579,10 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
 /* Every worker answered: RebootRequest to each, one way (ReplyPromise-less .send). */
 static void verify_done(mg_op *m)
 {
+    if (m->kind == MG_CLIENT_WORKERS) {
+        workers_verified(m);
+        return;
+    }
     cfdb_client *cl = cfdb_db_client(m->db);
     for (int i = 0; i < m->ntargets; i++) {
         cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
@@ -753,6 +812,17 @@ cfdb_future *cfdb_db_get_client_workers(cfdb_db *db)
     cfdb_future *f = mg_launch(db, MG_CLIENT_WORKERS, CFDB_FUTURE_KEYVALUES, NULL, 0, &m);
     if (m)
         mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_get_client_workers_verified(cfdb_db *db)
+{
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_CLIENT_WORKERS, CFDB_FUTURE_KEYVALUES, NULL, 0, &m);
+    if (m) {
+        m->check = true;
+        mg_post(m);
+    }
     return f;
 }
 

@@ -13,8 +13,9 @@
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
  * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
  * workers, metrics/ (special_metrics.c) a GRV proxy for its health metrics and a commit proxy
- * for its shards' data distribution figures; the global config, tracing, actor lineage and
- * profiler modules are not answered (2108).
+ * for its shards' data distribution figures; global_config/ (special_global_config.c),
+ * tracing/ (special_tracing.c), actor_lineage/ and actor_profiler_conf/ (special_lineage.c)
+ * are one implementation each, run on a worker like the others.
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
@@ -273,12 +274,19 @@ static cfdb_future *absent(void)
 
 /* ---------- implementations outside management/ and configuration/ ---------- */
 
-/* Modules that are one writable implementation each; cfdb answers none of them yet. */
-static const sk_impl other_impls[] = {
-    { "\xff\xff/global_config/", "\xff\xff/global_config0", NULL, NULL, true, SK_W_DEFAULT },
-    { "\xff\xff/tracing/", "\xff\xff/tracing0", NULL, NULL, true, SK_W_NO_CLEAR },
-    { "\xff\xff/actor_profiler_conf/", "\xff\xff/actor_profiler_conf0", NULL, NULL, true, SK_W_DEFAULT },
-};
+/* Modules that are one writable implementation each (issue 12, modules). */
+static const sk_impl *const other_impls[] = { &sk_global_config_impl, &sk_tracing_impl, &sk_actor_profiler_impl };
+#define N_OTHER ((int)(sizeof other_impls / sizeof *other_impls))
+static const sk_write_hooks *const write_hooks[] = { &sk_tracing_hooks, &sk_actor_profiler_hooks,
+                                                     &sk_profiling_hooks };
+
+static const sk_write_hooks *hooks_of(const sk_impl *m)
+{
+    for (size_t i = 0; i < sizeof write_hooks / sizeof *write_hooks; i++)
+        if (m->read && write_hooks[i]->read == m->read)
+            return write_hooks[i];
+    return NULL;
+}
 
 static bool impl_contains(const sk_impl *m, cfdb_bytes key)
 {
@@ -291,7 +299,7 @@ static bool impl_contains(const sk_impl *m, cfdb_bytes key)
 static const sk_impl *find_in(const sk_impl *t, int n, cfdb_bytes key, bool writable)
 {
     for (int i = 0; i < n; i++)
-        if ((!writable || t[i].writable) && impl_contains(&t[i], key))
+        if ((!writable || t[i].writable) && sk_impl_registered(&t[i]) && impl_contains(&t[i], key))
             return &t[i];
     return NULL;
 }
@@ -301,8 +309,8 @@ const sk_impl *sk_find_write_impl(cfdb_bytes key)
     const sk_impl *m = find_in(sk_management_impls, sk_management_impl_count, key, true);
     if (!m)
         m = find_in(sk_configuration_impls, sk_configuration_impl_count, key, true);
-    if (!m)
-        m = find_in(other_impls, (int)(sizeof other_impls / sizeof *other_impls), key, true);
+    for (int i = 0; !m && i < N_OTHER; i++)
+        m = find_in(other_impls[i], 1, key, true);
     return m;
 }
 
@@ -311,7 +319,7 @@ const sk_impl *sk_find_write_impl(cfdb_bytes key)
 static const sk_impl *before_in(const sk_impl *t, int n, cfdb_bytes end)
 {
     for (int i = 0; i < n; i++) {
-        if (!t[i].writable)
+        if (!t[i].writable || !sk_impl_registered(&t[i]))
             continue;
         cfdb_bytes b = cfdb_bytes_str(t[i].begin);
         if (t[i].end) {
@@ -329,8 +337,8 @@ static const sk_impl *write_impl_before(cfdb_bytes end)
     const sk_impl *m = before_in(sk_management_impls, sk_management_impl_count, end);
     if (!m)
         m = before_in(sk_configuration_impls, sk_configuration_impl_count, end);
-    if (!m)
-        m = before_in(other_impls, (int)(sizeof other_impls / sizeof *other_impls), end);
+    for (int i = 0; !m && i < N_OTHER; i++)
+        m = before_in(other_impls[i], 1, end);
     return m;
 }
 
@@ -380,6 +388,20 @@ int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
 
+int sk_api_failure_text(cfdb_txn *tx, const char *message)
+{
+    char *m = strdup(message);
+    pthread_mutex_lock(&tx->mu);
+    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
+        free(tx->sk->error_msg);
+        tx->sk->error_msg = m;
+        m = NULL;
+    }
+    pthread_mutex_unlock(&tx->mu);
+    free(m);
+    return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
+}
+
 /* ---------- writes (mu held) ---------- */
 
 static cfdb_sk_state *state(cfdb_txn *tx)
@@ -413,6 +435,25 @@ static int api_failure_locked(cfdb_txn *tx, const char *command, const char *mes
     return rc;
 }
 
+/* Runs a module's own set or clear over [begin, end) and does what it asks (mu held). */
+static int apply_effect(cfdb_txn *tx, cfdb_sk_state *st, sk_set_fn set, sk_clear_fn clear, cfdb_bytes begin,
+                        cfdb_bytes end, cfdb_bytes value, bool single)
+{
+    sk_write_effect e = { SK_REC_NONE, NULL, NULL, 0 };
+    if (set)
+        set(tx, begin, value, &e);
+    else
+        clear(tx, begin, end, single, &e);
+    if (e.msg)
+        api_failure_locked(tx, e.cmd, e.msg);
+    int rc = 0;
+    if (e.record == SK_REC_VALUE)
+        rc = sk_writes_put(&st->w, begin, end, &value);
+    else if (e.record == SK_REC_CLEAR)
+        rc = sk_writes_put(&st->w, begin, end, NULL);
+    return e.rc ? e.rc : rc;
+}
+
 int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
     if (!tx->opt.special_key_space_enable_writes)
@@ -432,7 +473,10 @@ int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
     after[key.len] = 0;
     cfdb_bytes end = cfdb_bytes_make(after, key.len + 1);
     int rc = 0;
-    if (m->write_kind == SK_W_OPTIONS) {
+    const sk_write_hooks *h = hooks_of(m);
+    if (h && h->set) { /* the module's own set (issue 12, modules) */
+        rc = apply_effect(tx, st, h->set, NULL, key, end, value, false);
+    } else if (m->write_kind == SK_W_OPTIONS) {
         if (known_option(key))
             rc = sk_writes_put(&st->w, key, end, &value);
     } else if (m->write_kind == SK_W_IGNORE_VALUE) {
@@ -474,6 +518,8 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
     cfdb_sk_state *st = state(tx);
     if (!st) {
         rc = CFDB_ERR_UNKNOWN_ERROR;
+    } else if (hooks_of(m) && hooks_of(m)->clear) { /* the module's own clear (issue 12, modules) */
+        rc = apply_effect(tx, st, NULL, hooks_of(m)->clear, begin, end, cfdb_bytes_make(NULL, 0), single);
     } else if (m->write_kind == SK_W_NO_CLEAR) {
         bool coordinators = impl_contains(m, CFDB_BYTES_LIT(SK_CONF "coordinators/"));
         bool tracing = impl_contains(m, CFDB_BYTES_LIT("\xff\xff/tracing/"));
@@ -581,6 +627,18 @@ static const sk_impl *module_impls(enum module m, int *n)
     case M_METRICS:
         *n = sk_metrics_impl_count;
         return sk_metrics_impls;
+    case M_GLOBAL_CONFIG:
+        *n = 1;
+        return &sk_global_config_impl;
+    case M_TRACING:
+        *n = 1;
+        return &sk_tracing_impl;
+    case M_ACTOR_LINEAGE:
+        *n = 1;
+        return &sk_actor_lineage_impl;
+    case M_ACTOR_PROFILER:
+        *n = 1;
+        return &sk_actor_profiler_impl;
     default:
         *n = sk_worker_interfaces_impl_count;
         return sk_worker_interfaces_impls;
@@ -619,7 +677,11 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_MANAGEMENT:
     case M_CONFIGURATION:
     case M_WORKERS:
-    case M_METRICS: {
+    case M_METRICS:
+    case M_GLOBAL_CONFIG:
+    case M_TRACING:
+    case M_ACTOR_LINEAGE:
+    case M_ACTOR_PROFILER: {
         if (tx->tenant) /* their implementations do not support tenants */
             return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
@@ -658,7 +720,8 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         if (sk_has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
-    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS) {
+    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS || m == M_GLOBAL_CONFIG ||
+        m == M_TRACING || m == M_ACTOR_LINEAGE || m == M_ACTOR_PROFILER) {
         pthread_mutex_lock(&tx->mu);
         int rc = txn_error_locked(tx);
         pthread_mutex_unlock(&tx->mu);

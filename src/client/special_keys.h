@@ -34,6 +34,10 @@ struct sk_impl;
 /* The writable implementation whose range holds key, or NULL. */
 const struct sk_impl *sk_find_write_impl(cfdb_bytes key);
 
+/* The API version the application selected (fdb_select_api_version; 0 before): which
+ * implementations exist depends on it (special_profiling.c; issue 12, modules). */
+void cfdb_special_set_api_version(int version);
+
 /* Conflicting keys reported by a failed commit (txn_conflicts.c). */
 bool cfdb_conflicts_is_special(cfdb_bytes key);
 void cfdb_conflicts_clear(cfdb_txn *tx); /* mu held */

@@ -88,6 +88,17 @@ enum sk_write_kind {
     SK_W_NO_CLEAR,    /* clears fail with special_keys_api_failure (tracing, coordinators) */
 };
 
+/* A module's own set or clear, called with mu held (the SpecialKeyRangeRWImpl::set / clear
+ * overrides that do more than record the write): it says what the router does next. */
+enum sk_record { SK_REC_NONE, SK_REC_VALUE, SK_REC_CLEAR };
+typedef struct sk_write_effect {
+    enum sk_record record; /* what goes into the write map over the key or range */
+    const char *cmd, *msg; /* msg set: \xff\xff/error_message = toJsonString(false, cmd, msg) */
+    int rc;                /* the call's error, after the message */
+} sk_write_effect;
+typedef void (*sk_set_fn)(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e);
+typedef void (*sk_clear_fn)(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e);
+
 typedef struct sk_impl {
     const char *begin, *end; /* end NULL: the single key begin */
     sk_read_fn read;         /* NULL: not answered by cfdb (2108) */
@@ -95,6 +106,13 @@ typedef struct sk_impl {
     bool writable;
     enum sk_write_kind write_kind;
 } sk_impl;
+
+/* An implementation whose set or clear is its own (NULL: as its write_kind says). */
+typedef struct sk_write_hooks {
+    sk_read_fn read; /* the implementation's read names it */
+    sk_set_fn set;
+    sk_clear_fn clear;
+} sk_write_hooks;
 
 /* The registered implementations of the modules (special_management.c etc.). */
 extern const sk_impl sk_management_impls[];
@@ -105,6 +123,29 @@ extern const sk_impl sk_worker_interfaces_impls[]; /* special_worker_interfaces.
 extern const int sk_worker_interfaces_impl_count;
 extern const sk_impl sk_metrics_impls[]; /* special_metrics.c */
 extern const int sk_metrics_impl_count;
+/* modules (issue 12, modules): each one implementation, one file */
+extern const sk_impl sk_global_config_impl;     /* special_global_config.c */
+extern const sk_impl sk_tracing_impl;           /* special_tracing.c */
+extern const sk_impl sk_actor_lineage_impl;     /* special_lineage.c */
+extern const sk_impl sk_actor_profiler_impl;    /* special_lineage.c */
+extern const sk_write_hooks sk_tracing_hooks, sk_actor_profiler_hooks, sk_profiling_hooks;
+/* GlobalConfig::applyChanges: muts are SetValue / ClearRange of bare keys (special_global_config.c) */
+struct cfdb_mutation;
+int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, struct cfdb_mutation *muts, size_t nm);
+/* management/profiling/ (special_profiling.c; listed in special_management.c): registered
+ * only below API 720 (ClientProfilingImpl's deprecatedVersion) */
+int sk_profiling_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_profiling_commit(cfdb_txn *tx, cfdb_arena *a);
+bool sk_impl_registered(const sk_impl *m);
+/* Sets \xff\xff/error_message to message as it is (a module commit's own text, which
+ * SpecialKeySpace::commit stores unchanged) and returns special_keys_api_failure (2117). */
+int sk_api_failure_text(cfdb_txn *tx, const char *message);
+/* The per-database actor_profiler_conf/ map (special_lineage.c; cfdb_db.profiler_conf). */
+struct sk_profiler_conf;
+void sk_profiler_conf_free(struct sk_profiler_conf *c);
+/* The per-database health metrics cache (special_metrics.c; cfdb_db.health_cache). */
+struct sk_health_cache;
+void sk_health_cache_free(struct sk_health_cache *c);
 
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);

@@ -22,7 +22,8 @@
  *                                with the version keys \xff/conf/excluded, /failed
  *   in_progress_exclusion/       special_exclusion.c
  *   min_required_commit_version, version_epoch   special_versions.c
- * Not answered (2108): auto_coordinators, profiling/. */
+ *   profiling/                   special_profiling.c (registered below API 720 only)
+ * Not answered (2108): auto_coordinators. */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -646,7 +647,7 @@ const sk_impl sk_management_impls[] = {
     R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),
     K("min_required_commit_version", sk_min_commit_version_read, sk_min_commit_version_commit, true),
     R("options/", "options0", options_read, options_commit, true, SK_W_OPTIONS),
-    R("profiling/", "profiling0", NULL, NULL, true, SK_W_DEFAULT),
+    R("profiling/", "profiling0", sk_profiling_read, sk_profiling_commit, true, SK_W_DEFAULT),
     R("tenant/", "tenant0", sk_tenant_read, sk_tenant_commit, true, SK_W_DEFAULT),
     K("version_epoch", sk_version_epoch_read, sk_version_epoch_commit, true),
 };

@@ -2,9 +2,14 @@
  * fdbclient/SpecialKeySpace.actor.cpp): the cluster controller's client workers
  * (getWorkerInterfaces: GetClientWorkersRequest, db_manage.c's cfdb_db_get_client_workers),
  * each as \xff\xff/worker_interfaces/<address> = its ClientWorkerInterface in BinaryWriter
- * IncludeVersion form, sorted by key (sk_async_read keeps those inside the range read). Runs on a management worker thread (special_worker.c),
- * blocking on the request's future. The management option worker_interfaces/verify (only the
- * workers that answer GetLeader) is not honoured: every worker is listed. */
+ * IncludeVersion form, sorted by key (sk_async_read keeps those inside the range read). Runs
+ * on a management worker thread (special_worker.c), blocking on the request's future.
+ * With the management option \xff\xff/management/options/worker_interfaces/verify set in this
+ * transaction (a set recorded in its special write map; a clear forgets it), each worker is
+ * asked GetLeaderRequest at its address (verifyInterfaceActor, CLI_CONNECT_TIMEOUT 10 s) and
+ * only those that answer are listed (cfdb_db_get_client_workers_verified). libfdb_c asks only
+ * the workers whose row lies in the range read; cfdb asks every worker, which changes only
+ * which rows were asked for, not the rows answered. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +32,15 @@ static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
 {
     (void)begin;
     (void)end;
-    cfdb_future *f = cfdb_db_get_client_workers(tx->db);
+    /* getSpecialKeySpaceWriteMap()[options/worker_interfaces/verify].first */
+    sk_entries opt;
+    static const char verify_key[] = SK_MGMT "options/worker_interfaces/verify";
+    int vrc = sk_collect(tx, CFDB_BYTES_LIT(verify_key), cfdb_bytes_make((const uint8_t *)verify_key, sizeof verify_key),
+                         a, &opt);
+    if (vrc)
+        return vrc;
+    bool verify = opt.n > 0 && opt.items[0].has_value && cfdb_bytes_eq(opt.items[0].begin, CFDB_BYTES_LIT(verify_key));
+    cfdb_future *f = verify ? cfdb_db_get_client_workers_verified(tx->db) : cfdb_db_get_client_workers(tx->db);
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);

@@ -577,6 +577,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     tx->committed = false;
     tx->read_error = 0;
     if (!keep_backoff) {
+        tx->span.set = false; /* fullReset: a new span context */
         cfdb_retry_state_full_reset(&tx->retry);
         default_options(&tx->opt);
         atomic_store(&tx->sys_readable, false);

@@ -78,6 +78,13 @@ struct cfdb_txn {
         uint32_t count;
     } conflicts;
     struct cfdb_sk_state *sk; /* special-key writes and error message (special_keys.c); NULL if none */
+    /* the span context (TransactionState::spanContext, special_tracing.c): drawn when first
+     * used, kept by on_error's reset, drawn again after a full reset (Transaction::fullReset) */
+    struct {
+        bool set;
+        uint64_t trace_first, trace_second; /* traceID */
+        uint64_t span_id;
+    } span;
     int deferred_error;
     bool cancelled;
     bool committing;

@@ -9,6 +9,7 @@
 #include "commit_proxy.h"
 #include "coord_change.h"
 #include "db_config.h"
+#include "global_config.h"
 #include "storage_server.h"
 #include "tenant_map.h"
 #include "wal.h"
@@ -663,6 +664,8 @@ void cp_flush(srv *s)
     }
     if (na > 0 && srv_config_touched(all, na))
         srv_config_refresh(s);
+    if (na > 0 && srv_gc_touched(all, na))
+        srv_gc_refresh(s);
     if (coord_moved && durable_ok && !arc)
         coord_change_apply(s, new_cs);
     if (na > 0)

@@ -7,6 +7,7 @@
 #include "cfdb/protocol_version.h"
 #include "coord_change.h"
 #include "coordinator.h"
+#include "global_config.h"
 #include "status.h"
 
 static void set_endpoint(srv *s, cfdb_request_stream *rs, int listener, cfdb_uid token)
@@ -36,6 +37,7 @@ void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out)
     out->clusterId = s->cluster_id_uid;
     out->tenantMode.mode = (uint32_t)s->tenant_mode;
     out->clusterType = 0;
+    srv_gc_client_info(s, out);
 }
 
 static void reply_open_database(srv *s, srv_conn *c, cfdb_uid reply)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
+#include "global_config.h"
 #include "grv_proxy.h"
 
 static const cfdb_bytes metadata_version_key = { (const uint8_t *)"\xff/metadataVersion", 17 };
@@ -75,8 +76,7 @@ void grv_global_config_refresh(srv *s, srv_conn *c, const uint8_t *msg, uint32_t
     memset(&req, 0, sizeof req);
     if (fb_decode(&cfdb_msg_global_config_refresh_request, msg, len, &req, NULL, &a) == 0) {
         cfdb_global_config_refresh_reply r;
-        memset(&r, 0, sizeof r);
-        r.version = 0; /* no global configuration has ever been written */
+        srv_gc_refresh_reply(s, &a, &r);
         srv_reply(s, c, req.reply.token, &cfdb_msg_global_config_refresh_reply, &r, 0);
     } else {
         srv_bad_request(s, c, "GlobalConfigRefreshRequest");
@@ -110,6 +110,8 @@ void grv_health_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         cfdb_arena_free(&a);
         return;
     }
+    s->n_health_requests++;
+    s->n_health_detailed += req.detailed != 0;
     cfdb_health_metrics m;
     memset(&m, 0, sizeof m);
     m.tpsLimit = 1000000;

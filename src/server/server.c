@@ -28,6 +28,7 @@
 #include "coord_change.h"
 #include "coordinator.h"
 #include "db_config.h"
+#include "global_config.h"
 #include "srv_core.h"
 #include "system_keys.h"
 #include "wal.h"
@@ -720,6 +721,7 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     srv_advance_version(s);
     if (srv_write_system_keys(s) || srv_config_init(s))
         goto fail;
+    srv_gc_refresh(s); /* the history a restarted durable cluster already has */
     /* The store begins here, as a storage server's history begins at the recovery
      * version: a read at any version before it (e.g. set_read_version(1)) is
      * transaction_too_old (1007), not an empty database. */
@@ -788,5 +790,6 @@ void cfdb_server_destroy(cfdb_server *s)
     if (s->resolver)
         cfdb_resolver_destroy(s->resolver);
     cfdb_tls_ctx_free(s->tls);
+    cfdb_arena_free(&s->gc_arena);
     free(s);
 }

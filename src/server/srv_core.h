@@ -166,6 +166,10 @@ struct cfdb_server {
     /* roles */
     cfdb_uid cluster_id_uid;
     cfdb_uid client_info_id;  /* ClientDBInfo generation */
+    /* global config (issue 12, modules): the history ClientDBInfo carries (global_config.c) */
+    cfdb_arena gc_arena;
+    cfdb_version_history *gc_history;
+    size_t gc_nhistory;
     cfdb_uid grv_base, commit_base, cc_base;
     cfdb_uid leader_change_id;
     char proxy_process_id[33];
@@ -220,6 +224,7 @@ struct cfdb_server {
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
     uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
+    uint64_t n_health_requests, n_health_detailed; /* GetHealthMetricsRequests received, detailed ones */
     /* configuration (db_config.c) */
     int tenant_mode; /* TenantMode: 0 disabled, 1 optional, 2 required */
     bool db_locked;  /* \xff/dbLocked set */

@@ -54,6 +54,8 @@ FB_TABLE_DEF(version_history, "VersionHistory", cfdb_version_history,
              FB_FIELD(cfdb_version_history, mutations, cfdb_fb_mutation_vec),
              FB_FIELD(cfdb_version_history, version, fb_i64));
 FB_VECTOR_DEF(version_history_vec, "vector<VersionHistory>", version_history);
+/* a history entry's value, \xff/globalConfig/h/<versionstamp> (ObjectWriter, IncludeVersion) */
+const fb_message cfdb_msg_version_history = { "VersionHistory", 5863456, FB_MSG_REQUEST, &version_history };
 
 FB_TABLE_DEF(tenant_mode, "TenantMode", cfdb_tenant_mode, FB_FIELD(cfdb_tenant_mode, mode, fb_u32));
 

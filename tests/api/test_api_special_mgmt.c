@@ -385,8 +385,9 @@ static void test_modules_not_answered(void **state)
     char keys[8][96], vals[8][96];
     fdb_error_t e;
     FDBTransaction *tr = api_tr();
+    /* profiling/ is not registered at API 730 (test_api_special_modules): no rows */
     srange(tr, MG "profiling/", SL(MG "profiling/"), MG "profiling0", SL(MG "profiling0"), keys, vals, 8, &e);
-    assert_int_equal(e, 2108);
+    assert_int_equal(e, 0);
     /* a read across implementations meets one cfdb does not answer */
     srange(tr, MG, SL(MG), "\xff\xff/management0", SL("\xff\xff/management0"), keys, vals, 8, &e);
     assert_int_equal(e, 2108);
@@ -396,7 +397,7 @@ static void test_modules_not_answered(void **state)
     fdb_transaction_destroy(tr);
     assert_int_equal(manage(MG "profiling/client_txn_sample_rate", SL(MG "profiling/client_txn_sample_rate"), "0.5",
                             3),
-                     2108);
+                     2115); /* no write implementation at API 730 */
 }
 
 int main(void)
