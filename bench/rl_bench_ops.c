@@ -191,9 +191,9 @@ static int one_op(env *e, const kase *k, bool remote, bench_rng *rng, uint64_t r
                   uint64_t *ns, counts *c)
 {
     FDBTransaction *tr;
-    if (fdb_database_create_transaction(e->db, &tr))
-        return 4100;
-    int err;
+    int err = fdb_database_create_transaction(e->db, &tr);
+    if (err)
+        return err;
     for (;;) {
         cfdb_arena a;
         cfdb_arena_init(&a);

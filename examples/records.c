@@ -1,6 +1,7 @@
 /* The Record Layer in C: record types from a .proto (examples/records.proto, compiled by
- * protoc at build time and embedded), a record store, saves, a query by index, and pages
- * resumed from continuations in new transactions.
+ * protoc at build time and embedded), a record store, saves, queries planned with the store's
+ * index states (only readable indexes are used) and run by index, and pages resumed from
+ * continuations in new transactions.
  *   example_records [CLUSTER_FILE]
  * Runs against cfdb-server or a FoundationDB 7.3 cluster (it writes under the tuple prefix
  * ("example-records") and clears it first). */
@@ -165,11 +166,34 @@ static int one_page(FDBTransaction *tr, void *ctx)
     return err;
 }
 
-/* Runs a query page by page, each page in its own transaction. */
+typedef struct planning {
+    const cfdb_rl_query *q;
+    cfdb_rl_plan *plan;
+} planning;
+
+/* Plans with the store's index states (cfdb_rl_plan_query_store): only indexes readable in
+ * this store are candidates, as the Java planner given the store's RecordStoreState. */
+static int plan_in_store(FDBTransaction *tr, void *ctx)
+{
+    planning *pl = ctx;
+    cfdb_rl_store *s;
+    int err = cfdb_rl_store_open(tr, md, prefix, CFDB_RL_OPEN, &s);
+    if (err)
+        return err;
+    cfdb_rl_plan_free(pl->plan);   /* a retried transaction plans again */
+    pl->plan = NULL;
+    err = cfdb_rl_plan_query_store(s, pl->q, &pl->plan);
+    cfdb_rl_store_free(s);
+    return err;
+}
+
+/* Plans a query against the store, then runs it page by page, each page in its own
+ * transaction. */
 static void query(const cfdb_rl_query *q, uint32_t limit)
 {
-    cfdb_rl_plan *plan;
-    check(cfdb_rl_plan_query(md, q, &plan), "plan");
+    planning pl = { q, NULL };
+    run(plan_in_store, &pl);
+    cfdb_rl_plan *plan = pl.plan;
     printf("plan: %s\n", cfdb_rl_plan_explain(plan));
     page p = { plan, { NULL, 0 }, { 0 }, false, limit };
     for (int n = 1; !p.end; n++) {

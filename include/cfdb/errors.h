@@ -357,6 +357,12 @@ enum cfdb_error_code {
     CFDB_ERR_PKEY_ENCODE_ERROR                          = 6005,
 };
 
+/* Allocation failure. libfdb_c has no code of its own for it: a failed allocation is a
+ * std::bad_alloc, "a C++ exception not of type Error", which the C API reports as
+ * unknown_error (4000). cfdb's client and layers return this name for out of memory;
+ * internal_error (4100) is kept for a broken internal invariant. */
+#define CFDB_ERR_OUT_OF_MEMORY CFDB_ERR_UNKNOWN_ERROR
+
 /* Predicate selectors accepted by cfdb_error_predicate(); the same numbers as
  * FDB_ERROR_PREDICATE_* in <foundationdb/fdb_c_options.g.h>. */
 #define CFDB_ERROR_PREDICATE_RETRYABLE 50000

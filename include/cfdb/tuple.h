@@ -46,7 +46,7 @@
  *                                 versionstamp in a plain pack, none or several in a
  *                                 versionstamp pack, invalid UTF-8 string, integer
  *                                 wider than 255 bytes
- *   4100 internal_error           out of memory
+ *   4000 unknown_error            out of memory (CFDB_ERR_OUT_OF_MEMORY)
  */
 #ifndef CFDB_TUPLE_H
 #define CFDB_TUPLE_H

@@ -72,6 +72,9 @@ struct cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed);
 /* waitDataDistributionMetricsList: GetDDMetricsRequest to a commit proxy; a key-value future
  * of (shard begin key, shardBytes and shardBytesPerKSecond as two little-endian int64). */
 struct cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end);
+/* checkSafeExclusions' commit-proxy request (exclusions, issue 12): an int64 future, 1 safe, 0 not. */
+struct cfdb_address_exclusion;
+struct cfdb_future *cfdb_db_exclusion_safety_check(cfdb_db *db, const struct cfdb_address_exclusion *e, size_t n);
 
 /* Any thread: libfdb_c's client status document (JSON, a key future): coordinators, proxies,
  * storage servers in the location cache, each connection's state and counters, health. */

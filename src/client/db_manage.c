@@ -41,6 +41,7 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
+#include "cfdb/exclusion.h"
 #include "cfdb/network_address.h"
 #include "cfdb/protocol_version.h"
 #include "database.h"
@@ -50,7 +51,8 @@
 #define CLI_CONNECT_TIMEOUT_NS 10000000000ull /* CLIENT_KNOBS->CLI_CONNECT_TIMEOUT */
 #define MG_MAX_WORKERS 64
 
-enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH, MG_DD_METRICS };
+enum mg_kind { MG_SNAPSHOT, MG_FORCE_RECOVERY, MG_REBOOT, MG_CLIENT_WORKERS, MG_HEALTH, MG_DD_METRICS,
+               MG_EXCLUSION_CHECK };
 enum mg_stage { MG_ASK, MG_VERIFY };
 
 /* ---- messages: src/wire/msg_manage.c ---- */
@@ -572,6 +574,77 @@ static void cc_step(mg_op *m)
         mg_retry(m);
 }
 
+/* ---- exclusion safety (checkSafeExclusions' request, issue 12): ExclusionSafetyCheckRequest
+ * {exclusions, reply} (13852702) to a commit proxy's exclusionSafetyCheckReq (stream 8); a
+ * lost request asks again (basicLoadBalance), the reply's error or its `safe` is the answer.
+ * The exclusions travel in arg as EXCL_PACKED bytes each: tag (1 v4, 2 v6), 16 address bytes
+ * (v4: the host-order uint32 first), int32 port. ---- */
+#define EXCL_PACKED 21
+
+static void on_exclusion_reply(void *ctx, int error, const uint8_t *msg, uint32_t len)
+{
+    mg_op *m = ctx;
+    m->request = 0;
+    if (error) {
+        mg_retry(m);
+        return;
+    }
+    cfdb_exclusion_safety_check_reply rep = { false };
+    cfdb_reply_error err = 0;
+    uint64_t mem[8];
+    cfdb_arena a;
+    cfdb_arena_init_with(&a, mem, sizeof mem);
+    int rc = fb_decode(&cfdb_msg_exclusion_safety_check_reply, msg, len, &rep, &err, &a);
+    cfdb_arena_free(&a);
+    if (!rc && err == CFDB_ERR_BROKEN_PROMISE) {
+        mg_retry(m);
+        return;
+    }
+    m->f->r.i64 = rep.safe ? 1 : 0;
+    mg_end(m, rc ? rc : (int)err);
+}
+
+static void exclusion_step(mg_op *m)
+{
+    const cfdb_endpoint_ref *proxy = cfdb_db_commit_proxy(m->db);
+    if (!proxy) {
+        m->w.fn = mg_ready;
+        cfdb_db_when_ready(m->db, &m->w);
+        return;
+    }
+    size_t n = m->arg_len / EXCL_PACKED;
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_address_exclusion *e = n ? cfdb_arena_zalloc(&a, n * sizeof *e) : NULL;
+    if (n && !e) {
+        cfdb_arena_free(&a);
+        mg_end(m, CFDB_ERR_UNKNOWN_ERROR);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = m->arg + i * EXCL_PACKED;
+        e[i].ip.tag = p[0];
+        if (p[0] == 2) {
+            e[i].ip.v6.items = (uint8_t *)p + 1;
+            e[i].ip.v6.count = 16;
+        } else {
+            memcpy(&e[i].ip.v4, p + 1, 4);
+        }
+        memcpy(&e[i].port, p + 17, 4);
+    }
+    cfdb_exclusion_safety_check_request req;
+    memset(&req, 0, sizeof req);
+    req.exclusions.items = e;
+    req.exclusions.count = (uint32_t)n;
+    m->request = cfdb_client_request(cfdb_db_client(m->db), proxy->peer,
+                                     cfdb_adjusted_token(proxy->token, CFDB_CP_EXCLUSION_SAFETY_CHECK_REQ),
+                                     &cfdb_msg_exclusion_safety_check_request, &req, &req.reply.token,
+                                     on_exclusion_reply, m);
+    cfdb_arena_free(&a);
+    if (!m->request)
+        mg_retry(m);
+}
+
 static void mg_step(mg_op *m)
 {
     if (cfdb_future_is_ready(m->f)) { /* cancelled or destroyed */
@@ -585,6 +658,8 @@ static void mg_step(mg_op *m)
         health_step(m);
     else if (m->kind == MG_DD_METRICS)
         dd_step(m);
+    else if (m->kind == MG_EXCLUSION_CHECK)
+        exclusion_step(m);
     else
         cc_step(m);
 }
@@ -712,5 +787,31 @@ cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes en
         return f;
     m->duration = (uint32_t)end.len;
     mg_post(m);
+    return f;
+}
+
+cfdb_future *cfdb_db_exclusion_safety_check(cfdb_db *db, const cfdb_address_exclusion *e, size_t n)
+{
+    uint8_t *packed = calloc(n ? n : 1, EXCL_PACKED);
+    if (!packed) {
+        cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
+        if (f)
+            cfdb_future_complete(f, CFDB_ERR_UNKNOWN_ERROR);
+        return f;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *p = packed + i * EXCL_PACKED;
+        p[0] = e[i].ip.tag == 2 ? 2 : 1;
+        if (p[0] == 2 && e[i].ip.v6.count == 16)
+            memcpy(p + 1, e[i].ip.v6.items, 16);
+        else
+            memcpy(p + 1, &e[i].ip.v4, 4);
+        memcpy(p + 17, &e[i].port, 4);
+    }
+    mg_op *m;
+    cfdb_future *f = mg_launch(db, MG_EXCLUSION_CHECK, CFDB_FUTURE_INT64, packed, n * EXCL_PACKED, &m);
+    free(packed);
+    if (m)
+        mg_post(m);
     return f;
 }

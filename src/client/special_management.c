@@ -17,11 +17,12 @@
  *   options/                     the management options written in this transaction
  *   tenant/                      special_tenant_map.c
  *                                the four commits: set addresses / localities join \xff/conf/<same>/
- *                                (with options/<same>/force; without it libfdb_c's free-space
- *                                and safety checks are not done by cfdb: 2108), cleared ones
- *                                leave it, with the version keys \xff/conf/excluded, /failed
+ *                                (without options/<same>/force after libfdb_c's free-space and
+ *                                safety checks, special_exclusion.c), cleared ones leave it,
+ *                                with the version keys \xff/conf/excluded, /failed
+ *   in_progress_exclusion/       special_exclusion.c
  *   min_required_commit_version, version_epoch   special_versions.c
- * Not answered (2108): auto_coordinators, in_progress_exclusion/, profiling/. */
+ * Not answered (2108): auto_coordinators, profiling/. */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -184,9 +185,8 @@ static int include_cleared(cfdb_txn *tx, cfdb_arena *a, const exclusion_kind *k0
 /* excludeCommitActor / excludeLocalityCommitActor (SpecialKeySpace.actor.cpp): what is set
  * joins \xff/conf/<kind>/ with a new version key (excludeServers / excludeLocalities: the new
  * ones only), then the clears of both kinds of its family are included. Without the force
- * option libfdb_c first checks the cluster's free space from status json (and, for failed
- * servers, the exclusion's safety with the commit proxies): cfdb does neither, so an
- * exclusion without force answers 2108. */
+ * option the exclusion is first checked as checkExclusion does (sk_exclusion_safety: the
+ * cluster's free space from status json and, for failed servers, checkSafeExclusions). */
 static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
 {
     const exclusion_kind *k = &exclusion_kinds[kind];
@@ -227,8 +227,9 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
     cfdb_bytes fv;
     if ((rc = own_write(tx, a, cfdb_bytes_str(k->force), &written, &forced, &fv)))
         return rc;
-    if (nadd && !(written && forced))
-        return CFDB_ERR_UNSUPPORTED_OPERATION;
+    if (nadd && !(written && forced) &&
+        (rc = sk_exclusion_safety(tx, a, items, nadd, k->locality, kind == 1 || kind == 3)))
+        return rc; /* checkExclusion (special_exclusion.c) */
     char version[33];
     cfdb_uid u = { (uint64_t)rand() << 32 ^ (uint64_t)rand(), (uint64_t)rand() << 32 ^ (uint64_t)rand() };
     cfdb_uid_format(u, version);
@@ -641,7 +642,7 @@ const sk_impl sk_management_impls[] = {
       SK_W_IGNORE_VALUE),
     R("failed/", "failed0", failed_read, failed_commit, true, SK_W_IGNORE_VALUE),
     R("failed_locality/", "failed_locality0", failed_locality_read, failed_locality_commit, true, SK_W_IGNORE_VALUE),
-    R("in_progress_exclusion/", "in_progress_exclusion0", NULL, NULL, false, SK_W_DEFAULT),
+    R("in_progress_exclusion/", "in_progress_exclusion0", sk_in_progress_exclusion_read, NULL, false, SK_W_DEFAULT),
     R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),
     K("min_required_commit_version", sk_min_commit_version_read, sk_min_commit_version_commit, true),
     R("options/", "options0", options_read, options_commit, true, SK_W_OPTIONS),

@@ -24,7 +24,7 @@ static int copy(cfdb_arena *a, const uint8_t *p, int n, cfdb_bytes *out)
     }
     void *c = cfdb_arena_dup(a, p, (size_t)n);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     *out = cfdb_bytes_make(c, (size_t)n);
     return 0;
 }
@@ -70,7 +70,7 @@ static int range_once(FDBTransaction *tr, cfdb_arena *a, cfdb_bytes begin, cfdb_
             *count = n;
             *kvs = n ? cfdb_arena_alloc(a, (size_t)n * sizeof **kvs) : NULL;
             if (n && !*kvs)
-                err = CFDB_ERR_INTERNAL_ERROR;
+                err = CFDB_ERR_OUT_OF_MEMORY;
             for (int i = 0; !err && i < n; i++) {
                 err = copy(a, kv[i].key, kv[i].key_length, &(*kvs)[i].key);
                 if (!err)
@@ -116,7 +116,7 @@ int dir_get_all(FDBTransaction *tr, cfdb_arena *a, cfdb_bytes begin, cfdb_bytes 
                 ncap *= 2;
             dir_kv *grown = cfdb_arena_alloc(a, (size_t)ncap * sizeof *grown);
             if (!grown)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
             if (total)
                 memcpy(grown, all, (size_t)total * sizeof *grown);
             all = grown;
@@ -131,7 +131,7 @@ int dir_get_all(FDBTransaction *tr, cfdb_arena *a, cfdb_bytes begin, cfdb_bytes 
         cfdb_bytes last = all[total - 1].key;
         uint8_t *next = cfdb_arena_alloc(a, (size_t)last.len + 1);
         if (!next)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         memcpy(next, last.ptr, last.len);
         next[last.len] = 0x00;
         begin = cfdb_bytes_make(next, (size_t)last.len + 1);
@@ -150,7 +150,7 @@ int dir_strinc(cfdb_arena *a, cfdb_bytes p, cfdb_bytes *out)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     uint8_t *c = cfdb_arena_dup(a, p.ptr, n);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     c[n - 1]++;
     *out = cfdb_bytes_make(c, n);
     return 0;
@@ -161,7 +161,7 @@ int dir_concat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y, cfdb_bytes *out)
     size_t n = (size_t)x.len + y.len;
     uint8_t *c = cfdb_arena_alloc(a, n ? n : 1);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (x.len)
         memcpy(c, x.ptr, x.len);
     if (y.len)

@@ -131,13 +131,13 @@ static int join_paths(cfdb_arena *a, const cfdb_bytes *x, uint32_t nx, const cfd
 {
     cfdb_bytes *p = cfdb_arena_alloc(a, ((size_t)nx + ny + 1) * sizeof *p);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < nx; i++)
         if (cfdb_arena_dup_bytes(a, x[i], &p[i]))
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < ny; i++)
         if (cfdb_arena_dup_bytes(a, y[i], &p[nx + i]))
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
     *out = p;
     *n = nx + ny;
     return 0;
@@ -301,7 +301,7 @@ static int contents(const cfdb_directory_layer *dl, cfdb_arena *a, cfdb_bytes no
     memset(out, 0, sizeof *out);
     int err = prefix_of(dl, a, node_key, &out->prefix);
     if (!err)
-        err = cfdb_arena_dup_bytes(a, layer, &out->layer) ? CFDB_ERR_INTERNAL_ERROR : 0;
+        err = cfdb_arena_dup_bytes(a, layer, &out->layer) ? CFDB_ERR_OUT_OF_MEMORY : 0;
     if (!err)
         err = join_paths(a, dl->path, dl->path_len, path, n, &out->path, &out->path_len);
     if (err)
@@ -658,7 +658,7 @@ int cfdb_directory_list(const cfdb_directory_layer *dl, FDBTransaction *tr, cfdb
         return err;
     cfdb_bytes *out = cfdb_arena_alloc(a, ((size_t)total + 1) * sizeof *out);
     if (!out)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < total; i++) {
         cfdb_tuple t;
         cfdb_bytes rest = cfdb_bytes_make(kvs[i].key.ptr + subdirs.len, kvs[i].key.len - subdirs.len);

@@ -57,14 +57,14 @@ static int copy_payload(cfdb_tuple *t, const void *p, size_t n, cfdb_bytes *out)
     }
     void *c = cfdb_arena_dup(t->arena, p, n);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     *out = cfdb_bytes_make(c, n);
     return 0;
 }
 
 int cfdb_tuple_add_null(cfdb_tuple *t)
 {
-    return push(t, CFDB_TUPLE_NULL) ? 0 : CFDB_ERR_INTERNAL_ERROR;
+    return push(t, CFDB_TUPLE_NULL) ? 0 : CFDB_ERR_OUT_OF_MEMORY;
 }
 
 static int add_byteslike(cfdb_tuple *t, cfdb_tuple_type type, const void *p, size_t n)
@@ -75,7 +75,7 @@ static int add_byteslike(cfdb_tuple *t, cfdb_tuple_type type, const void *p, siz
         return err;
     cfdb_tuple_elem *e = push(t, type);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     e->v.bytes = b;
     return 0;
 }
@@ -101,7 +101,7 @@ int cfdb_tuple_add_int(cfdb_tuple *t, int64_t v)
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_INT);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     e->v.i = v;
     return 0;
 }
@@ -139,7 +139,7 @@ int cfdb_tuple_add_bigint(cfdb_tuple *t, bool negative, const uint8_t *magnitude
         return err;
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_BIGINT);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     e->v.big.negative = negative;
     e->v.big.magnitude = b;
     return 0;
@@ -149,7 +149,7 @@ int cfdb_tuple_add_float(cfdb_tuple *t, float v)
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_FLOAT);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(&e->v.f, &v, sizeof v);
     return 0;
 }
@@ -158,7 +158,7 @@ int cfdb_tuple_add_double(cfdb_tuple *t, double v)
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_DOUBLE);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(&e->v.d, &v, sizeof v);
     return 0;
 }
@@ -167,7 +167,7 @@ int cfdb_tuple_add_bool(cfdb_tuple *t, bool v)
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_BOOL);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     e->v.b = v;
     return 0;
 }
@@ -176,7 +176,7 @@ int cfdb_tuple_add_uuid(cfdb_tuple *t, const uint8_t uuid[16])
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_UUID);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(e->v.uuid, uuid, 16);
     return 0;
 }
@@ -185,7 +185,7 @@ static int add_vs(cfdb_tuple *t, cfdb_tuple_type type, const uint8_t *vs, size_t
 {
     cfdb_tuple_elem *e = push(t, type);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(e->v.vs, vs, n);
     return 0;
 }
@@ -220,7 +220,7 @@ int cfdb_tuple_add_nested(cfdb_tuple *t, const cfdb_tuple *n)
 {
     cfdb_tuple_elem *e = push(t, CFDB_TUPLE_NESTED);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     e->v.nested = n;
     return 0;
 }
@@ -229,7 +229,7 @@ int tuple_push_elem(cfdb_tuple *t, const cfdb_tuple_elem *src)
 {
     cfdb_tuple_elem *e = push(t, src->type);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     *e = *src;
     return 0;
 }

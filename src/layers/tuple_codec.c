@@ -224,7 +224,7 @@ static int pack_common(cfdb_arena *a, cfdb_bytes prefix, const cfdb_tuple *t, si
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     uint8_t *p = cfdb_arena_alloc(a, n ? n : 1);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (prefix.len)
         memcpy(p, prefix.ptr, prefix.len);
     *w = (writer){ .p = p, .pos = prefix.len };
@@ -290,7 +290,7 @@ int cfdb_tuple_range(cfdb_arena *a, cfdb_bytes prefix, const cfdb_tuple *t, cfdb
         return err;
     uint8_t *e = cfdb_arena_dup(a, w.p, n);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     w.p[n - 1] = 0x00;
     e[n - 1] = 0xff;
     *begin = cfdb_bytes_make(w.p, n);
@@ -343,7 +343,7 @@ static int read_escaped(reader *r, cfdb_tuple_elem *e)
     size_t n = k - start - zeros;
     uint8_t *out = payload(r, n);
     if (!out)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     size_t o = 0;
     for (size_t j = start; j < k; j++) {
         out[o++] = r->p[j];
@@ -386,7 +386,7 @@ static int set_integer(reader *r, cfdb_tuple_elem *e, bool neg, const uint8_t *m
     }
     uint8_t *out = payload(r, len);
     if (!out)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(out, m, len);
     e->type = CFDB_TUPLE_BIGINT;
     e->v.big.negative = neg;
@@ -460,7 +460,7 @@ static int read_elem(reader *r, cfdb_tuple *t, int depth)
             return MALFORMED;
         cfdb_tuple *n = cfdb_arena_alloc(r->arena, sizeof *n);
         if (!n)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         cfdb_tuple_init(n, r->arena);
         err = read_tuple(r, n, true, depth + 1);
         e->type = CFDB_TUPLE_NESTED;

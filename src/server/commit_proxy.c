@@ -5,6 +5,7 @@
 
 #include "cfdb/atomic_ops.h"
 #include "cfdb/errors.h"
+#include "cfdb/exclusion.h"
 #include "commit_proxy.h"
 #include "coord_change.h"
 #include "db_config.h"
@@ -712,5 +713,35 @@ void cp_dd_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
         srv_reply(s, c, req.reply.token, &cfdb_msg_get_dd_metrics_reply, &r, 0);
     else
         srv_reply(s, c, req.reply.token, &cfdb_msg_get_dd_metrics_reply, NULL, CFDB_ERR_UNKNOWN_ERROR);
+    cfdb_arena_free(&a);
+}
+
+/* CommitProxyInterface.exclusionSafetyCheckReq (ExclusionSafetyCheckRequest, stream 8):
+ * proxyCheckSafeExclusion asks the data distributor, whose ddExclusionSafetyCheck
+ * (fdbserver/DataDistribution.actor.cpp 1628-1661) answers unsafe with at most one team,
+ * else maps each exclusion to the storage servers at that address (primary or secondary) and
+ * DDTeamCollection::exclusionSafetyCheck answers unsafe when a team would keep fewer than
+ * DD_EXCLUDE_MIN_REPLICAS (1) servers. Here every storage server holds its shards alone (one
+ * replica), so each is its own team: safe iff there are two or more storage servers and none
+ * of them is at an excluded address. A request that does not decode is a bad request. */
+void cp_exclusion_safety_check(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_exclusion_safety_check_request req;
+    memset(&req, 0, sizeof req);
+    if (fb_decode(&cfdb_msg_exclusion_safety_check_request, msg, len, &req, NULL, &a)) {
+        srv_bad_request(s, c, "ExclusionSafetyCheckRequest");
+        cfdb_arena_free(&a);
+        return;
+    }
+    cfdb_exclusion_safety_check_reply r = { s->nstorage > 1 };
+    for (int i = 0; i < s->nstorage && r.safe; i++) {
+        cfdb_network_address at = srv_listener_address(s, s->storage[i].listener);
+        for (uint32_t e = 0; e < req.exclusions.count && r.safe; e++)
+            if (cfdb_exclusion_matches(&req.exclusions.items[e], &at))
+                r.safe = false; /* the team {i} would keep no server */
+    }
+    srv_reply(s, c, req.reply.token, &cfdb_msg_exclusion_safety_check_reply, &r, 0);
     cfdb_arena_free(&a);
 }

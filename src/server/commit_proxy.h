@@ -15,6 +15,8 @@ void cp_commit(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 void cp_get_tenant_id(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 /* GetDDMetricsRequest (stream 9): per shard its byte estimate */
 void cp_dd_metrics(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
+/* ExclusionSafetyCheckRequest (stream 8): the data distributor's team check */
+void cp_exclusion_safety_check(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);
 /* Resolves, logs, applies and answers the queued commits. */
 void cp_flush(srv *s);
 /* Applies one batch of already-decided mutations (system writes, recovery). */

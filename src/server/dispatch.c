@@ -208,6 +208,9 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
         case CFDB_CP_PROXY_SNAP_REQ:
             mgmt_proxy_snap(s, c, msg, len);
             return;
+        case CFDB_CP_EXCLUSION_SAFETY_CHECK_REQ: /* exclusions (issue 12) */
+            cp_exclusion_safety_check(s, c, msg, len);
+            return;
         default:
             break;
         }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfdb/exclusion.h"
 #include "cfdb/protocol_version.h"
 #include "commit_proxy.h"
 #include "system_keys.h"
@@ -93,28 +94,18 @@ static cfdb_bytes worker_value(srv *s, cfdb_arena *a)
     return cfdb_bytes_make(v, o);
 }
 
-/* \xff/logs (fdbclient/SystemData.cpp logsValue): BinaryWriter with IncludeVersion(
- * withLogsValue = 0x0FDB00B062010001), then the current logs and the old logs, each a
- * std::vector<std::pair<UID, NetworkAddress>> (int32 count; UID as two little-endian
- * uint64; the address as in worker_value). One log, this process; no old logs. */
+/* \xff/logs (fdbclient/SystemData.cpp logsValue, encoded by cfdb_logs_value_encode, which the
+ * client's in_progress_exclusion decodes): IncludeVersion(withLogsValue = 0x0FDB00B062010001),
+ * the current logs then the old ones. One log, this process (its coordinator listener's
+ * address, as worker_value); no old logs. */
 static cfdb_bytes logs_value(srv *s, cfdb_arena *a)
 {
-    uint8_t *v = cfdb_arena_alloc(a, 8 + 4 + 16 + 9 + 4);
-    if (!v)
+    cfdb_log_entry log = { s->log_id, srv_listener_address(s, s->coord_listener) };
+    cfdb_logs_value v = { &log, NULL, 1, 0 };
+    cfdb_bytes out = { 0, 0 };
+    if (cfdb_logs_value_encode(PV_KEY_SERVER_VALUE, &v, a, &out))
         return (cfdb_bytes){ 0, 0 };
-    uint64_t pv = PV_KEY_SERVER_VALUE; /* withLogsValue has the same number */
-    int32_t one = 1, zero = 0;
-    memcpy(v, &pv, 8);
-    memcpy(v + 8, &one, 4);
-    memcpy(v + 12, &s->log_id.first, 8);
-    memcpy(v + 20, &s->log_id.second, 8);
-    cfdb_network_address addr = srv_listener_address(s, s->coord_listener);
-    v[28] = 0; /* not v6 */
-    memcpy(v + 29, &addr.ip.v4, 4);
-    memcpy(v + 33, &addr.port, 2);
-    memcpy(v + 35, &addr.flags, 2);
-    memcpy(v + 37, &zero, 4);
-    return cfdb_bytes_make(v, 41);
+    return out;
 }
 
 int srv_write_system_keys(srv *s)

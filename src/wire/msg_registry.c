@@ -1,6 +1,7 @@
 /* The list of every described message, and lookups for tools and tests. */
 #include <string.h>
 
+#include "cfdb/exclusion.h"
 #include "cfdb/messages.h"
 
 const fb_message *const cfdb_all_messages[] = {
@@ -52,6 +53,9 @@ const fb_message *const cfdb_all_messages[] = {
     &cfdb_msg_get_client_workers_request,
     &cfdb_msg_client_workers_reply,
     &cfdb_msg_reboot_request,
+    /* exclusions (issue 12) */
+    &cfdb_msg_exclusion_safety_check_request,
+    &cfdb_msg_exclusion_safety_check_reply,
 };
 const unsigned cfdb_all_messages_count = sizeof cfdb_all_messages / sizeof cfdb_all_messages[0];
 

@@ -23,17 +23,24 @@
  *
  * Limits: limit (0 = none) counts rows returned in this call (records for record scans, index
  * entries for index scans and fetches — orphans skipped by SKIP count, as in Java where the
- * limit sits on the index cursor); skip drops the first rows of a scan that starts without a
- * continuation (a continuation already positions the scan; Java applies ExecuteProperties'
- * skip on each call and its planner clears it after the first page). Index scans skip with a
- * key-selector offset as Java does (begin + skip forward, end - skip reverse); record scans
- * skip whole records.
+ * limit sits on the index cursor). skip drops the first rows of every execution, including
+ * one that resumes from a continuation, exactly as Java applies ExecuteProperties' skip each
+ * time a cursor is built (KeyValueCursorBase.Builder adds it to the key selector after placing
+ * the range at the continuation; scanTypedRecords puts .skip(n) on the unsplitter each time):
+ * a continuation names the position after the last row returned, and the next execution
+ * skips another `skip` rows from there. To page through "rows from the skip-th on" the
+ * caller clears skip after the first page (Java callers use clearSkipAndLimit /
+ * setSkip(0) for the pages that follow); to page with a gap of `skip` rows between pages, it
+ * keeps it. The continuation taken before any row was returned is where this execution
+ * began, so resuming from it skips again. Index scans and fetches skip with a key-selector
+ * offset as Java does (begin + skip forward, end - skip reverse: skipped entries are never
+ * read, orphans among them included); record scans skip whole records.
  *
  * Items and their bytes live in the arena given to next(); the cursor keeps its own arena for
  * batches. Errors: FoundationDB codes (from the transaction, 1044 for stored bytes that do
  * not decode, 2000 for misuse such as a continuation that is not one of ours or does not
  * fit the range or an index scan of an index that is not readable in the store — Java's
- * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4100 out of memory). */
+ * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY)). */
 #ifndef CFDB_RECORDS_CURSOR_H
 #define CFDB_RECORDS_CURSOR_H
 
@@ -78,7 +85,8 @@ typedef enum cfdb_rl_orphan {
 typedef struct cfdb_rl_scan_props {
     bool reverse;
     uint32_t limit;               /* rows returned by this cursor; 0 = no limit */
-    uint32_t skip;                /* rows dropped first (only without a continuation) */
+    uint32_t skip;                /* rows dropped first, on every execution (from a
+                                     continuation too: see Limits above) */
     bool snapshot;                /* snapshot reads (not with remote fetch: the client refuses) */
     bool mode_given;              /* false: EXACT with a limit, else WANT_ALL (Java's choice
                                      when the scan properties name no streaming mode) */

@@ -30,7 +30,7 @@
  *
  * Errors (FoundationDB codes): 1044 serialization_failed for a KeyExpression protobuf that is
  * malformed or has no (or several) members; 2000 client_invalid_operation as above and when
- * evaluation would give more than CFDB_KEX_MAX_KEYS keys; 2108; 4100 out of memory.
+ * evaluation would give more than CFDB_KEX_MAX_KEYS keys; 2108; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
  */
 #ifndef CFDB_RECORDS_KEYEXPR_H
 #define CFDB_RECORDS_KEYEXPR_H

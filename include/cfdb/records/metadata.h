@@ -21,7 +21,7 @@
  *
  * The metadata owns a descriptor pool and an arena; everything it points to lives until
  * cfdb_rl_metadata_free. Errors: 1044 serialization_failed for malformed protobuf or
- * metadata that breaks the rules above (err->message says which); 4100 out of memory.
+ * metadata that breaks the rules above (err->message says which); 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
  */
 #ifndef CFDB_RECORDS_METADATA_H
 #define CFDB_RECORDS_METADATA_H

@@ -41,7 +41,10 @@
  *                                  a field type that does not match what its name resolves to
  *   2000 client_invalid_operation  a setter or getter used on a field of another kind or
  *                                  another message, an index past the count
- *   4100 internal_error            out of memory
+ *   4000 unknown_error             out of memory (CFDB_ERR_OUT_OF_MEMORY, as libfdb_c reports
+ *                                  a failed allocation)
+ *   4100 internal_error            an encoder invariant broke (the size computed for a
+ *                                  message differs from the bytes written)
  * A cfdb_pb_error, when given, receives the code, the byte offset in the input where decoding
  * stopped and a sentence saying why.
  */

@@ -24,10 +24,13 @@
  * starts after (v1..vk, null) so unset fields are not returned.
  *
  * Execution: a cursor (include/cfdb/records/cursor.h) whose limit and skip count the records
- * the query returns (after the residual comparisons); its continuations are the underlying
- * scan's, so a page resumes exactly after its last record in a new transaction.
+ * the query returns (after the residual comparisons and the type check); its continuations are
+ * the underlying scan's, so a page resumes exactly after its last record in a new transaction.
+ * skip applies on every execution, from a continuation too, as Java's plans apply
+ * skipThenLimit each time they run: a caller paging a query with skip clears it after the
+ * first page (Java: ExecuteProperties.clearSkipAndLimit / setSkip(0)).
  * Errors: 2000 for an unknown type or field, a comparison on a repeated or message field, or
- * a value of the wrong kind; 2108 as above; 4100 out of memory. */
+ * a value of the wrong kind; 2108 as above; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY). */
 #ifndef CFDB_RECORDS_QUERY_H
 #define CFDB_RECORDS_QUERY_H
 

@@ -44,7 +44,7 @@
  * without split_long_records, or an index value over 100,000 bytes), 2102 key_too_large (an
  * index key over 10,000 bytes), 1044 serialization_failed (stored bytes that do not decode:
  * a bad header, a record whose pieces are out of order or whose union holds no record),
- * 1058, 4100 out of memory.
+ * 1058, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
  */
 #ifndef CFDB_RECORDS_STORE_H
 #define CFDB_RECORDS_STORE_H

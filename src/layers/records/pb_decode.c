@@ -42,8 +42,8 @@ static int fail(dctx *c, const uint8_t *at, const char *why, uint32_t number)
 
 static int oom(dctx *c, const uint8_t *at)
 {
-    pb_errorf(c->err, CFDB_ERR_INTERNAL_ERROR, (size_t)(at - c->base), "protobuf: out of memory");
-    return CFDB_ERR_INTERNAL_ERROR;
+    pb_errorf(c->err, CFDB_ERR_OUT_OF_MEMORY, (size_t)(at - c->base), "protobuf: out of memory");
+    return CFDB_ERR_OUT_OF_MEMORY;
 }
 
 /* Memory bound: a type with many fields makes each (even empty) nested message cost its

@@ -260,7 +260,7 @@ int cfdb_pb_encode(cfdb_pb_msg *msg, cfdb_arena *arena, cfdb_bytes *out)
         return rc;
     uint8_t *buf = cfdb_arena_alloc(arena, n ? n : 1);
     if (!buf)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     uint8_t *end = write_msg(msg, buf);
     if ((size_t)(end - buf) != n)
         return CFDB_ERR_INTERNAL_ERROR;

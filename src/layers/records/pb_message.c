@@ -161,7 +161,7 @@ static int own_value(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_value *v)
     if ((f->type == CFDB_PB_STRING || f->type == CFDB_PB_BYTES) && v->s.len) {
         void *p = cfdb_arena_dup(msg->arena, v->s.ptr, v->s.len);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         v->s.ptr = p;
     }
     return 0;
@@ -191,10 +191,10 @@ static int reserve(cfdb_pb_msg *msg, pb_slot *s, uint32_t more)
     while (cap < want)
         cap *= 2;
     if (cap > UINT32_MAX / sizeof(cfdb_pb_value))
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_pb_value *nv = cfdb_arena_alloc(msg->arena, (size_t)cap * sizeof *nv);
     if (!nv)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (s->count)
         memcpy(nv, s->vals, s->count * sizeof *nv);
     s->vals = nv;
@@ -224,7 +224,7 @@ int cfdb_pb_mutable(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
     if (!s->count || !s->one.m) {
         cfdb_pb_msg *m = cfdb_pb_msg_new(msg->arena, f->message);
         if (!m)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         clear_oneof_others(msg, f);
         s->one.m = m;
         s->count = 1;
@@ -240,7 +240,7 @@ int cfdb_pb_add_msg(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
     pb_slot *s = &msg->slots[f->index];
     cfdb_pb_msg *m = cfdb_pb_msg_new(msg->arena, f->message);
     if (!m)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = reserve(msg, s, 1);
     if (rc)
         return rc;
@@ -269,7 +269,7 @@ static int copy_msg(cfdb_arena *a, const cfdb_pb_msg *src, cfdb_pb_msg **out)
 {
     cfdb_pb_msg *m = cfdb_pb_msg_new(a, src->type);
     if (!m)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = cfdb_pb_merge(m, src);
     if (rc)
         return rc;
@@ -313,7 +313,7 @@ int cfdb_pb_merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src)
         uint64_t n = (uint64_t)dst->unknown_count + src->unknown_count;
         cfdb_bytes *u = cfdb_arena_alloc(dst->arena, (size_t)n * sizeof *u);
         if (!u)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         if (dst->unknown_count)
             memcpy(u, dst->unknown, dst->unknown_count * sizeof *u);
         for (uint32_t k = 0; k < src->unknown_count && !rc; k++)

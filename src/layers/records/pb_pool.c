@@ -61,7 +61,7 @@ int cfdb_pb_pool_create(cfdb_pb_pool **out)
 {
     cfdb_pb_pool *p = calloc(1, sizeof *p);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_arena_init(&p->arena);
     *out = p;
     return 0;
@@ -140,8 +140,8 @@ static int bad(build *b, const char *fmt, const char *a, const char *c)
 
 static int nomem(build *b)
 {
-    pb_errorf(b->err, CFDB_ERR_INTERNAL_ERROR, 0, "protobuf descriptors: out of memory");
-    return CFDB_ERR_INTERNAL_ERROR;
+    pb_errorf(b->err, CFDB_ERR_OUT_OF_MEMORY, 0, "protobuf descriptors: out of memory");
+    return CFDB_ERR_OUT_OF_MEMORY;
 }
 
 static char *pool_str(build *b, cfdb_bytes s)

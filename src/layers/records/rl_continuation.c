@@ -96,7 +96,7 @@ int cfdb_rl_continuation_encode(cfdb_arena *a, cfdb_bytes inner, cfdb_bytes *out
 {
     uint8_t *buf = cfdb_arena_alloc(a, inner.len + 20);
     if (!buf)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     size_t at = 0;
     buf[at++] = 0x0a;
     uint64_t len = inner.len;

@@ -46,7 +46,7 @@ typedef struct rl_kvc {
  * continuation does not decode to a position inside the range. */
 int rl_resolve_range(cfdb_arena *a, cfdb_bytes sub, const cfdb_rl_range *range,
                      cfdb_bytes continuation, bool reverse, cfdb_bytes *begin, cfdb_bytes *end,
-                     size_t *prefix_len, bool *continued);
+                     size_t *prefix_len);
 
 /* Opens a cursor over [begin, end); skip moves the first selector (Java: begin + skip,
  * end - skip); mapper non-empty: get_mapped_range. */

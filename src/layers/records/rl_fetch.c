@@ -33,7 +33,8 @@
 #include "rl_cursor_internal.h"
 #include "rl_internal.h"
 
-int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper);
+int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, uint32_t skip,
+                      cfdb_bytes mapper);
 
 #define RL_DEFAULT_PIPELINE 64
 
@@ -72,7 +73,10 @@ int cfdb_rl_remote_fetch_mapper(const cfdb_rl_store *s, const cfdb_rl_index *ix,
     return rc ? rc : cfdb_tuple_pack(a, cfdb_bytes_make(NULL, 0), &records, out);
 }
 
-static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit)
+/* skip: index entries to skip first (the caller's on a new execution, 0 when the cursor
+ * resumes itself after a fallback). */
+static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit,
+                               uint32_t skip)
 {
     c->used = CFDB_RL_SCAN_AND_FETCH;
     if (!c->slots) {
@@ -81,29 +85,29 @@ static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint3
             n = 10000;
         c->slots = calloc(n, sizeof *c->slots);
         if (!c->slots)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         c->nslots = n;
         for (uint32_t i = 0; i < n; i++)
             cfdb_arena_init(&c->slots[i].arena);
     }
-    return rl_cursor_open_kv(c, continuation, limit, cfdb_bytes_make(NULL, 0));
+    return rl_cursor_open_kv(c, continuation, limit, skip, cfdb_bytes_make(NULL, 0));
 }
 
 int rl_fetch_open(cfdb_rl_cursor *c, cfdb_bytes continuation)
 {
     cfdb_rl_fetch_method m = c->props.fetch;
     if (m == CFDB_RL_SCAN_AND_FETCH)
-        return open_scan_and_fetch(c, continuation, c->props.limit);
+        return open_scan_and_fetch(c, continuation, c->props.limit, c->props.skip);
     cfdb_bytes mapper;
     int rc = c->props.snapshot ? CFDB_ERR_UNSUPPORTED_OPERATION
                                : cfdb_rl_remote_fetch_mapper(c->s, c->ix, &c->arena, &mapper);
     if (!rc) {
         c->used = CFDB_RL_USE_REMOTE_FETCH;
-        rc = rl_cursor_open_kv(c, continuation, c->props.limit, mapper);
+        rc = rl_cursor_open_kv(c, continuation, c->props.limit, c->props.skip, mapper);
     }
     if (rc && m == CFDB_RL_USE_REMOTE_FETCH_WITH_FALLBACK) {
         c->fell_back = true;
-        return open_scan_and_fetch(c, continuation, c->props.limit);
+        return open_scan_and_fetch(c, continuation, c->props.limit, c->props.skip);
     }
     return rc;
 }
@@ -167,7 +171,11 @@ static int fall_back(cfdb_rl_cursor *c)
             return 0;
         }
     }
-    return open_scan_and_fetch(c, c->cont, limit);
+    /* The cursor resumes itself at c->cont: once the remote fetch delivered an entry the skip
+     * is spent (its selector offset placed that entry); before any, c->cont is still where
+     * this execution began and the skip applies again. */
+    uint32_t skip = c->kv.seen ? 0 : c->props.skip;
+    return open_scan_and_fetch(c, c->cont, limit, skip);
 }
 
 static int remote_next(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, bool *has)
@@ -280,13 +288,13 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             if (present) {
                 FDBKeyValue *r = cfdb_arena_alloc(a, sizeof *r);
                 if (!r)
-                    return CFDB_ERR_INTERNAL_ERROR;
+                    return CFDB_ERR_OUT_OF_MEMORY;
                 r->key = sl->rec_begin.ptr;
                 r->key_length = (int)sl->rec_begin.len;
                 r->value = copy(a, v, vl);
                 r->value_length = vl;
                 if (!r->value)
-                    return CFDB_ERR_INTERNAL_ERROR;
+                    return CFDB_ERR_OUT_OF_MEMORY;
                 *rows = r;
                 *n = 1;
             }
@@ -301,7 +309,7 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             int ncap = (*n + m) * 2 + 4;
             FDBKeyValue *nr = cfdb_arena_alloc(a, (size_t)ncap * sizeof *nr);
             if (!nr)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
             if (*n)
                 memcpy(nr, *rows, (size_t)*n * sizeof *nr);
             *rows = nr;
@@ -314,7 +322,7 @@ static int collect(cfdb_rl_cursor *c, rl_fetch_slot *sl, cfdb_arena *a, FDBKeyVa
             r->value = copy(a, kvs[i].value, kvs[i].value_length);
             r->value_length = kvs[i].value_length;
             if (!r->key || !r->value)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
         }
         if (!more || !m)
             return 0;

@@ -77,7 +77,7 @@ static int push(cfdb_arena *a, kex_list *l, const cfdb_kex *k)
         uint32_t cap = l->cap ? l->cap * 2 : 8;
         const cfdb_kex **n = cfdb_arena_alloc(a, cap * sizeof *n);
         if (!n)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         if (l->count)
             memcpy(n, l->items, l->count * sizeof *n);
         l->items = n;
@@ -100,7 +100,7 @@ static int normalize(cfdb_arena *a, const cfdb_kex *k, kex_list *out)
         rc = normalize(a, k->children[1], &sub);
         for (uint32_t i = 0; i < sub.count && !rc; i++) {
             const cfdb_kex *n = cfdb_kex_nest(a, k->children[0], sub.items[i]);
-            rc = n ? push(a, out, n) : CFDB_ERR_INTERNAL_ERROR;
+            rc = n ? push(a, out, n) : CFDB_ERR_OUT_OF_MEMORY;
         }
         return rc;
     }
@@ -111,7 +111,7 @@ static int normalize(cfdb_arena *a, const cfdb_kex *k, kex_list *out)
             return k->child_count ? push(a, out, k) : 0;
         for (uint32_t i = 0; i < k->child_count && !rc; i++) {
             const cfdb_kex *n = cfdb_kex_list(a, &k->children[i], 1);
-            rc = n ? push(a, out, n) : CFDB_ERR_INTERNAL_ERROR;
+            rc = n ? push(a, out, n) : CFDB_ERR_OUT_OF_MEMORY;
         }
         return rc;
     default:
@@ -153,7 +153,7 @@ int cfdb_rl_pk_positions(cfdb_arena *a, const cfdb_kex *index_root, const cfdb_k
         return rc;
     int32_t *pos = cfdb_arena_alloc(a, (pk.count + 1) * sizeof *pos);
     if (!pos)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     bool any = false;
     for (uint32_t i = 0; i < pk.count; i++) {
         pos[i] = -1;
@@ -200,7 +200,7 @@ int rl_index_entries_v(cfdb_arena *a, const cfdb_rl_index *ix, const rl_side *r,
         return rc;
     cfdb_rl_index_entry *e = cfdb_arena_zalloc(a, (n ? n : 1) * sizeof *e);
     if (!e)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     uint32_t split = ix->root->kind == CFDB_KEX_KEY_WITH_VALUE && ix->root->n1 >= 0
                          ? (uint32_t)ix->root->n1 : UINT32_MAX;
     for (uint32_t i = 0; i < n && !rc; i++) {

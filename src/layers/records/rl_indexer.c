@@ -44,7 +44,7 @@ static int acc_push(cfdb_arena *a, rec_acc *r, const dir_kv *kv)
         uint32_t cap = r->cap ? r->cap * 2 : 8;
         dir_kv *n = cfdb_arena_alloc(a, cap * sizeof *n);
         if (!n)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         if (r->n)
             memcpy(n, r->kvs, r->n * sizeof *n);
         r->kvs = n;
@@ -108,7 +108,7 @@ int rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_by
             dir_kv c;
             if (!(c.key.ptr = cfdb_arena_dup(a, kv[i].key, (size_t)kv[i].key_length + 1)) ||
                 !(c.value.ptr = cfdb_arena_dup(a, kv[i].value, (size_t)kv[i].value_length + 1))) {
-                rc = CFDB_ERR_INTERNAL_ERROR;
+                rc = CFDB_ERR_OUT_OF_MEMORY;
                 break;
             }
             c.key.len = (uint32_t)kv[i].key_length;

@@ -38,7 +38,7 @@ static int field_from_msg(cfdb_arena *a, const cfdb_pb_msg *fm, const cfdb_kex *
         return bad();
     cfdb_kex *k = new_node(a, CFDB_KEX_FIELD, 0);
     if (!k || !(k->field_name = rl_strdup(a, rl_bytes(fm, "field_name"))))
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int64_t fan = rl_int(fm, "fan_type"), ni = rl_int(fm, "nullInterpretation");
     if (fan < CFDB_KEX_SCALAR || fan > CFDB_KEX_CONCATENATE || ni < CFDB_KEX_NULL_NOT_UNIQUE ||
         ni > CFDB_KEX_NOT_NULL)
@@ -56,7 +56,7 @@ static int children_from(cfdb_arena *a, const cfdb_pb_msg *m, const char *name, 
         return bad();
     k->children = cfdb_arena_zalloc(a, n * sizeof *k->children);
     if (!k->children)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     k->child_count = n;
     for (uint32_t i = 0; i < n; i++) {
         int rc = cfdb_kex_from_msg(a, rl_at(m, name, i)->m, (const cfdb_kex **)&k->children[i]);
@@ -73,7 +73,7 @@ static int one_child(cfdb_arena *a, const cfdb_pb_msg *m, const char *name, cfdb
         return bad();
     k->children = cfdb_arena_zalloc(a, sizeof *k->children);
     if (!k->children)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     k->child_count = 1;
     return cfdb_kex_from_msg(a, c, (const cfdb_kex **)&k->children[0]);
 }
@@ -98,7 +98,7 @@ int rl_value_elem(cfdb_arena *a, const cfdb_pb_msg *vm, cfdb_tuple_elem *e)
         case CFDB_PB_STRING: case CFDB_PB_BYTES: {
             e->type = f->type == CFDB_PB_STRING ? CFDB_TUPLE_STRING : CFDB_TUPLE_BYTES;
             if (cfdb_arena_dup_bytes(a, v.s, &e->v.bytes))
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
             break;
         }
         default: e->type = CFDB_TUPLE_INT; e->v.i = v.i; break;
@@ -128,7 +128,7 @@ int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **ou
         return field_from_msg(a, m, out);
     cfdb_kex *k = new_node(a, kind, 0);
     if (!k)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = 0;
     switch (kind) {
     case CFDB_KEX_THEN: case CFDB_KEX_LIST:
@@ -138,7 +138,7 @@ int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **ou
         const cfdb_pb_msg *parent = rl_msg(m, "parent"), *child = rl_msg(m, "child");
         k->children = cfdb_arena_zalloc(a, 2 * sizeof *k->children);
         if (!k->children)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         k->child_count = 2;
         if (!parent || !child)
             return bad();
@@ -170,7 +170,7 @@ int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **ou
         rc = one_child(a, m, "arguments", k);
         k->value.type = CFDB_TUPLE_STRING;
         if (!rc && cfdb_arena_dup_bytes(a, rl_bytes(m, "name"), &k->value.v.bytes))
-            rc = CFDB_ERR_INTERNAL_ERROR;
+            rc = CFDB_ERR_OUT_OF_MEMORY;
         break;
     case CFDB_KEX_VALUE:
         rc = rl_value_elem(a, m, &k->value);
@@ -188,7 +188,7 @@ int cfdb_kex_parse(cfdb_arena *a, const uint8_t *data, size_t len, const cfdb_ke
 {
     const cfdb_pb_message *t = cfdb_rl_schema_msg(RL_EXPR_PKG "KeyExpression");
     if (!t)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_pb_msg *m;
     int rc = cfdb_pb_decode(a, t, data, len, CFDB_PB_COPY_INPUT, &m, NULL);
     return rc ? rc : cfdb_kex_from_msg(a, m, out);
@@ -340,10 +340,10 @@ int cfdb_kex_serialize(cfdb_arena *a, const cfdb_kex *k, cfdb_bytes *out)
 {
     const cfdb_pb_message *t = cfdb_rl_schema_msg(RL_EXPR_PKG "KeyExpression");
     if (!t)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_pb_msg *m = cfdb_pb_msg_new(a, t);
     if (!m)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = kex_to_msg(k, m);
     return rc ? rc : cfdb_pb_encode(m, a, out);
 }

@@ -31,7 +31,7 @@ static int alloc_keys(ectx *c, uint64_t n, keylist *out)
     out->count = (uint32_t)n;
     out->keys = cfdb_arena_zalloc(c->a, (size_t)(n ? n : 1) * sizeof *out->keys);
     if (!out->keys)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < n; i++)
         cfdb_tuple_init(&out->keys[i], c->a);
     return 0;
@@ -88,7 +88,7 @@ static int null_result(ectx *c, const cfdb_kex *k, keylist *out)
         if (k->null_interpretation == CFDB_KEX_NOT_NULL) {
             cfdb_tuple *empty = cfdb_arena_alloc(c->a, sizeof *empty);
             if (!empty)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
             cfdb_tuple_init(empty, c->a);
             int rc = alloc_keys(c, 1, out);
             return rc ? rc : cfdb_tuple_add_nested(&out->keys[0], empty);
@@ -118,7 +118,7 @@ static int eval_field(ectx *c, const cfdb_kex *k, const cfdb_pb_msg *msg, keylis
             return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* SCALAR on a repeated field */
         cfdb_tuple *all = cfdb_arena_alloc(c->a, sizeof *all);
         if (!all)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         cfdb_tuple_init(all, c->a);
         for (uint32_t i = 0; i < n; i++) {
             rc = add_value(all, f, *cfdb_pb_get(msg, f, i));
@@ -165,13 +165,13 @@ static int eval_nest(ectx *c, const cfdb_kex *k, const cfdb_pb_msg *msg, keylist
         } else if (parent->null_interpretation == CFDB_KEX_NOT_NULL) {
             one = cfdb_pb_msg_new(c->a, f->message);   /* the default (empty) message */
             if (!one)
-                return CFDB_ERR_INTERNAL_ERROR;
+                return CFDB_ERR_OUT_OF_MEMORY;
         }
     }
     /* Evaluate the child per parent value and concatenate the key lists. */
     keylist *parts = cfdb_arena_alloc(c->a, (n ? n : 1) * sizeof *parts);
     if (!parts)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++) {
         int rc = eval(c, child, many ? many[i].m : one, &parts[i]);
@@ -184,7 +184,7 @@ static int eval_nest(ectx *c, const cfdb_kex *k, const cfdb_pb_msg *msg, keylist
     out->count = (uint32_t)total;
     out->keys = cfdb_arena_alloc(c->a, (size_t)(total ? total : 1) * sizeof *out->keys);
     if (!out->keys)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     uint32_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (parts[i].count)

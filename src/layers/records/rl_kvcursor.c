@@ -20,7 +20,7 @@ static int dup_key(cfdb_bytes k, cfdb_bytes *out)
 {
     uint8_t *p = malloc(k.len ? k.len : 1);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (k.len)
         memcpy(p, k.ptr, k.len);
     *out = cfdb_bytes_make(p, k.len);
@@ -124,7 +124,7 @@ static int remember(rl_kvc *c, cfdb_bytes key)
         size_t cap = key.len < 64 ? 64 : key.len * 2;
         uint8_t *p = realloc(c->last_key, cap);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         c->last_key = p;
         c->last_cap = cap;
     }

@@ -34,8 +34,8 @@ static int md_fail(md_impl *m, const char *what, const char *name)
 
 static int md_oom(md_impl *m)
 {
-    pb_errorf(m->err, CFDB_ERR_INTERNAL_ERROR, 0, "record metadata: out of memory");
-    return CFDB_ERR_INTERNAL_ERROR;
+    pb_errorf(m->err, CFDB_ERR_OUT_OF_MEMORY, 0, "record metadata: out of memory");
+    return CFDB_ERR_OUT_OF_MEMORY;
 }
 
 void cfdb_rl_metadata_free(cfdb_rl_metadata *md)
@@ -48,18 +48,28 @@ void cfdb_rl_metadata_free(cfdb_rl_metadata *md)
     free(m);
 }
 
+/* A failed load's error record always carries its code: paths that fail before a message is
+ * written (an allocation, a code passed up from a layer below) get a generic one. */
+static int md_failed(cfdb_pb_error *err, int rc)
+{
+    if (err && !err->code)
+        pb_errorf(err, rc, 0, "record metadata: %s",
+                  rc == CFDB_ERR_OUT_OF_MEMORY ? "out of memory" : cfdb_error_message(rc));
+    return rc;
+}
+
 static int md_new(cfdb_pb_error *err, md_impl **out)
 {
     if (err)
         memset(err, 0, sizeof *err);
     md_impl *m = calloc(1, sizeof *m);
     if (!m)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_arena_init(&m->arena);
     m->err = err;
     if (!cfdb_rl_schema() || cfdb_pb_pool_create(&m->pub.pool)) {
         free(m);
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     }
     *out = m;
     return 0;
@@ -412,13 +422,13 @@ int cfdb_rl_metadata_from_proto(const uint8_t *data, size_t len, cfdb_rl_metadat
     int rc = md_new(err, &m);
     if (rc) {
         *out = NULL;
-        return rc;
+        return md_failed(err, rc);
     }
     rc = from_proto(m, data, len);
     if (rc) {
         cfdb_rl_metadata_free(&m->pub);
         *out = NULL;
-        return rc;
+        return md_failed(err, rc);
     }
     *out = &m->pub;
     return 0;
@@ -546,13 +556,13 @@ int cfdb_rl_metadata_from_file(const uint8_t *set, size_t set_len, const char *f
     int rc = md_new(err, &m);
     if (rc) {
         *out = NULL;
-        return rc;
+        return md_failed(err, rc);
     }
     rc = from_file(m, set, set_len, file_name);
     if (rc) {
         cfdb_rl_metadata_free(&m->pub);
         *out = NULL;
-        return rc;
+        return md_failed(err, rc);
     }
     *out = &m->pub;
     return 0;

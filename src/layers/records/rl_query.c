@@ -7,7 +7,9 @@
  * An index's columns are its root flattened (then: children in order; key_with_value: its key
  * columns); a column is matchable when it is a top-level SCALAR field. The query cursor runs
  * the chosen scan without limit or skip and applies the residual comparisons, the type check,
- * skip (at the start only) and limit on top; its continuation after a record is the scan's. */
+ * skip and limit on top, on every execution (from a continuation too: Java's filter plans'
+ * skipThenLimit over an inner plan run with clearSkipAndLimit); its continuation after a record
+ * is the scan's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,11 +187,11 @@ static int explain(cfdb_rl_plan *p)
     }
     if (b.oom || !b.p) {
         free(b.p);
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     }
     p->explain = cfdb_arena_dup(&p->arena, b.p, b.len + 1);
     free(b.p);
-    return p->explain ? 0 : CFDB_ERR_INTERNAL_ERROR;
+    return p->explain ? 0 : CFDB_ERR_OUT_OF_MEMORY;
 }
 
 /* ---- planning ---- */
@@ -265,7 +267,7 @@ static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const 
 
     cfdb_rl_plan *p = calloc(1, sizeof *p);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_arena_init(&p->arena);
     p->md = md;
     p->type = rt;
@@ -273,7 +275,7 @@ static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const 
     p->reverse = q->sort_descending;
     p->low = cfdb_arena_alloc(&p->arena, sizeof *p->low);
     p->high = cfdb_arena_alloc(&p->arena, sizeof *p->high);
-    int rc = p->low && p->high ? 0 : CFDB_ERR_INTERNAL_ERROR;
+    int rc = p->low && p->high ? 0 : CFDB_ERR_OUT_OF_MEMORY;
     if (!rc) {
         cfdb_tuple_init(p->low, &p->arena);
         cfdb_tuple_init(p->high, &p->arena);
@@ -348,7 +350,7 @@ static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const 
         p->residual[p->nresidual] = &q->filters[i];
         const cfdb_kex *k = cfdb_kex_field(&p->arena, q->filters[i].field, CFDB_KEX_SCALAR);
         if (!k)
-            rc = CFDB_ERR_INTERNAL_ERROR;
+            rc = CFDB_ERR_OUT_OF_MEMORY;
         p->residual_expr[p->nresidual++] = k;
     }
     /* the filters are the caller's: copy them */
@@ -361,7 +363,7 @@ static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const 
         if (!f || (rc = cfdb_tuple_add_elem(&one, &p->residual[i]->value)) ||
             (rc = cfdb_tuple_pack(&p->arena, cfdb_bytes_make(NULL, 0), &one, &packed)) ||
             (rc = cfdb_tuple_unpack(&p->arena, packed, &back))) {
-            rc = rc ? rc : CFDB_ERR_INTERNAL_ERROR;
+            rc = rc ? rc : CFDB_ERR_OUT_OF_MEMORY;
             break;
         }
         f->field = rl_strdup(&p->arena, cfdb_bytes_str(p->residual[i]->field));
@@ -421,7 +423,7 @@ int cfdb_rl_plan_execute(const cfdb_rl_plan *p, cfdb_rl_store *s, FDBTransaction
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     cfdb_rl_cursor *c = calloc(1, sizeof *c);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     c->kind = RL_CUR_QUERY;
     c->plan = p;
     c->md = p->md;
@@ -442,8 +444,6 @@ int cfdb_rl_plan_execute(const cfdb_rl_plan *p, cfdb_rl_store *s, FDBTransaction
     if (!rc)
         rc = p->index ? cfdb_rl_scan_index_records(s, tr, p->index, &r, continuation, &in, &c->inner)
                       : cfdb_rl_scan_records(s, tr, &r, continuation, &in, &c->inner);
-    if (continuation.len)
-        c->skipped = c->props.skip;
     if (rc) {
         cfdb_rl_cursor_free(c);
         return rc;

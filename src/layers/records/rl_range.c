@@ -21,7 +21,7 @@ static int cat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y, cfdb_bytes *out)
 {
     uint8_t *p = cfdb_arena_alloc(a, x.len + y.len + 1);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     if (x.len)
         memcpy(p, x.ptr, x.len);
     if (y.len)
@@ -39,7 +39,7 @@ static int strinc(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     uint8_t *p = cfdb_arena_alloc(a, n);
     if (!p)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     memcpy(p, k.ptr, n);
     p[n - 1]++;
     *out = cfdb_bytes_make(p, n);
@@ -86,7 +86,7 @@ static int high_key(cfdb_arena *a, cfdb_bytes high, int ep, bool continued, cfdb
 
 int rl_resolve_range(cfdb_arena *a, cfdb_bytes sub, const cfdb_rl_range *range,
                      cfdb_bytes continuation, bool reverse, cfdb_bytes *begin, cfdb_bytes *end,
-                     size_t *prefix_len, bool *continued)
+                     size_t *prefix_len)
 {
     cfdb_bytes lo, hi;
     int rc = endpoint_bytes(a, sub, range->low, range->low_endpoint == CFDB_RL_TREE_START, &lo);
@@ -104,8 +104,7 @@ int rl_resolve_range(cfdb_arena *a, cfdb_bytes sub, const cfdb_rl_range *range,
     if ((rc = low_key(a, lo, range->low_endpoint, false, &b0)) ||
         (rc = high_key(a, hi, range->high_endpoint, false, &e0)))
         return rc;
-    *continued = continuation.len > 0;
-    if (!*continued) {
+    if (continuation.len == 0) {
         *begin = b0;
         *end = e0;
         return 0;

@@ -129,7 +129,7 @@ static int copy_tuple(cfdb_arena *a, const cfdb_tuple *t, const cfdb_tuple **out
     cfdb_bytes packed;
     cfdb_tuple *n = cfdb_arena_alloc(a, sizeof *n);
     if (!n)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     int rc = cfdb_tuple_pack(a, cfdb_bytes_make(NULL, 0), t, &packed);
     if (!rc)
         rc = cfdb_tuple_unpack(a, packed, n);
@@ -143,7 +143,7 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     *out = NULL;
     cfdb_rl_cursor *c = calloc(1, sizeof *c);
     if (!c)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     c->kind = kind;
     c->s = s;
     c->md = cfdb_rl_store_metadata(s);
@@ -181,13 +181,13 @@ static int set_start_continuation(cfdb_rl_cursor *c, cfdb_bytes continuation)
 }
 
 /* Opens the key-value cursor of c over its range from continuation. */
-static int open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper)
+static int open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, uint32_t skip,
+                   cfdb_bytes mapper)
 {
     cfdb_bytes begin, end;
     size_t plen;
-    bool continued;
     int rc = rl_resolve_range(&c->arena, c->sub, &c->range, continuation, c->props.reverse, &begin,
-                              &end, &plen, &continued);
+                              &end, &plen);
     if (rc)
         return rc;
     cfdb_rl_scan_props p = c->props;
@@ -195,7 +195,6 @@ static int open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, c
         p.mode_given = true;
         p.mode = c->props.limit ? FDB_STREAMING_MODE_ITERATOR : FDB_STREAMING_MODE_WANT_ALL;
     }
-    uint32_t skip = c->kind == RL_CUR_RECORDS || continued ? 0 : c->props.skip;
     rc = rl_kvc_open(&c->kv, c->tr, begin, end, plen, &p, limit, skip, mapper);
     c->kv_open = true;
     return rc;
@@ -213,15 +212,18 @@ static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfd
     if (!rc)
         rc = set_start_continuation(c, continuation);
     if (!rc && kind == RL_CUR_RECORDS) {
-        rc = open_kv(c, continuation, 0, cfdb_bytes_make(NULL, 0));
+        /* records skip whole records in next(), from a continuation too (Java's
+         * KeyValueUnsplitter.skip on every execution) */
+        rc = open_kv(c, continuation, 0, 0, cfdb_bytes_make(NULL, 0));
         if (!rc) {
             rl_unsplit_init(&c->us, c->props.reverse, c->unsuffixed, c->records.len);
             c->us_open = true;
-            if (continuation.len)
-                c->skipped = c->props.skip;   /* skip only at the start */
         }
     } else if (!rc && kind == RL_CUR_INDEX) {
-        rc = open_kv(c, continuation, c->props.limit, cfdb_bytes_make(NULL, 0));
+        /* index entries skip with the begin (reverse: end) selector's offset, from a
+         * continuation too: Java's KeyValueCursorBase.Builder.prepare adds the skip after
+         * placing the range at the continuation */
+        rc = open_kv(c, continuation, c->props.limit, c->props.skip, cfdb_bytes_make(NULL, 0));
     } else if (!rc) {
         rc = rl_fetch_open(c, continuation);
     }
@@ -255,15 +257,17 @@ int cfdb_rl_scan_index_records(cfdb_rl_store *s, FDBTransaction *tr, const cfdb_
 }
 
 /* Exposed to rl_fetch.c through the cursor's open_kv: */
-int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper);
-int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, cfdb_bytes mapper)
+int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, uint32_t skip,
+                      cfdb_bytes mapper);
+int rl_cursor_open_kv(cfdb_rl_cursor *c, cfdb_bytes continuation, uint32_t limit, uint32_t skip,
+                      cfdb_bytes mapper)
 {
     if (c->kv_open) {
         c->requests_before += c->kv.requests;
         rl_kvc_close(&c->kv);
         c->kv_open = false;
     }
-    return open_kv(c, continuation, limit, mapper);
+    return open_kv(c, continuation, limit, skip, mapper);
 }
 
 /* ---- next ---- */
@@ -274,7 +278,7 @@ static int consumed(cfdb_rl_cursor *c, cfdb_bytes key)
         size_t cap = key.len < 64 ? 64 : key.len * 2;
         uint8_t *p = realloc(c->cons_key, cap);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         c->cons_key = p;
         c->cons_cap = cap;
     }

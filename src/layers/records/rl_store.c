@@ -122,7 +122,7 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
 {
     const cfdb_pb_message *info_type = cfdb_rl_schema_msg(RL_PKG "DataStoreInfo");
     if (!info_type)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     bool present;
     cfdb_bytes value;
     int rc = dir_get(tr, a, s->header_key, false, &present, &value);
@@ -146,7 +146,7 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         s->metadata_version = md->version;
         s->omit_unsplit_suffix = false;
         cfdb_pb_msg *info = cfdb_pb_msg_new(a, info_type);
-        return info ? write_header(s, tr, a, info) : CFDB_ERR_INTERNAL_ERROR;
+        return info ? write_header(s, tr, a, info) : CFDB_ERR_OUT_OF_MEMORY;
     }
     if (mode == CFDB_RL_CREATE)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;       /* already exists */
@@ -265,12 +265,12 @@ int cfdb_rl_store_open_with(FDBTransaction *tr, const cfdb_rl_metadata *md, cfdb
     *out = NULL;
     cfdb_rl_store *s = calloc(1, sizeof *s);
     if (!s)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     s->md = md;
     cfdb_arena_init(&s->arena);
     cfdb_arena_init(&s->pending_arena);
     s->states = cfdb_arena_zalloc(&s->arena, md->index_count ? md->index_count : 1);
-    int rc = s->states ? cfdb_arena_dup_bytes(&s->arena, prefix, &s->prefix) : CFDB_ERR_INTERNAL_ERROR;
+    int rc = s->states ? cfdb_arena_dup_bytes(&s->arena, prefix, &s->prefix) : CFDB_ERR_OUT_OF_MEMORY;
     if (!rc)
         rc = keyspace_key(&s->arena, s->prefix, KEYSPACE_STORE_INFO, &s->header_key);
     if (!rc)
@@ -497,7 +497,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     /* The union message holding the record in its type's field. */
     cfdb_pb_msg *u = cfdb_pb_msg_new(a, md->union_descriptor), *inner;
     if (!u)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     cfdb_bytes value, base, begin, end, vkey;
     if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
         (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)) ||
@@ -712,7 +712,7 @@ int rl_pending_add(cfdb_rl_store *s, FDBMutationType op, cfdb_bytes key, cfdb_by
         uint32_t cap = s->pending_cap ? s->pending_cap * 2 : 16;
         rl_pending *p = cfdb_arena_alloc(&s->pending_arena, cap * sizeof *p);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         if (s->pending_count)
             memcpy(p, s->pending, s->pending_count * sizeof *p);
         s->pending = p;
@@ -721,7 +721,7 @@ int rl_pending_add(cfdb_rl_store *s, FDBMutationType op, cfdb_bytes key, cfdb_by
     rl_pending *p = &s->pending[s->pending_count];
     if (cfdb_arena_dup_bytes(&s->pending_arena, key, &p->key) ||
         cfdb_arena_dup_bytes(&s->pending_arena, value, &p->value))
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     p->op = op;
     s->pending_count++;
     return 0;

@@ -45,7 +45,7 @@ static int push_piece(rl_unsplit *u, cfdb_bytes v)
         uint32_t cap = u->cap ? u->cap * 2 : 8;
         cfdb_bytes *n = cfdb_arena_alloc(&u->arena, cap * sizeof *n);
         if (!n)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         if (u->npieces)
             memcpy(n, u->pieces, u->npieces * sizeof *n);
         u->pieces = n;
@@ -76,7 +76,7 @@ static int split_key(cfdb_arena *a, cfdb_bytes key, size_t base_len, size_t *pre
     cfdb_tuple_init(&last, a);
     size_t n;
     if (cfdb_tuple_add_int(&last, *index) || cfdb_tuple_packed_size(&last, &n))
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     *prefix_len = key.len - n;
     return 0;
 }
@@ -97,7 +97,7 @@ static int start(rl_unsplit *u, cfdb_bytes key, size_t plen)
     if (plen > u->prefix_cap) {
         uint8_t *p = cfdb_arena_alloc(&u->arena, plen);
         if (!p)
-            return CFDB_ERR_INTERNAL_ERROR;
+            return CFDB_ERR_OUT_OF_MEMORY;
         u->prefix = p;
         u->prefix_cap = plen;
     }
@@ -202,7 +202,7 @@ int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cf
         return CFDB_ERR_SERIALIZATION_FAILED;
     uint8_t *buf = cfdb_arena_alloc(a, u->bytes ? (size_t)u->bytes : 1);
     if (!buf)
-        return CFDB_ERR_INTERNAL_ERROR;
+        return CFDB_ERR_OUT_OF_MEMORY;
     size_t at = 0;
     for (uint32_t i = 0; i < u->npieces; i++) {
         cfdb_bytes p = u->pieces[u->reverse ? u->npieces - 1 - i : i];

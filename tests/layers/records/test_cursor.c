@@ -9,7 +9,9 @@
  *    exclusive, open ends), forward and reverse, with the expected ids written out by hand;
  *  - round trips at every position: the continuation after each item, resumed in a new
  *    transaction, gives exactly the rest; pages of every limit give the whole scan and the
- *    same continuations; skip applies at the start only;
+ *    same continuations; skip applies on every execution, from a continuation too, as in
+ *    Java (paged with skip kept, and with skip cleared after the first page), with the pages
+ *    of one index and one record scan written out by hand;
  *  - split records (over 100,000 bytes) through record scans both ways;
  *  - continuations that do not belong to the range are refused (2000). */
 #include <setjmp.h>
@@ -188,8 +190,23 @@ typedef struct scase {
     int n;
 } scase;
 
+/* Rows a paged scan returns with skip s kept on every page and limit l over n rows (Java's
+ * ExecuteProperties: each execution skips s then returns up to l): page k starts at position
+ * k(s + l), skips s, returns min(l, what is left). */
+static int kept_skip_total(int n, int s, int l)
+{
+    int total = 0;
+    for (int start = 0; start < n; start += s + l) {
+        int left = n - start - s;
+        total += left <= 0 ? 0 : left < l ? left : l;
+    }
+    return total;
+}
+
 /* Every position: the continuation after item i resumes at item i + 1 in a new transaction;
- * pages of each limit rebuild the scan with the same continuations; skip at the start. */
+ * pages of each limit rebuild the scan with the same continuations; skip on every page (Java's
+ * ExecuteProperties reapplied at each execution) or on the first page only (the caller
+ * clearing it, as Java callers do with clearSkipAndLimit). */
 static void round_trips(const scase *c, bool reverse)
 {
     cfdb_rl_scan_props p = { 0 };
@@ -211,34 +228,38 @@ static void round_trips(const scase *c, bool reverse)
     }
     for (uint32_t limit = 1; limit <= 5; limit += 2) {
         for (uint32_t skip = 0; skip <= 3; skip += 3) {
-            cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
-            int got = 0, pages = 0;
-            p.limit = limit;
-            p.skip = skip;
-            for (;;) {
-                rls_scan(c->kind, md, prefix, c->index, &c->range, cont, &p, r);
-                assert_int_equal(r->err, 0);
-                assert_true(r->n <= (int)limit);
-                for (int j = 0; j < r->n; j++) {
-                    int at = (int)skip + got + j;
-                    assert_true(at < full->n);
-                    assert_int_equal(r->ids[j], full->ids[at]);
-                    assert_bytes(r->conts[j], full->conts[at]);
+            for (int clear = 0; clear < 2; clear++) {
+                cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
+                int got = 0, pages = 0, pos = 0;   /* pos: the first row after cont */
+                p.limit = limit;
+                for (;;) {
+                    p.skip = clear && pages > 0 ? 0 : skip;
+                    rls_scan(c->kind, md, prefix, c->index, &c->range, cont, &p, r);
+                    assert_int_equal(r->err, 0);
+                    assert_true(r->n <= (int)limit);
+                    for (int j = 0; j < r->n; j++) {
+                        int at = pos + (int)p.skip + j;
+                        assert_true(at < full->n);
+                        assert_int_equal(r->ids[j], full->ids[at]);
+                        assert_bytes(r->conts[j], full->conts[at]);
+                    }
+                    got += r->n;
+                    pages++;
+                    assert_true(pages < 40);
+                    if (r->final_end) {
+                        assert_int_equal(r->stop, CFDB_RL_SOURCE_EXHAUSTED);
+                        break;
+                    }
+                    assert_int_equal(r->stop, CFDB_RL_RETURN_LIMIT_REACHED);
+                    assert_int_equal(r->n, (int)limit);
+                    assert_bytes(r->final_cont, r->conts[r->n - 1]);
+                    cont = r->final_cont;
+                    pos += (int)p.skip + r->n;
                 }
-                got += r->n;
-                pages++;
-                assert_true(pages < 40);
-                if (r->final_end) {
-                    assert_int_equal(r->stop, CFDB_RL_SOURCE_EXHAUSTED);
-                    break;
-                }
-                assert_int_equal(r->stop, CFDB_RL_RETURN_LIMIT_REACHED);
-                assert_int_equal(r->n, (int)limit);
-                assert_bytes(r->final_cont, r->conts[r->n - 1]);
-                cont = r->final_cont;
+                int want = clear ? (full->n > (int)skip ? full->n - (int)skip : 0)
+                                 : kept_skip_total(full->n, (int)skip, (int)limit);
+                assert_int_equal(got, want);
             }
-            int want = full->n > (int)skip ? full->n - (int)skip : 0;
-            assert_int_equal(got, want);
         }
     }
     free(full);
@@ -288,6 +309,58 @@ static void test_record_ranges(void **state)
         round_trips(&cases[i], false);
         round_trips(&cases[i], true);
     }
+}
+
+/* Skip on every execution, written out by hand (Java: KeyValueCursorBase.Builder.prepare adds
+ * ExecuteProperties' skip to the begin selector, or subtracts it from the end selector in
+ * reverse, after placing the range at the continuation; scanTypedRecords puts .skip(n) on the
+ * unsplitter of every cursor it builds). Pages of limit 3, skip 3 kept:
+ *  - Person$name, all 12 entries in index order 12 1 3 8 2 6 11 4 9 5 7 10: page 1 skips
+ *    12 1 3 and returns 8 2 6 (limit reached); page 2 resumes after 6, skips 11 4 9 and
+ *    returns 5 7 10 (limit reached); page 3 resumes after 10, has nothing to skip or return:
+ *    source exhausted. Reverse (10 7 5 9 4 11 6 2 8 3 1 12): 9 4 11, then 3 1 12, then end.
+ *  - records 1..12 by primary key: 4 5 6, then 10 11 12, then end; reverse 9 8 7, 3 2 1.
+ *  - records 3..9 inclusive (7 rows) reverse: skips 9 8 7, returns 6 5 4; resumes after 4,
+ *    skips 3 and runs out: source exhausted with no row. */
+static void test_skip_every_execution(void **state)
+{
+    (void)state;
+    static const struct {
+        rls_kind kind;
+        const char *index;
+        bool reverse;
+        int64_t page[3][3];
+        int n[3];
+        int pages;
+        bool lo_hi;   /* records 3..9 inclusive instead of everything */
+    } cases[] = {
+        { RLS_INDEX, "Person$name", false, { { 8, 2, 6 }, { 5, 7, 10 }, { 0 } }, { 3, 3, 0 }, 3, false },
+        { RLS_INDEX, "Person$name", true, { { 9, 4, 11 }, { 3, 1, 12 }, { 0 } }, { 3, 3, 0 }, 3, false },
+        { RLS_FETCH, "Person$name", false, { { 8, 2, 6 }, { 5, 7, 10 }, { 0 } }, { 3, 3, 0 }, 3, false },
+        { RLS_RECORDS, NULL, false, { { 4, 5, 6 }, { 10, 11, 12 }, { 0 } }, { 3, 3, 0 }, 3, false },
+        { RLS_RECORDS, NULL, true, { { 9, 8, 7 }, { 3, 2, 1 }, { 0 } }, { 3, 3, 0 }, 3, false },
+        { RLS_RECORDS, NULL, true, { { 6, 5, 4 }, { 0 }, { 0 } }, { 3, 0, 0 }, 2, true },
+    };
+    rls_result *r = malloc(sizeof *r);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfdb_rl_range range = cases[i].lo_hi ? rng(tup(NULL, 3), CFDB_RL_RANGE_INCLUSIVE, tup(NULL, 9),
+                                                   CFDB_RL_RANGE_INCLUSIVE)
+                                             : cfdb_rl_range_all();
+        cfdb_rl_scan_props p = { 0 };
+        p.reverse = cases[i].reverse;
+        p.limit = 3;
+        p.skip = 3;
+        cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
+        for (int pg = 0; pg < cases[i].pages; pg++) {
+            rls_scan(cases[i].kind, md, prefix, cases[i].index, &range, cont, &p, r);
+            assert_ids(r, cases[i].page[pg], cases[i].n[pg], false);
+            bool last = pg == cases[i].pages - 1;
+            assert_int_equal(r->final_end, last);
+            assert_int_equal(r->stop, last ? CFDB_RL_SOURCE_EXHAUSTED : CFDB_RL_RETURN_LIMIT_REACHED);
+            cont = r->final_cont;
+        }
+    }
+    free(r);
 }
 
 /* Split records come back whole, both ways, with their sizes. */
@@ -366,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_position_vectors),
         cmocka_unit_test(test_index_ranges),
         cmocka_unit_test(test_record_ranges),
+        cmocka_unit_test(test_skip_every_execution),
         cmocka_unit_test(test_split_records_scanned),
         cmocka_unit_test(test_foreign_continuation),
     };

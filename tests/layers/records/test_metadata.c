@@ -97,7 +97,8 @@ static void test_from_options(void **state)
     cfdb_rl_metadata_free(md);
 
     /* The union is found by usage or by the name RecordTypeUnion; a file without one fails. */
-    assert_int_equal(cfdb_rl_metadata_from_file(set.ptr, set.len, "rl_extensions.proto", &md, &err),
+    assert_int_equal(cfdb_rl_metadata_from_file(set.ptr, set.len, "record_metadata_extensions.proto",
+                                                &md, &err),
                      CFDB_ERR_SERIALIZATION_FAILED);
     assert_non_null(strstr(err.message, "union"));
     assert_null(md);

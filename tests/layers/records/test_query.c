@@ -2,7 +2,8 @@
 /* The minimal query API (src/layers/records/rl_query.c) against a cfdb-server of its own:
  * which scan the planner picks for each query, its explain string in the Java planner's
  * notation, the records each returns (expected ids written out by hand), pages with
- * continuations, remote fetch and scan-and-fetch giving the same answers, and the refusals. */
+ * continuations (with a skip applied on every page, as Java does), remote fetch and
+ * scan-and-fetch giving the same answers, and the refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,6 +73,10 @@ static cfdb_tuple_elem dbl(double v)
 /* Runs the query to its end in pages of `page` records (0: one page); returns the ids. */
 static int run_plan(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, cfdb_rl_fetch_method fetch,
                     int64_t *ids);
+/* The same with skip on every page, or on the first page only (clear_skip: the caller clears
+ * it after the first page, as Java callers do with ExecuteProperties.clearSkipAndLimit). */
+static int run_plan_skip(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, uint32_t skip,
+                         bool clear_skip, cfdb_rl_fetch_method fetch, int64_t *ids);
 
 static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch, int64_t *ids,
                char *explain, size_t cap)
@@ -90,6 +95,12 @@ static int run(const cfdb_rl_query *q, uint32_t page, cfdb_rl_fetch_method fetch
 static int run_plan(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, cfdb_rl_fetch_method fetch,
                     int64_t *ids)
 {
+    return run_plan_skip(p, pfx, page, 0, false, fetch, ids);
+}
+
+static int run_plan_skip(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, uint32_t skip,
+                         bool clear_skip, cfdb_rl_fetch_method fetch, int64_t *ids)
+{
     int n = 0;
     cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
     for (int pages = 0; pages < 50; pages++) {
@@ -100,6 +111,7 @@ static int run_plan(const cfdb_rl_plan *p, cfdb_bytes pfx, uint32_t page, cfdb_r
         assert_int_equal(cfdb_rl_store_open(tr, md, pfx, CFDB_RL_OPEN, &s), 0);
         cfdb_rl_scan_props props = { 0 };
         props.limit = page;
+        props.skip = clear_skip && pages > 0 ? 0 : skip;
         props.fetch = fetch;
         cfdb_rl_cursor *c;
         assert_int_equal(cfdb_rl_plan_execute(p, s, tr, cont, &props, &c), 0);
@@ -294,12 +306,59 @@ static void test_non_readable_index(void **state)
     cfdb_rl_plan_free(by_index);
 }
 
+/* A query's skip applies on every execution, from a continuation too, as Java's plans run
+ * skipThenLimit each time (RecordQueryFilterPlanBase, RecordQueryTypeFilterPlan over an inner
+ * plan run with clearSkipAndLimit). Expected pages, derived by hand from the people above:
+ *  - Scan([IS Person]), ids 1..12, limit 3, skip 2: skips 1 2, returns 3 4 5; resumes after 5,
+ *    skips 6 7, returns 8 9 10; resumes after 10, skips 11 12: end. Skip cleared after the
+ *    first page: 3 4 5, then 6 7 8, 9 10 11, 12.
+ *  - sorted by name (Index(Person$name <,>): 12 1 3 8 2 6 11 4 9 5 7 10), limit 2, skip 1:
+ *    1 3 | 2 6 | 4 9 | 7 10 | (after 10, nothing to skip: end).
+ *  - name >= alice sorted by name, with the residual color = 1 (alice 1 and 3, bob 11,
+ *    carol 9, dave 5 in name order), limit 2, skip 1: the skip counts records that pass the
+ *    residual: skips 1, returns 3 11; resumes after 11, skips 9, returns 5: end. */
+static void test_skip_each_execution(void **state)
+{
+    (void)state;
+    cfdb_rl_filter from_alice[2] = { { "name", CFDB_RL_GE, str("alice") }, { "color", CFDB_RL_EQ, num(1) } };
+    static const struct {
+        uint32_t nf;
+        bool filtered, sorted, clear;
+        uint32_t page, skip;
+        int64_t ids[12];
+        int n;
+    } cases[] = {
+        { 0, false, false, false, 3, 2, { 3, 4, 5, 8, 9, 10 }, 6 },
+        { 0, false, false, true, 3, 2, { 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }, 10 },
+        { 0, false, true, false, 2, 1, { 1, 3, 2, 6, 4, 9, 7, 10 }, 8 },
+        { 2, true, true, false, 2, 1, { 3, 11, 5 }, 3 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cfdb_rl_query q = { "Person", cases[i].filtered ? from_alice : NULL, cases[i].nf,
+                            cases[i].sorted ? "name" : NULL, false };
+        cfdb_rl_plan *p;
+        assert_int_equal(cfdb_rl_plan_query(md, &q, &p), 0);
+        for (int m = 0; m < 2; m++) {
+            int64_t ids[64];
+            int n = run_plan_skip(p, prefix, cases[i].page, cases[i].skip, cases[i].clear,
+                                  m ? CFDB_RL_USE_REMOTE_FETCH : CFDB_RL_SCAN_AND_FETCH, ids);
+            if (n != cases[i].n)
+                fail_msg("case %zu (%s): %d records, want %d", i, cfdb_rl_plan_explain(p), n,
+                         cases[i].n);
+            for (int j = 0; j < n; j++)
+                assert_int_equal(ids[j], cases[i].ids[j]);
+        }
+        cfdb_rl_plan_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_non_readable_index),
+        cmocka_unit_test(test_skip_each_execution),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
