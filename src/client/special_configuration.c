@@ -2,7 +2,7 @@
  *   coordinators/cluster_description, coordinators/processes   answered from the
  *       connection string (CoordinatorsImpl): the description, and the coordinators'
  *       addresses sorted as strings and joined by ","; the transaction's own writes laid
- *       over them. Changing coordinators at commit is not done by cfdb (2108); clears fail
+ *       over them. At commit: special_coordinators.c (changeQuorumChecker); clears fail
  *       as libfdb_c's (special_keys.c).
  *   process/class_source/, process/class_type/   special_process_class.c. */
 #include <stdlib.h>
@@ -81,7 +81,7 @@ static int coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfd
 }
 
 const sk_impl sk_configuration_impls[] = {
-    { COORDINATORS, SK_CONF "coordinators0", coordinators_read, NULL, true, SK_W_NO_CLEAR },
+    { COORDINATORS, SK_CONF "coordinators0", coordinators_read, sk_coordinators_commit, true, SK_W_NO_CLEAR },
     { SK_CONF "process/class_source/", SK_CONF "process/class_source0", sk_class_source_read, NULL, false,
       SK_W_DEFAULT },
     { SK_CONF "process/class_type/", SK_CONF "process/class_type0", sk_class_type_read, sk_class_type_commit, true,

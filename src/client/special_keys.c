@@ -6,7 +6,9 @@
  * (the transaction's conflict ranges so far, as boundaries: begin "1", end "0"),
  * connection_string, cluster_file_path, cluster_id, and error_message (the last management
  * failure's JSON). The management/ and configuration/ modules are lists of implementations
- * (special_management.c, special_configuration.c, special_tenant_map.c) that read the
+ * (special_management.c, special_configuration.c, special_tenant_map.c; management/
+ * auto_coordinators from special_auto_coordinators.c, coordinators/ commits in
+ * special_coordinators.c) that read the
  * database on a worker (special_worker.c; special_versions.c and special_process_class.c
  * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
  * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
@@ -19,6 +21,7 @@
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
  * the transaction's special write map (special_writes.c) and applied at commit by each
  * written implementation, in key order, before the transaction's own commit. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -591,13 +594,33 @@ static cfdb_future *error_message(cfdb_txn *tx)
 
 /* ---------- reads ---------- */
 
+/* coordinators (issue 12, coord): management/ as special_management.c lists it, with
+ * auto_coordinators answered by special_auto_coordinators.c where that list leaves it
+ * unanswered */
+#define MGMT_IMPLS_MAX 64
+static sk_impl mgmt_impls[MGMT_IMPLS_MAX];
+static int mgmt_impl_count;
+static pthread_once_t mgmt_once = PTHREAD_ONCE_INIT;
+
+static void mgmt_init(void)
+{
+    for (int i = 0; i < sk_management_impl_count && i < MGMT_IMPLS_MAX; i++) {
+        mgmt_impls[i] = sk_management_impls[i];
+        if (!mgmt_impls[i].read && !strcmp(mgmt_impls[i].begin, sk_auto_coordinators_impl.begin) &&
+            !mgmt_impls[i].end)
+            mgmt_impls[i] = sk_auto_coordinators_impl;
+        mgmt_impl_count = i + 1;
+    }
+}
+
 /* The implementations of a module answered on a management worker. */
 static const sk_impl *module_impls(enum module m, int *n)
 {
     switch (m) {
     case M_MANAGEMENT:
-        *n = sk_management_impl_count;
-        return sk_management_impls;
+        pthread_once(&mgmt_once, mgmt_init);
+        *n = mgmt_impl_count;
+        return mgmt_impls;
     case M_CONFIGURATION:
         *n = sk_configuration_impl_count;
         return sk_configuration_impls;

@@ -156,6 +156,23 @@ bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
  * localities (0 safe, 2117 with the message, or an error); in_progress_exclusion/ */
 int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t n, bool locality, bool failed);
 int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* A worker of \xff/worker/ as ManagementAPI's getWorkers gives it (its class replaced by
+ * \xff/processClass/'s when that one is set_class or its own is unset; no test class). */
+#define SK_WORKER_LOCALITIES 8
+typedef struct sk_worker {
+    char addr[64]; /* formatIpPort: "ip:port", "[v6]:port" */
+    char ip[48];   /* the IP alone, for whole-machine matches */
+    uint16_t port;
+    bool tls;
+    cfdb_bytes pid;
+    bool has_pid;
+    int cls, src;
+    /* the present LocalityData entries (the first SK_WORKER_LOCALITIES), in the value's order */
+    cfdb_bytes loc_key[SK_WORKER_LOCALITIES], loc_val[SK_WORKER_LOCALITIES];
+    int nloc;
+} sk_worker;
+/* special_process_class.c: the workers, sorted by addr, duplicates dropped (worker thread) */
+int sk_get_workers(cfdb_txn *tx, cfdb_arena *a, sk_worker **out, int *n);
 /* special_process_class.c: process/class_type/, process/class_source/ */
 int sk_class_type_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_class_type_commit(cfdb_txn *tx, cfdb_arena *a);
@@ -165,6 +182,10 @@ int sk_version_epoch_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_a
 int sk_version_epoch_commit(cfdb_txn *tx, cfdb_arena *a);
 int sk_min_commit_version_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_min_commit_version_commit(cfdb_txn *tx, cfdb_arena *a);
+/* special_coordinators.c: configuration/coordinators/ at commit (changeQuorumChecker) */
+int sk_coordinators_commit(cfdb_txn *tx, cfdb_arena *a);
+/* special_auto_coordinators.c: management/auto_coordinators (CoordinatorsAutoImpl) */
+extern const sk_impl sk_auto_coordinators_impl;
 
 /* ---- running module code on a worker ---- */
 /* A range read answered by fn-s of the impls met in [begin, end); single: a get of begin. */

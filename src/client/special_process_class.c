@@ -79,13 +79,7 @@ static int class_parse(cfdb_bytes v)
     return INVALID_CLASS;
 }
 
-typedef struct worker {
-    char addr[64]; /* formatIpPort */
-    char ip[48];   /* the IP alone, for whole-machine matches */
-    cfdb_bytes pid;
-    bool has_pid;
-    int cls, src;
-} worker;
+typedef sk_worker worker; /* special_keys_internal.h: shared with auto_coordinators */
 
 typedef struct reader {
     const uint8_t *p;
@@ -128,6 +122,10 @@ static bool decode_worker(cfdb_bytes v, worker *w)
             w->pid = val;
             w->has_pid = true;
         }
+        if (present && w->nloc < SK_WORKER_LOCALITIES) {
+            w->loc_key[w->nloc] = k;
+            w->loc_val[w->nloc++] = val;
+        }
     }
     int16_t cls, src;
     uint8_t v6;
@@ -146,8 +144,11 @@ static bool decode_worker(cfdb_bytes v, worker *w)
             return false;
         snprintf(w->ip, sizeof w->ip, "%u.%u.%u.%u", h >> 24, (h >> 16) & 255, (h >> 8) & 255, h & 255);
     }
-    if (!take(&r, &port, 2) || !take(&r, NULL, 2))
+    uint16_t flags;
+    if (!take(&r, &port, 2) || !take(&r, &flags, 2))
         return false;
+    w->port = port;
+    w->tls = (flags & 2) != 0; /* NetworkAddress::FLAG_TLS */
     snprintf(w->addr, sizeof w->addr, v6 ? "[%s]:%u" : "%s:%u", w->ip, (unsigned)port);
     return true;
 }
@@ -158,7 +159,7 @@ static int by_addr(const void *a, const void *b)
 }
 
 /* getWorkers, then sorted by address with duplicates dropped; *n workers in a */
-static int get_workers(cfdb_txn *tx, cfdb_arena *a, worker **out, int *n)
+int sk_get_workers(cfdb_txn *tx, cfdb_arena *a, worker **out, int *n)
 {
     sk_rows classes, list;
     int rc = skw_range(tx, CFDB_BYTES_LIT(PROCESS_CLASS_PREFIX), CFDB_BYTES_LIT("\xff/processClass0"), MAX_WORKERS, a,
@@ -217,7 +218,7 @@ static int class_rows(cfdb_txn *tx, const char *prefix, bool type, cfdb_bytes be
 {
     skw_set_option(tx, FDB_TR_OPTION_RAW_ACCESS);
     worker *ws;
-    int n, rc = get_workers(tx, a, &ws, &n);
+    int n, rc = sk_get_workers(tx, a, &ws, &n);
     for (int i = 0; i < n && !rc; i++) {
         cfdb_bytes key = sk_key(a, prefix, cfdb_bytes_make(ws[i].addr, strlen(ws[i].addr)));
         if (!key.ptr)
@@ -279,7 +280,7 @@ int sk_class_type_commit(cfdb_txn *tx, cfdb_arena *a)
     skw_set_option(tx, FDB_TR_OPTION_RAW_ACCESS);
     worker *ws;
     int n;
-    if ((rc = get_workers(tx, a, &ws, &n)))
+    if ((rc = sk_get_workers(tx, a, &ws, &n)))
         return rc;
     for (size_t i = 0; i < w.n && !rc; i++) {
         if (!w.items[i].has_value)

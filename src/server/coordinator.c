@@ -112,6 +112,14 @@ void coord_new_generation(srv *s)
     coord_client_info_changed(s);
 }
 
+bool coord_is_listener(const srv *s, int listener)
+{
+    for (int i = 0; i < s->n_coord_listeners; i++)
+        if (s->coord_listeners[i] == listener)
+            return true;
+    return listener == s->coord_listener;
+}
+
 /* "desc:id" must name our cluster description. */
 static bool cluster_key_ok(srv *s, cfdb_bytes key)
 {

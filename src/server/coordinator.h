@@ -18,6 +18,9 @@ void coord_client_info_changed(srv *s);
  * forward to the current connection string. */
 void coord_forward_reply(srv *s, srv_conn *c, cfdb_uid reply, bool leader);
 
+/* Whether listener is a coordination server (coord_listener or a --coordinator one). */
+bool coord_is_listener(const srv *s, int listener);
+
 /* Fills a ClientDBInfo in the arena. */
 void coord_client_db_info(srv *s, cfdb_arena *a, cfdb_client_db_info *out);
 

@@ -132,11 +132,11 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
     if (token.first == UINT64_MAX) {
         switch (token.second) {
         case CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER:
-            if (c->listener == s->coord_listener)
+            if (coord_is_listener(s, c->listener))
                 coord_get_leader(s, c, msg, len);
             return;
         case CFDB_WLTOKEN_CLIENTLEADERREG_OPENDATABASE:
-            if (c->listener == s->coord_listener)
+            if (coord_is_listener(s, c->listener))
                 coord_open_database(s, c, msg, len);
             return;
         case CFDB_WLTOKEN_PROTOCOL_INFO:

@@ -25,6 +25,8 @@ static const char usage[] =
     "                           records from the corruption on (kept as *.discarded* files)\n"
     "  --storage-servers N      storage servers (default 3)\n"
     "  --shards K1,K2,...       shard boundaries (\\xNN escapes), owners round robin\n"
+    "  --coordinator PORT       one more coordination server of this cluster on PORT (0: free;\n"
+    "                           repeatable, up to 7): the coordinators can move among them\n"
     "  --separate-ports         each role (grv, commit, each storage server) on its own port\n"
     "  --control-port PORT      line-based control socket on 127.0.0.1 (0 = any)\n"
     "  --seed N                 deterministic tokens and ids\n"
@@ -204,6 +206,13 @@ int main(int argc, char **argv)
                 }
                 p += n + (e ? 1 : 0);
             }
+        } else if (!strcmp(a, "--coordinator")) {
+            NEED_ARG;
+            if (cfg.n_extra_coordinators == CFDB_SERVER_MAX_EXTRA_COORDINATORS) {
+                fprintf(stderr, "cfdb-server: at most %d --coordinator\n", CFDB_SERVER_MAX_EXTRA_COORDINATORS);
+                return 2;
+            }
+            cfg.extra_coordinator_ports[cfg.n_extra_coordinators++] = (uint16_t)atoi(v);
         } else if (!strcmp(a, "--separate-ports")) {
             cfg.separate_ports = true;
         } else if (!strcmp(a, "--control-port")) {

@@ -25,6 +25,7 @@
 #include "cfdb/network_address.h"
 #include "cfdb/tcp.h"
 #include "control.h"
+#include "coord_change.h"
 #include "coordinator.h"
 #include "db_config.h"
 #include "global_config.h"
@@ -521,12 +522,16 @@ int srv_write_cluster_file(srv *s)
     return 0;
 }
 
-static char g_conn_string[256];
+static char g_conn_string[1024];
 
 const char *cfdb_server_connection_string(const cfdb_server *s)
 {
-    snprintf(g_conn_string, sizeof g_conn_string, "%s:%s@%s:%u%s", s->cluster_desc, s->cluster_id,
-             s->cfg.listen_ip, s->listeners[s->coord_listener].port, s->tls ? ":tls" : "");
+    /* the coordinators of the current string (coord_change.c), in its order */
+    int o = snprintf(g_conn_string, sizeof g_conn_string, "%s:%s@", s->cluster_desc, s->cluster_id);
+    for (int i = 0; i < (s->n_coord_set ? s->n_coord_set : 1) && o < (int)sizeof g_conn_string; i++)
+        o += snprintf(g_conn_string + o, sizeof g_conn_string - (size_t)o, "%s%s:%u%s", i ? "," : "",
+                      s->cfg.listen_ip, s->listeners[s->n_coord_set ? s->coord_set[i] : s->coord_listener].port,
+                      s->tls ? ":tls" : "");
     return g_conn_string;
 }
 
@@ -635,6 +640,17 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
     s->coord_listener = 0;
     s->grv_listener = s->cfg.separate_ports ? 1 : 0;
     s->commit_listener = s->cfg.separate_ports ? 2 : 0;
+    /* extra coordination servers (coord_change.c), after the role listeners */
+    s->coord_listeners[0] = s->coord_set[0] = s->coord_listener;
+    s->n_coord_listeners = s->n_coord_set = 1;
+    for (int i = 0; i < s->cfg.n_extra_coordinators && s->n_coord_listeners < SRV_MAX_COORDS &&
+                    s->nlisteners < SRV_MAX_LISTENERS;
+         i++) {
+        if (listener_open(s, s->nlisteners, s->cfg.extra_coordinator_ports[i]))
+            goto fail;
+        s->listeners[s->nlisteners].name = "coordinator";
+        s->coord_listeners[s->n_coord_listeners++] = s->nlisteners++;
+    }
     if (s->cfg.separate_ports) {
         s->listeners[1].name = "grv";
         s->listeners[2].name = "commit";
@@ -700,6 +716,8 @@ cfdb_server *cfdb_server_create(cfdb_loop *loop, const cfdb_server_config *cfg)
             cfdb_mvcc_forget_before(s->store, recovered);
         }
     }
+    if (s->cfg.datadir)
+        coord_change_recover(s); /* a coordinators change made before the restart */
     srv_advance_version(s);
     if (srv_write_system_keys(s) || srv_config_init(s))
         goto fail;

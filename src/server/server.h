@@ -52,6 +52,12 @@ typedef struct cfdb_server_config {
     /* \xff/conf/tenant_mode written at start (0 disabled, 1 optional, 2 required); -1: left
      * as the database has it (a new database: disabled). */
     int tenant_mode;
+    /* More coordination servers of this one-process cluster (--coordinator PORT, repeatable):
+     * each listens on listen_ip at its port (0: a free one) and answers the coordinator
+     * requests, so the coordinators can be changed among them (coord_change.c). */
+#define CFDB_SERVER_MAX_EXTRA_COORDINATORS 7
+    uint16_t extra_coordinator_ports[CFDB_SERVER_MAX_EXTRA_COORDINATORS];
+    int n_extra_coordinators;
 } cfdb_server_config;
 
 typedef struct cfdb_server cfdb_server;

@@ -183,6 +183,12 @@ struct cfdb_server {
 #define SRV_OLD_KEYS 8
     char old_keys[SRV_OLD_KEYS][128];
     int n_old_keys;
+    /* coordination servers (coord_change.c): every coordinator listener (coord_listener
+     * first, then the --coordinator ones) and those the current connection string names, in
+     * its order */
+#define SRV_MAX_COORDS 8
+    int coord_listeners[SRV_MAX_COORDS], n_coord_listeners;
+    int coord_set[SRV_MAX_COORDS], n_coord_set;
     srv_storage *storage;
     int nstorage;
     srv_shard_map shards;

@@ -245,7 +245,7 @@ static void configuration(srv *s, jbuf *b)
     key_list(s, b, "\xff/conf/failed/", "address", &comma);
     key_list(s, b, "\xff/conf/excluded_locality/", "locality", &comma);
     key_list(s, b, "\xff/conf/failed_locality/", "locality", &comma);
-    jput(b, "],\"coordinators_count\":1},");
+    jput(b, "],\"coordinators_count\":%d},", s->n_coord_set ? s->n_coord_set : 1);
 }
 
 /* cluster.maintenance_zone / maintenance_seconds_remaining from \xff\x02/healthyZone
