@@ -675,8 +675,8 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         free(after);
         return f;
     }
-    default:
-        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
+    default: /* every module is one of the cases above */
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_INTERNAL_ERROR);
     }
 }
 
@@ -738,6 +738,61 @@ static cfdb_future *single_key_range(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes be
     return out;
 }
 
+/* A transaction/ range that is not inside one implementation: each implementation met
+ * (conflicting_keys/, read_conflict_range/, write_conflict_range/, in key order) answers its
+ * part of the range, and the rows are joined, reversed and limited as
+ * SpecialKeySpace::getRangeAggregationActor joins them. The three answer at once. */
+static cfdb_future *transaction_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse)
+{
+    static const char *const impls[3][2] = {
+        { "\xff\xff/transaction/conflicting_keys/", "\xff\xff/transaction/conflicting_keys0" },
+        { READ_CONFLICTS, "\xff\xff/transaction/read_conflict_range0" },
+        { WRITE_CONFLICTS, "\xff\xff/transaction/write_conflict_range0" },
+    };
+    cfdb_future *out = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
+    if (!out)
+        return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
+    cfdb_future *parts[3] = { NULL, NULL, NULL };
+    int rc = 0, total = 0;
+    for (int i = 0; i < 3 && !rc; i++) {
+        cfdb_bytes ib = cfdb_bytes_str(impls[i][0]), ie = cfdb_bytes_str(impls[i][1]);
+        cfdb_bytes b = cfdb_bytes_cmp(begin, ib) > 0 ? begin : ib, e = cfdb_bytes_cmp(end, ie) < 0 ? end : ie;
+        if (cfdb_bytes_cmp(b, e) >= 0)
+            continue;
+        parts[i] = i == 0 ? cfdb_conflicts_get_range(tx, b, e, 0, false) : conflict_ranges(tx, i == 2, b, e, 0, false);
+        rc = parts[i]->error;
+        total += rc ? 0 : parts[i]->r.kvs.count;
+    }
+    int n = limit > 0 && total > limit ? limit : total;
+    cfdb_fdb_kv *rows = rc || !n ? NULL : cfdb_arena_alloc(&out->arena, (size_t)n * sizeof *rows);
+    if (!rc && n && !rows)
+        rc = CFDB_ERR_OUT_OF_MEMORY;
+    for (int i = 0, at = 0; i < 3 && !rc && at < n; i++) {
+        int p = reverse ? 2 - i : i;
+        if (!parts[p])
+            continue;
+        for (int j = 0; j < parts[p]->r.kvs.count && at < n && !rc; j++) {
+            const cfdb_fdb_kv *kv = &parts[p]->r.kvs.items[reverse ? parts[p]->r.kvs.count - 1 - j : j];
+            cfdb_bytes k, v;
+            if (cfdb_arena_dup_bytes(&out->arena, cfdb_bytes_make(kv->key, (size_t)kv->key_length), &k) ||
+                cfdb_arena_dup_bytes(&out->arena, cfdb_bytes_make(kv->value, (size_t)kv->value_length), &v))
+                rc = CFDB_ERR_OUT_OF_MEMORY;
+            else
+                rows[at++] = (cfdb_fdb_kv){ k.ptr, (int)k.len, v.ptr, (int)v.len };
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (parts[i])
+            cfdb_future_unref(parts[i]);
+    if (!rc) {
+        out->r.kvs.items = rows;
+        out->r.kvs.count = n;
+        out->r.kvs.more = n < total;
+    }
+    cfdb_future_complete(out, rc);
+    return out;
+}
+
 cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse)
 {
     cfdb_bytes mb, me;
@@ -776,6 +831,7 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
     if (m == M_STATUS || m == M_CONNECTION_STRING || m == M_CLUSTER_FILE_PATH || m == M_CLUSTER_ID ||
         m == M_ERROR_MESSAGE)
         return single_key_range(tx, mb, begin, end);
-    /* a transaction/ range across its implementations */
-    return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);
+    if (m == M_TRANSACTION)
+        return transaction_range(tx, begin, end, limit, reverse);
+    return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_INTERNAL_ERROR); /* every module is above */
 }

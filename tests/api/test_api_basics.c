@@ -1066,6 +1066,33 @@ static void test_special_keys(void **state)
         assert_memory_equal((const char *)kv[0].key + sizeof wp - 1, "sk/a", 4);
         assert_memory_equal((const char *)kv[2].key + sizeof wp - 1, "sk/w", 4);
         fdb_future_destroy(wr);
+        /* the whole module: each implementation's rows joined in key order (2 read
+         * boundaries, then 4 write boundaries); reversed; limited */
+        static const char tb[] = "\xff\xff/transaction/", te[] = "\xff\xff/transaction0";
+        for (int rev = 0; rev < 2; rev++) {
+            FDBFuture *all = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(tb), sizeof tb - 1),
+                                                       FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(te), sizeof te - 1), 0, 0,
+                                                       FDB_STREAMING_MODE_WANT_ALL, 0, 0, rev);
+            assert_int_equal(api_wait(all), 0);
+            assert_int_equal(fdb_future_get_keyvalue_array(all, &kv, &count, &more), 0);
+            assert_int_equal(count, 6);
+            assert_false(more);
+            const FDBKeyValue *first = &kv[rev ? 5 : 0], *last = &kv[rev ? 0 : 5];
+            assert_memory_equal((const char *)first->key + sizeof rp - 1, "sk/r", 4);
+            assert_memory_equal(first->key, rp, sizeof rp - 1);
+            assert_memory_equal(last->key, wp, sizeof wp - 1);
+            assert_int_equal(last->key_length, (int)sizeof wp - 1 + 5); /* "sk/w\0" */
+            fdb_future_destroy(all);
+        }
+        FDBFuture *lim = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(tb), sizeof tb - 1),
+                                                   FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(te), sizeof te - 1), 3, 0,
+                                                   FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        assert_int_equal(api_wait(lim), 0);
+        assert_int_equal(fdb_future_get_keyvalue_array(lim, &kv, &count, &more), 0);
+        assert_int_equal(count, 3);
+        assert_true(more);
+        assert_memory_equal((const char *)kv[2].key + sizeof wp - 1, "sk/a", 4);
+        fdb_future_destroy(lim);
         char key[80];
         snprintf(key, sizeof key, "%ssk/r", rp);
         assert_int_equal(special_get(t, key, &present, v, sizeof v), 0);
