@@ -40,7 +40,6 @@
 #include "special_keys_internal.h"
 #include "txn_internal.h"
 
-#define AUTO_KEY SK_MGMT "auto_coordinators"
 #define IS_ACCEPTABLE_DELAY_NS 1500000000ull /* CLIENT_KNOBS->IS_ACCEPTABLE_DELAY */
 #define MAX_ROWS 10000                        /* CLIENT_KNOBS->TOO_MANY */
 #define COORDINATOR_CLASS 13                  /* ProcessClass::CoordinatorClass */
@@ -335,7 +334,7 @@ static int join_push(cfdb_arena *a, char **buf, size_t *len, size_t *cap, const 
     return 0;
 }
 
-static int auto_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_auto_coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)end;
     skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
@@ -421,5 +420,3 @@ static int auto_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
     }
     return sk_rows_push(out, a, begin, cfdb_bytes_make(value ? value : "", len));
 }
-
-const sk_impl sk_auto_coordinators_impl = { AUTO_KEY, NULL, auto_read, NULL, false, SK_W_DEFAULT };

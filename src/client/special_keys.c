@@ -594,33 +594,13 @@ static cfdb_future *error_message(cfdb_txn *tx)
 
 /* ---------- reads ---------- */
 
-/* coordinators (issue 12, coord): management/ as special_management.c lists it, with
- * auto_coordinators answered by special_auto_coordinators.c where that list leaves it
- * unanswered */
-#define MGMT_IMPLS_MAX 64
-static sk_impl mgmt_impls[MGMT_IMPLS_MAX];
-static int mgmt_impl_count;
-static pthread_once_t mgmt_once = PTHREAD_ONCE_INIT;
-
-static void mgmt_init(void)
-{
-    for (int i = 0; i < sk_management_impl_count && i < MGMT_IMPLS_MAX; i++) {
-        mgmt_impls[i] = sk_management_impls[i];
-        if (!mgmt_impls[i].read && !strcmp(mgmt_impls[i].begin, sk_auto_coordinators_impl.begin) &&
-            !mgmt_impls[i].end)
-            mgmt_impls[i] = sk_auto_coordinators_impl;
-        mgmt_impl_count = i + 1;
-    }
-}
-
 /* The implementations of a module answered on a management worker. */
 static const sk_impl *module_impls(enum module m, int *n)
 {
     switch (m) {
     case M_MANAGEMENT:
-        pthread_once(&mgmt_once, mgmt_init);
-        *n = mgmt_impl_count;
-        return mgmt_impls;
+        *n = sk_management_impl_count;
+        return sk_management_impls;
     case M_CONFIGURATION:
         *n = sk_configuration_impl_count;
         return sk_configuration_impls;
@@ -695,9 +675,122 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         free(after);
         return f;
     }
-    default:
-        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_UNSUPPORTED_OPERATION);
+    default: /* every module is one of the cases above */
+        return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_INTERNAL_ERROR);
     }
+}
+
+/* A single-key module (status/json, connection_string, cluster_file_path, cluster_id,
+ * error_message) read as a range: SingleSpecialKeyImpl::getRange answers the key's row when
+ * the key has a value (the range read stays inside the module, so it holds the key). The
+ * key's own get runs and its value is copied into the range's future when it completes. */
+typedef struct single_range {
+    cfdb_future *out;
+    cfdb_bytes key; /* in out's arena */
+} single_range;
+
+static void single_range_done(void *future, void *arg)
+{
+    cfdb_future *g = future;
+    single_range *sr = arg;
+    cfdb_future *out = sr->out;
+    int rc = g->error;
+    if (!rc && g->r.value.present) {
+        cfdb_fdb_kv *kv = cfdb_arena_alloc(&out->arena, sizeof *kv);
+        void *v = cfdb_arena_dup(&out->arena, g->r.value.value.ptr, g->r.value.value.len ? g->r.value.value.len : 1);
+        if (kv && v) {
+            kv->key = sr->key.ptr;
+            kv->key_length = (int)sr->key.len;
+            kv->value = v;
+            kv->value_length = (int)g->r.value.value.len;
+            out->r.kvs.items = kv;
+            out->r.kvs.count = 1;
+        } else {
+            rc = CFDB_ERR_OUT_OF_MEMORY;
+        }
+    }
+    cfdb_future_complete(out, rc);
+    cfdb_future_unref(out);
+    cfdb_future_unref(g);
+}
+
+static cfdb_future *single_key_range(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes begin, cfdb_bytes end)
+{
+    if (cfdb_bytes_cmp(begin, end) >= 0 || cfdb_bytes_cmp(key, begin) < 0 || cfdb_bytes_cmp(key, end) >= 0)
+        return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
+    cfdb_future *out = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
+    if (!out)
+        return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_OUT_OF_MEMORY);
+    single_range *sr = cfdb_arena_alloc(&out->arena, sizeof *sr);
+    if (!sr || cfdb_arena_dup_bytes(&out->arena, key, &sr->key)) {
+        cfdb_future_complete(out, CFDB_ERR_OUT_OF_MEMORY);
+        return out;
+    }
+    sr->out = out;
+    cfdb_future *g = cfdb_special_get(tx, sr->key);
+    if (!g) {
+        cfdb_future_complete(out, CFDB_ERR_OUT_OF_MEMORY);
+        return out;
+    }
+    cfdb_future_ref(out); /* the callback's */
+    if (!cfdb_future_set_callback(g, single_range_done, sr))
+        single_range_done(g, sr);
+    return out;
+}
+
+/* A transaction/ range that is not inside one implementation: each implementation met
+ * (conflicting_keys/, read_conflict_range/, write_conflict_range/, in key order) answers its
+ * part of the range, and the rows are joined, reversed and limited as
+ * SpecialKeySpace::getRangeAggregationActor joins them. The three answer at once. */
+static cfdb_future *transaction_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse)
+{
+    static const char *const impls[3][2] = {
+        { "\xff\xff/transaction/conflicting_keys/", "\xff\xff/transaction/conflicting_keys0" },
+        { READ_CONFLICTS, "\xff\xff/transaction/read_conflict_range0" },
+        { WRITE_CONFLICTS, "\xff\xff/transaction/write_conflict_range0" },
+    };
+    cfdb_future *out = cfdb_future_new(CFDB_FUTURE_KEYVALUES);
+    if (!out)
+        return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
+    cfdb_future *parts[3] = { NULL, NULL, NULL };
+    int rc = 0, total = 0;
+    for (int i = 0; i < 3 && !rc; i++) {
+        cfdb_bytes ib = cfdb_bytes_str(impls[i][0]), ie = cfdb_bytes_str(impls[i][1]);
+        cfdb_bytes b = cfdb_bytes_cmp(begin, ib) > 0 ? begin : ib, e = cfdb_bytes_cmp(end, ie) < 0 ? end : ie;
+        if (cfdb_bytes_cmp(b, e) >= 0)
+            continue;
+        parts[i] = i == 0 ? cfdb_conflicts_get_range(tx, b, e, 0, false) : conflict_ranges(tx, i == 2, b, e, 0, false);
+        rc = parts[i]->error;
+        total += rc ? 0 : parts[i]->r.kvs.count;
+    }
+    int n = limit > 0 && total > limit ? limit : total;
+    cfdb_fdb_kv *rows = rc || !n ? NULL : cfdb_arena_alloc(&out->arena, (size_t)n * sizeof *rows);
+    if (!rc && n && !rows)
+        rc = CFDB_ERR_OUT_OF_MEMORY;
+    for (int i = 0, at = 0; i < 3 && !rc && at < n; i++) {
+        int p = reverse ? 2 - i : i;
+        if (!parts[p])
+            continue;
+        for (int j = 0; j < parts[p]->r.kvs.count && at < n && !rc; j++) {
+            const cfdb_fdb_kv *kv = &parts[p]->r.kvs.items[reverse ? parts[p]->r.kvs.count - 1 - j : j];
+            cfdb_bytes k, v;
+            if (cfdb_arena_dup_bytes(&out->arena, cfdb_bytes_make(kv->key, (size_t)kv->key_length), &k) ||
+                cfdb_arena_dup_bytes(&out->arena, cfdb_bytes_make(kv->value, (size_t)kv->value_length), &v))
+                rc = CFDB_ERR_OUT_OF_MEMORY;
+            else
+                rows[at++] = (cfdb_fdb_kv){ k.ptr, (int)k.len, v.ptr, (int)v.len };
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (parts[i])
+            cfdb_future_unref(parts[i]);
+    if (!rc) {
+        out->r.kvs.items = rows;
+        out->r.kvs.count = n;
+        out->r.kvs.more = n < total;
+    }
+    cfdb_future_complete(out, rc);
+    return out;
 }
 
 cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool reverse)
@@ -735,6 +828,10 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         const sk_impl *impls = module_impls(m, &n);
         return sk_async_read(tx, impls, n, begin, end, limit, reverse, false);
     }
-    /* single-key modules read as ranges, and the modules not implemented */
-    return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_UNSUPPORTED_OPERATION);
+    if (m == M_STATUS || m == M_CONNECTION_STRING || m == M_CLUSTER_FILE_PATH || m == M_CLUSTER_ID ||
+        m == M_ERROR_MESSAGE)
+        return single_key_range(tx, mb, begin, end);
+    if (m == M_TRANSACTION)
+        return transaction_range(tx, begin, end, limit, reverse);
+    return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_INTERNAL_ERROR); /* every module is above */
 }

@@ -185,7 +185,7 @@ int sk_min_commit_version_commit(cfdb_txn *tx, cfdb_arena *a);
 /* special_coordinators.c: configuration/coordinators/ at commit (changeQuorumChecker) */
 int sk_coordinators_commit(cfdb_txn *tx, cfdb_arena *a);
 /* special_auto_coordinators.c: management/auto_coordinators (CoordinatorsAutoImpl) */
-extern const sk_impl sk_auto_coordinators_impl;
+int sk_auto_coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 
 /* ---- running module code on a worker ---- */
 /* A range read answered by fn-s of the impls met in [begin, end); single: a get of begin. */

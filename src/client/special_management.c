@@ -23,7 +23,7 @@
  *   in_progress_exclusion/       special_exclusion.c
  *   min_required_commit_version, version_epoch   special_versions.c
  *   profiling/                   special_profiling.c (registered below API 720 only)
- * Not answered (2108): auto_coordinators. */
+ *   auto_coordinators            special_auto_coordinators.c (read only) */
 #define _GNU_SOURCE /* memmem */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -634,7 +634,7 @@ static int dd_commit(cfdb_txn *tx, cfdb_arena *a)
 #define R(b, e, read, commit, w, kind) { SK_MGMT b, SK_MGMT e, read, commit, w, kind }
 #define K(b, read, commit, w) { SK_MGMT b, NULL, read, commit, w, SK_W_DEFAULT }
 const sk_impl sk_management_impls[] = {
-    K("auto_coordinators", NULL, NULL, false),
+    K("auto_coordinators", sk_auto_coordinators_read, NULL, false),
     K("consistency_check_suspended", cc_read, cc_commit, true),
     R("data_distribution/", "data_distribution0", dd_read, dd_commit, true, SK_W_DEFAULT),
     K("db_locked", lock_read, lock_commit, true),

@@ -977,8 +977,57 @@ static void test_special_keys(void **state)
                                   FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S("\xff\xff/nowhere0"), 11), 0, 0,
                                   FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
     assert_int_equal(api_wait_destroy(r), 2113);
-    /* auto_coordinators is not answered; tracing/ is (test_api_special_modules) */
-    assert_int_equal(special_get(tr, "\xff\xff/management/auto_coordinators", &present, v, sizeof v), 2108);
+    /* the single-key modules read as ranges (SingleSpecialKeyImpl::getRange): the key's row
+     * when it has a value */
+    {
+        static const char *const singles[] = { "\xff\xff/connection_string", "\xff\xff/cluster_file_path",
+                                               "\xff\xff/cluster_id", "\xff\xff/status/json",
+                                               "\xff\xff/error_message" };
+        for (size_t i = 0; i < sizeof singles / sizeof *singles; i++) {
+            const char *k = singles[i];
+            int kl = (int)strlen(k);
+            char after[64];
+            memcpy(after, k, (size_t)kl);
+            after[kl] = 0;
+            FDBFuture *rf = fdb_transaction_get_range(tr, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL((const uint8_t *)k, kl),
+                                                      FDB_KEYSEL_FIRST_GREATER_OR_EQUAL((const uint8_t *)after, kl + 1),
+                                                      0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+            assert_int_equal(api_wait(rf), 0);
+            const FDBKeyValue *kv;
+            int n;
+            fdb_bool_t more;
+            assert_int_equal(fdb_future_get_keyvalue_array(rf, &kv, &n, &more), 0);
+            int pk;
+            assert_int_equal(special_get(tr, k, &pk, v, sizeof v), 0);
+            if (strcmp(k, "\xff\xff/status/json") == 0) { /* a new document each read */
+                assert_int_equal(n, 1);
+                assert_int_equal(kv[0].value[0], '{');
+            } else {
+                assert_int_equal(n, pk ? 1 : 0);
+                if (pk) {
+                    assert_int_equal(kv[0].value_length, (int)strlen(v));
+                    assert_memory_equal(kv[0].value, v, strlen(v));
+                }
+            }
+            if (n) {
+                assert_int_equal(kv[0].key_length, kl);
+                assert_memory_equal(kv[0].key, k, (size_t)kl);
+            }
+            assert_int_equal(strcmp(k, "\xff\xff/error_message") == 0 ? 0 : 1, pk);
+            fdb_future_destroy(rf);
+        }
+    }
+    /* auto_coordinators (test_api_special_coordinators): with one coordinator that is also the
+     * one worker, the auto quorum is the current one */
+    {
+        char procs[256];
+        int pp;
+        assert_int_equal(special_get(tr, "\xff\xff/configuration/coordinators/processes", &pp, procs, sizeof procs), 0);
+        assert_true(pp);
+        assert_int_equal(special_get(tr, "\xff\xff/management/auto_coordinators", &present, v, sizeof v), 0);
+        assert_true(present);
+        assert_string_equal(v, procs);
+    }
     /* metrics/health/ is answered (test_api_special_cluster): no aggregate row while the worst
      * storage durability lag is 0 */
     assert_int_equal(special_get(tr, "\xff\xff/metrics/health/aggregate", &present, v, sizeof v), 0);
@@ -1017,6 +1066,33 @@ static void test_special_keys(void **state)
         assert_memory_equal((const char *)kv[0].key + sizeof wp - 1, "sk/a", 4);
         assert_memory_equal((const char *)kv[2].key + sizeof wp - 1, "sk/w", 4);
         fdb_future_destroy(wr);
+        /* the whole module: each implementation's rows joined in key order (2 read
+         * boundaries, then 4 write boundaries); reversed; limited */
+        static const char tb[] = "\xff\xff/transaction/", te[] = "\xff\xff/transaction0";
+        for (int rev = 0; rev < 2; rev++) {
+            FDBFuture *all = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(tb), sizeof tb - 1),
+                                                       FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(te), sizeof te - 1), 0, 0,
+                                                       FDB_STREAMING_MODE_WANT_ALL, 0, 0, rev);
+            assert_int_equal(api_wait(all), 0);
+            assert_int_equal(fdb_future_get_keyvalue_array(all, &kv, &count, &more), 0);
+            assert_int_equal(count, 6);
+            assert_false(more);
+            const FDBKeyValue *first = &kv[rev ? 5 : 0], *last = &kv[rev ? 0 : 5];
+            assert_memory_equal((const char *)first->key + sizeof rp - 1, "sk/r", 4);
+            assert_memory_equal(first->key, rp, sizeof rp - 1);
+            assert_memory_equal(last->key, wp, sizeof wp - 1);
+            assert_int_equal(last->key_length, (int)sizeof wp - 1 + 5); /* "sk/w\0" */
+            fdb_future_destroy(all);
+        }
+        FDBFuture *lim = fdb_transaction_get_range(t, FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(tb), sizeof tb - 1),
+                                                   FDB_KEYSEL_FIRST_GREATER_OR_EQUAL(S(te), sizeof te - 1), 3, 0,
+                                                   FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+        assert_int_equal(api_wait(lim), 0);
+        assert_int_equal(fdb_future_get_keyvalue_array(lim, &kv, &count, &more), 0);
+        assert_int_equal(count, 3);
+        assert_true(more);
+        assert_memory_equal((const char *)kv[2].key + sizeof wp - 1, "sk/a", 4);
+        fdb_future_destroy(lim);
         char key[80];
         snprintf(key, sizeof key, "%ssk/r", rp);
         assert_int_equal(special_get(t, key, &present, v, sizeof v), 0);
