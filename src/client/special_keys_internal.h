@@ -152,6 +152,10 @@ int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
 /* AddressExclusion::parse then toString (special_management.c): false when invalid */
 bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
+/* exclusions (issue 12), special_exclusion.c: checkExclusion for n canonical addresses or
+ * localities (0 safe, 2117 with the message, or an error); in_progress_exclusion/ */
+int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t n, bool locality, bool failed);
+int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 /* A worker of \xff/worker/ as ManagementAPI's getWorkers gives it (its class replaced by
  * \xff/processClass/'s when that one is set_class or its own is unset; no test class). */
 #define SK_WORKER_LOCALITIES 8
@@ -169,10 +173,6 @@ typedef struct sk_worker {
 } sk_worker;
 /* special_process_class.c: the workers, sorted by addr, duplicates dropped (worker thread) */
 int sk_get_workers(cfdb_txn *tx, cfdb_arena *a, sk_worker **out, int *n);
-/* exclusions (issue 12), special_exclusion.c: checkExclusion for n canonical addresses or
- * localities (0 safe, 2117 with the message, or an error); in_progress_exclusion/ */
-int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t n, bool locality, bool failed);
-int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 /* special_process_class.c: process/class_type/, process/class_source/ */
 int sk_class_type_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
 int sk_class_type_commit(cfdb_txn *tx, cfdb_arena *a);
