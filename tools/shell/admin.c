@@ -110,11 +110,11 @@ char *admin_error_message(FDBTransaction *tr)
     size_t n = 0;
     if (admin_get(tr, "\xff\xff/error_message", SL("\xff\xff/error_message"), &present, &v, &n) || !present)
         return NULL;
-    shell_json *j = shell_json_parse(v, n);
+    cfdb_jv *j = cfdb_jv_parse(v, n);
     free(v);
-    const shell_json *m = j ? shell_json_get(j, "message") : NULL;
+    const cfdb_jv *m = j ? cfdb_jv_get(j, "message") : NULL;
     char *out = m && m->type == JSON_STRING ? strndup(m->text, m->len) : NULL;
-    shell_json_free(j);
+    cfdb_jv_free(j);
     return out;
 }
 

@@ -265,19 +265,19 @@ static int progress_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
 /* a worker: its address and the status document's locality object */
 typedef struct worker {
     shell_addr addr;
-    const shell_json *locality;
+    const cfdb_jv *locality;
 } worker;
 
 /* workers from cluster.processes of the status document (into w, at most cap) */
-static size_t status_workers(const shell_json *doc, worker *w, size_t cap)
+static size_t status_workers(const cfdb_jv *doc, worker *w, size_t cap)
 {
-    const shell_json *procs = shell_json_get(shell_json_get(doc, "cluster"), "processes");
+    const cfdb_jv *procs = cfdb_jv_get(cfdb_jv_get(doc, "cluster"), "processes");
     size_t n = 0;
     for (size_t i = 0; procs && procs->type == JSON_OBJECT && i < procs->count && n < cap; i++) {
-        const shell_json *a = shell_json_get(procs->items[i], "address");
+        const cfdb_jv *a = cfdb_jv_get(procs->items[i], "address");
         if (!a || a->type != JSON_STRING || !shell_addr_parse((shell_token){ a->text, a->len }, &w[n].addr))
             continue;
-        w[n].locality = shell_json_get(procs->items[i], "locality");
+        w[n].locality = cfdb_jv_get(procs->items[i], "locality");
         n++;
     }
     return n;
@@ -291,9 +291,9 @@ static bool add_locality_addresses(const worker *w, size_t nw, shell_token loc, 
     shell_token key = { loc.p + 9, kl }, val = { colon + 1, loc.n - 9 - kl - 1 };
     *any = false;
     for (size_t i = 0; i < nw; i++) {
-        const shell_json *l = w[i].locality;
+        const cfdb_jv *l = w[i].locality;
         for (size_t k = 0; l && l->type == JSON_OBJECT && k < l->count; k++) {
-            const shell_json *v = l->items[k];
+            const cfdb_jv *v = l->items[k];
             if (v->name_len == key.n && memcmp(v->name, key.p, key.n) == 0 && v->type == JSON_STRING &&
                 v->len == val.n && memcmp(v->text, val.p, val.n) == 0) {
                 shell_addr a = w[i].addr;
@@ -403,7 +403,7 @@ static int coordinators_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
 
 static int exclude_addresses(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
-    shell_json *doc = NULL;
+    cfdb_jv *doc = NULL;
     bool present = false;
     if ((*err = shell_read_status(s, &doc, &present)))
         return CMD_FDB;
@@ -472,7 +472,7 @@ static int exclude_addresses(shell *s, const shell_token *t, size_t n, fdb_error
     }
     r = admin_run(s, 0, coordinators_body, &all, err);
 done:
-    shell_json_free(doc);
+    cfdb_jv_free(doc);
     free(w);
     free(locs);
     free(nomatch);

@@ -61,9 +61,9 @@ fdb_error_t shell_get_tr(shell *s);
 fdb_error_t shell_wait(FDBFuture *f);
 
 /* \xff\xff/status/json read in a transaction of its own and parsed (status.c): *out NULL
- * when absent or not JSON; shell_json_free it. */
-struct shell_json;
-fdb_error_t shell_read_status(shell *s, struct shell_json **out, bool *present);
+ * when absent or not JSON; cfdb_jv_free it. */
+struct cfdb_jv;
+fdb_error_t shell_read_status(shell *s, struct cfdb_jv **out, bool *present);
 
 /* The minimal status text (fdbcli's `status minimal') from \xff\xff/status/json; true
  * when it could be read. With blank lines around it unless exec_mode. */

@@ -315,11 +315,11 @@ static int tenant_list(shell *s, const shell_token *t, size_t n, fdb_error_t *er
 
 /* ---- get ---- */
 
-static const char *json_text(const shell_json *o, const char *a, const char *b, size_t *len)
+static const char *json_text(const cfdb_jv *o, const char *a, const char *b, size_t *len)
 {
-    const shell_json *v = shell_json_get(o, a);
+    const cfdb_jv *v = cfdb_jv_get(o, a);
     if (v && b)
-        v = shell_json_get(v, b);
+        v = cfdb_jv_get(v, b);
     if (!v || (v->type != JSON_STRING && v->type != JSON_INT))
         return NULL;
     *len = v->len;
@@ -335,16 +335,16 @@ static void print_entry(const char *json, size_t len, bool as_json)
         if (!doc)
             return;
         int k = snprintf(doc, cap, "{\"tenant\":%.*s,\"type\":\"success\"}", (int)len, json);
-        shell_json *j = shell_json_parse(doc, (size_t)k);
+        cfdb_jv *j = cfdb_jv_parse(doc, (size_t)k);
         if (j) {
             shell_json_pretty(stdout, j);
             printf("\n");
         }
-        shell_json_free(j);
+        cfdb_jv_free(j);
         free(doc);
         return;
     }
-    shell_json *j = shell_json_parse(json, len);
+    cfdb_jv *j = cfdb_jv_parse(json, len);
     if (!j)
         return;
     size_t l = 0;
@@ -368,7 +368,7 @@ static void print_entry(const char *json, size_t len, bool as_json)
         printf("  lock id: %.*s\n", (int)l, v);
     if ((v = json_text(j, "tenant_group", "printable", &l)) != NULL)
         printf("  tenant group: %.*s\n", (int)l, v);
-    shell_json_free(j);
+    cfdb_jv_free(j);
 }
 
 static int get_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
@@ -447,10 +447,10 @@ static int tenant_configure(shell *s, const shell_token *t, size_t n, fdb_error_
 
 int64_t shell_tenant_entry_id(const char *json, size_t len)
 {
-    shell_json *j = shell_json_parse(json, len);
-    const shell_json *id = j ? shell_json_get(j, "id") : NULL;
+    cfdb_jv *j = cfdb_jv_parse(json, len);
+    const cfdb_jv *id = j ? cfdb_jv_get(j, "id") : NULL;
     int64_t v = id && id->type == JSON_INT ? strtoll(id->text, NULL, 10) : -1;
-    shell_json_free(j);
+    cfdb_jv_free(j);
     return v;
 }
 

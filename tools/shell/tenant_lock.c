@@ -19,7 +19,7 @@
  *                                          locked with a different UID" / "Wrong lock UID";
  *                                          else the entry with the new state and UID (none when
  *                                          unlocked), and \xff/tenant/lastModification stamped.
- * The entry's value codec is the library's (special_tenant_entry.h, linked statically). */
+ * The entry's value codec is the wire core's (cfdb_msg_tenant_map_entry, fb_*_versioned). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,9 @@
 #include "admin.h"
 #include "cfdb/arena.h"
 #include "cfdb/errors.h"
-#include "special_tenant_entry.h"
+#include "cfdb/fb.h"
+#include "cfdb/messages.h"
+#include "cfdb/tenant_keys.h"
 
 #define MAP "\xff\xff/management/tenant/map/"
 
@@ -82,26 +84,28 @@ static fdb_error_t change_lock_state(FDBTransaction *tr, const lock_req *q, int6
         return CFDB_ERR_TENANTS_DISABLED;
     char key[SL(TENANT_MAP_PREFIX) + 8];
     memcpy(key, TENANT_MAP_PREFIX, SL(TENANT_MAP_PREFIX));
-    tenant_prefix(id, (uint8_t *)key + SL(TENANT_MAP_PREFIX));
+    cfdb_tenant_prefix(id, (uint8_t *)key + SL(TENANT_MAP_PREFIX));
     char *v = NULL;
     size_t vl = 0;
     if ((e = admin_get(tr, key, sizeof key, &present, &v, &vl)))
         return e;
     if (!present)
         return CFDB_ERR_TENANT_NOT_FOUND;
-    tenant_entry entry;
+    cfdb_tenant_map_entry entry;
+    memset(&entry, 0, sizeof entry);
     cfdb_bytes value = { 0 };
-    e = (fdb_error_t)tenant_entry_decode(cfdb_bytes_make(v, vl), a, &entry); /* entry points into v */
+    e = (fdb_error_t)fb_decode_versioned(&cfdb_msg_tenant_map_entry, cfdb_bytes_make(v, vl), &entry, NULL,
+                                         a); /* entry points into v */
     /* checkLockState: the same state and UID already, or another UID holds the lock */
-    bool same_uid = !e && entry.has_lock_id && cfdb_uid_eq(entry.lock_id, q->uid);
-    bool already = same_uid && entry.lock_state == q->state;
-    if (!e && entry.has_lock_id && !same_uid)
+    bool same_uid = !e && entry.tenantLockId.present && cfdb_uid_eq(entry.tenantLockId.value, q->uid);
+    bool already = same_uid && entry.tenantLockState == q->state;
+    if (!e && entry.tenantLockId.present && !same_uid)
         e = CFDB_ERR_TENANT_LOCKED;
     if (!e && !already) {
-        entry.lock_state = q->state;
-        entry.has_lock_id = q->state != TENANT_UNLOCKED;
-        entry.lock_id = entry.has_lock_id ? q->uid : (cfdb_uid){ 0, 0 };
-        e = (fdb_error_t)tenant_entry_encode(&entry, a, &value);
+        entry.tenantLockState = (uint8_t)q->state;
+        entry.tenantLockId.present = q->state != TENANT_UNLOCKED;
+        entry.tenantLockId.value = entry.tenantLockId.present ? q->uid : (cfdb_uid){ 0, 0 };
+        e = (fdb_error_t)fb_encode_versioned(&cfdb_msg_tenant_map_entry, &entry, a, &value);
     }
     free(v);
     if (e || already)
