@@ -442,6 +442,23 @@ static int workers_rows(mg_op *m, const cfdb_client_workers_reply *rep)
     return 0;
 }
 
+/* verifyInterfaceActor for each target: GetLeaderRequest at its address (on_verify_reply
+ * marks the ones that answer), and the CLI_CONNECT_TIMEOUT timer that ends the wait. */
+static void verify_targets(mg_op *m, cfdb_client *cl)
+{
+    for (int i = 0; i < m->ntargets; i++) {
+        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
+        cfdb_get_leader_request req;
+        memset(&req, 0, sizeof req);
+        m->targets[i].verify =
+            peer ? cfdb_client_request(cl, peer, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
+                                       &cfdb_msg_get_leader_request, &req, &req.reply.token, on_verify_reply,
+                                       &m->targets[i])
+                 : 0;
+    }
+    cfdb_loop_timer_add_in(cfdb_client_loop(cl), &m->timer, CLI_CONNECT_TIMEOUT_NS);
+}
+
 /* worker_interfaces/verify (workerInterfacesImplGetRangeActor with verify set): each worker
  * is asked GetLeaderRequest at its address, as verifyInterfaceActor does; the rows of those
  * that answer within CLI_CONNECT_TIMEOUT are kept (workers_verified). Workers past
@@ -458,17 +475,7 @@ static void workers_verify(mg_op *m, const cfdb_client_workers_reply *rep)
         t->addr = rep->workers.items[i].reboot.endpoint.addresses.address;
         t->ok = false;
     }
-    for (int i = 0; i < m->ntargets; i++) {
-        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
-        cfdb_get_leader_request req;
-        memset(&req, 0, sizeof req);
-        m->targets[i].verify =
-            peer ? cfdb_client_request(cl, peer, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
-                                       &cfdb_msg_get_leader_request, &req, &req.reply.token, on_verify_reply,
-                                       &m->targets[i])
-                 : 0;
-    }
-    cfdb_loop_timer_add_in(cfdb_client_loop(cl), &m->timer, CLI_CONNECT_TIMEOUT_NS);
+    verify_targets(m, cl);
 }
 
 /* The verified workers' rows (the future's rows are in reply order, as the targets). */
@@ -563,17 +570,7 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     m->stage = MG_VERIFY;
     m->verified = 0;
     cfdb_client *cl = cfdb_db_client(m->db);
-    for (int i = 0; i < m->ntargets; i++) {
-        cfdb_peer *peer = cfdb_client_peer(cl, &m->targets[i].addr);
-        cfdb_get_leader_request req;
-        memset(&req, 0, sizeof req);
-        m->targets[i].verify =
-            peer ? cfdb_client_request(cl, peer, cfdb_well_known_token(CFDB_WLTOKEN_CLIENTLEADERREG_GETLEADER),
-                                       &cfdb_msg_get_leader_request, &req, &req.reply.token, on_verify_reply,
-                                       &m->targets[i])
-                 : 0;
-    }
-    cfdb_loop_timer_add_in(cfdb_client_loop(cl), &m->timer, CLI_CONNECT_TIMEOUT_NS);
+    verify_targets(m, cl);
 }
 
 /* Every worker answered: RebootRequest to each, one way (ReplyPromise-less .send). */
