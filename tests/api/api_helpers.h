@@ -26,6 +26,9 @@ void api_server_stop(api_server *s);
 /* Sends one control command; copies the answer line into ans (may be NULL). 0 if "ok". */
 int api_server_control(const api_server *s, const char *cmd, char *ans, size_t cap);
 
+/* A TCP port on 127.0.0.1 nothing listens on right now (the kernel's choice); 0 on failure. */
+uint16_t api_free_port(void);
+
 /* ---- the network (once per process) ---- */
 /* Selects API 730 (unless already done), sets up and runs the network on a thread. */
 int api_network_start(void);

@@ -44,17 +44,6 @@ static char g_pa[32], g_qa[32], g_ra[32];
 static char g_datadir[96], g_listen[40], g_q_arg[8], g_r_arg[8];
 static FDBDatabase *g_db;
 
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t l = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &l))
-        return 0;
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static int start_server(void)
 {
     const char *args[] = { "--listen", g_listen, "--coordinator", g_q_arg, "--coordinator", g_r_arg, "--datadir",
@@ -82,12 +71,12 @@ static int group_setup(void **state)
         return -1;
     snprintf(g_datadir, sizeof g_datadir, "%s/data", g_dir);
     snprintf(g_client_file, sizeof g_client_file, "%s/client.cluster", g_dir);
-    g_p = free_port();
+    g_p = api_free_port();
     do
-        g_q = free_port();
+        g_q = api_free_port();
     while (g_q == g_p);
     do
-        g_r = free_port();
+        g_r = api_free_port();
     while (g_r == g_p || g_r == g_q);
     if (!g_p || !g_q || !g_r)
         return -1;
@@ -324,7 +313,7 @@ static void test_unreachable(void **state)
     (void)state;
     unsigned u;
     do
-        u = free_port();
+        u = api_free_port();
     while (u == g_p || u == g_q || u == g_r);
     char processes[128], want[256], msg[512], before[512], after[512];
     /* a hostname (Hostname::isHostname), resolved, then asked like the addresses */

@@ -195,21 +195,10 @@ static void test_exclude_waits(void **state)
     assert_int_equal(shell_pty_finish(&p), 0);
 }
 
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t l = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &l))
-        return 0;
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    unsigned q = free_port();
+    uint16_t q = api_free_port();
     if (!q)
         return -1;
     snprintf(g_q_port, sizeof g_q_port, "%u", q);
