@@ -364,19 +364,10 @@ static size_t json_escape(const char *s, char *out)
     return o;
 }
 
-int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message)
+/* \xff\xff/error_message becomes m (malloc'ed, taken; NULL: out of memory, the message is
+ * lost); the management failure's code. */
+static int set_error_message(cfdb_txn *tx, char *m)
 {
-    /* ManagementAPIError::toJsonString: {"command":..,"message":..,"retriable":..} */
-    size_t cap = 6 * (strlen(command) + strlen(message)) + 64;
-    char *m = malloc(cap), *ce = malloc(6 * strlen(command) + 1), *me = malloc(6 * strlen(message) + 1);
-    if (m && ce && me) {
-        json_escape(command, ce);
-        json_escape(message, me);
-        snprintf(m, cap, "{\"command\":\"%s\",\"message\":\"%s\",\"retriable\":%s}", ce, me,
-                 retriable ? "true" : "false");
-    }
-    free(ce);
-    free(me);
     pthread_mutex_lock(&tx->mu);
     if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
         free(tx->sk->error_msg);
@@ -388,18 +379,28 @@ int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
 
-int sk_api_failure_text(cfdb_txn *tx, const char *message)
+int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char *message)
 {
-    char *m = strdup(message);
-    pthread_mutex_lock(&tx->mu);
-    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
-        free(tx->sk->error_msg);
-        tx->sk->error_msg = m;
+    /* ManagementAPIError::toJsonString: {"command":..,"message":..,"retriable":..} */
+    size_t cap = 6 * (strlen(command) + strlen(message)) + 64;
+    char *m = malloc(cap), *ce = malloc(6 * strlen(command) + 1), *me = malloc(6 * strlen(message) + 1);
+    if (m && ce && me) {
+        json_escape(command, ce);
+        json_escape(message, me);
+        snprintf(m, cap, "{\"command\":\"%s\",\"message\":\"%s\",\"retriable\":%s}", ce, me,
+                 retriable ? "true" : "false");
+    } else {
+        free(m); /* not written: no message rather than garbage */
         m = NULL;
     }
-    pthread_mutex_unlock(&tx->mu);
-    free(m);
-    return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
+    free(ce);
+    free(me);
+    return set_error_message(tx, m);
+}
+
+int sk_api_failure_text(cfdb_txn *tx, const char *message)
+{
+    return set_error_message(tx, strdup(message));
 }
 
 /* ---------- writes (mu held) ---------- */
