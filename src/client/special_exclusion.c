@@ -316,10 +316,14 @@ int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t 
 
 /* ---- in_progress_exclusion/ ---- */
 
-/* The keys under prefix (\xff/conf/<kind>/), tails as C strings in a. */
+/* ExclusionInProgressRangeImpl reads through ryw->getTransaction(): NativeAPI reads at the
+ * read version, without the transaction's own writes or its read cache (a read repeated
+ * after the MVCC window gives transaction_too_old, as fdbcli's exclude wait expects). */
+
+/* The rows under prefix (\xff/conf/<kind>/). */
 static int conf_list(cfdb_txn *tx, const char *prefix, const char *end, cfdb_arena *a, sk_rows *out)
 {
-    return skw_range(tx, cfdb_bytes_str(prefix), cfdb_bytes_str(end), 0, a, out);
+    return skw_range_native(tx, cfdb_bytes_str(prefix), cfdb_bytes_str(end), 0, a, out);
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -381,7 +385,8 @@ int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end
     if (!rc)
         rc = conf_list(tx, "\xff/conf/failed_locality/", "\xff/conf/failed_locality0", a, &fal);
     if (!rc)
-        rc = skw_range(tx, CFDB_BYTES_LIT("\xff/serverList/"), CFDB_BYTES_LIT("\xff/serverList0"), 0, a, &servers);
+        rc = skw_range_native(tx, CFDB_BYTES_LIT("\xff/serverList/"), CFDB_BYTES_LIT("\xff/serverList0"), 0, a,
+                              &servers);
     if (rc)
         return rc;
     /* getAllExcludedServers: the valid addresses of both kinds */
@@ -430,12 +435,12 @@ int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end
         if (al->secondaryAddress.present && (by_locality || excluded_by(e, ne, &al->secondaryAddress.value)))
             FOUND(&al->secondaryAddress.value);
     }
-    bool present = false;
-    cfdb_bytes lv;
-    if ((rc = skw_get(tx, CFDB_BYTES_LIT("\xff/logs"), a, &present, &lv)))
+    sk_rows lrow;
+    if ((rc = skw_range_native(tx, CFDB_BYTES_LIT("\xff/logs"), CFDB_BYTES_LIT("\xff/logs\x00"), 1, a, &lrow)))
         return rc;
-    if (!present)
+    if (lrow.n != 1)
         return CFDB_ERR_INTERNAL_ERROR; /* libfdb_c: ASSERT(value.present()) */
+    cfdb_bytes lv = cfdb_bytes_make(lrow.items[0].value, (size_t)lrow.items[0].value_length);
     cfdb_logs_value logs;
     if ((rc = cfdb_logs_value_decode(lv, a, &logs)))
         return rc;

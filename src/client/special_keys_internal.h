@@ -67,6 +67,9 @@ int sk_api_failure(cfdb_txn *tx, bool retriable, const char *command, const char
 int skw_get(cfdb_txn *tx, cfdb_bytes key, cfdb_arena *a, bool *present, cfdb_bytes *value);
 /* Every row of [begin, end) (up to limit rows if limit > 0), copied into a. */
 int skw_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out);
+/* The same through NativeAPI's read beneath read-your-writes (cfdb_txn_get_range_native), for
+ * module code libfdb_c runs on ryw->getTransaction(). */
+int skw_range_native(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out);
 /* Writes: 0 or the transaction's deferred error. */
 int skw_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value);
 int skw_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end);

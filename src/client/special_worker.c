@@ -143,14 +143,17 @@ int skw_get(cfdb_txn *tx, cfdb_bytes key, cfdb_arena *a, bool *present, cfdb_byt
     return rc;
 }
 
-int skw_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out)
+static int range_pages(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, bool native, cfdb_arena *a,
+                       sk_rows *out)
 {
     memset(out, 0, sizeof *out);
     cfdb_bytes from = begin;
     for (int iteration = 1;; iteration++) {
         /* FDB_STREAMING_MODE_WANT_ALL (-2) in pages */
-        cfdb_future *f = cfdb_txn_get_range(tx, from, false, 1, end, false, 1, limit > 0 ? limit - out->n : 0, 0,
-                                            -2, iteration, false, false);
+        int left = limit > 0 ? limit - out->n : 0;
+        cfdb_future *f = native ? cfdb_txn_get_range_native(tx, from, end, left, -2, iteration)
+                                : cfdb_txn_get_range(tx, from, false, 1, end, false, 1, left, 0, -2, iteration, false,
+                                                     false);
         int rc = wait_done(f);
         bool more = false;
         for (int i = 0; !rc && i < f->r.kvs.count; i++) {
@@ -174,6 +177,16 @@ int skw_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_ar
         if (rc || !more)
             return rc;
     }
+}
+
+int skw_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out)
+{
+    return range_pages(tx, begin, end, limit, false, a, out);
+}
+
+int skw_range_native(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, cfdb_arena *a, sk_rows *out)
+{
+    return range_pages(tx, begin, end, limit, true, a, out);
 }
 
 static int deferred(cfdb_txn *tx)

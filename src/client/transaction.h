@@ -64,6 +64,13 @@ cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int o
 cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
                                 cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
                                 int mode, int iteration, bool snapshot, bool reverse);
+/* NativeAPI's Transaction::getRange on the transaction beneath read-your-writes, as libfdb_c's
+ * special-key modules read through ryw->getTransaction(): [begin, end) at the read version,
+ * without the transaction's own writes or its read cache (every call asks the storage
+ * servers, so a read version older than the MVCC window gives transaction_too_old); the
+ * read conflict range is recorded as for any read. */
+cfdb_future *cfdb_txn_get_range_native(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, int mode,
+                                       int iteration);
 cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx);
 void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version);
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx);

@@ -386,8 +386,8 @@ int txn_check_read_key(cfdb_txn *tx, cfdb_bytes key)
  * (mu held). */
 static int reserve_conflict_slot(cfdb_txn *tx, read_op *r)
 {
-    if (!r->through || r->snapshot)
-        return 0;
+    if (!r->through || r->snapshot || !tx->opt.read_your_writes_disable)
+        return 0; /* (a native read under RYW adds its range to RYW's map) */
     r->has_conflict_slot = true;
     return cfdb_native_tx_reserve_read(&tx->ryw.native, &r->conflict_slot);
 }
@@ -472,9 +472,9 @@ cfdb_future *cfdb_txn_get_key(cfdb_txn *tx, cfdb_bytes key, bool or_equal, int o
     return rc ? op_settle(o, rc) : op_launch(o);
 }
 
-cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
-                                cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
-                                int mode, int iteration, bool snapshot, bool reverse)
+static cfdb_future *get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
+                              cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
+                              int mode, int iteration, bool snapshot, bool reverse, bool native)
 {
     cfdb_ryw_limits lim;
     int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
@@ -511,8 +511,8 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
     r->rlimits = cfdb_range_limits_make(lim.rows, lim.bytes);
     r->reverse = reverse;
     r->snapshot = snapshot;
-    r->through = tx->opt.read_your_writes_disable;
-    r->use_ryw = !tx->opt.read_your_writes_disable && !(snapshot && tx->opt.snapshot_ryw_disable);
+    r->through = native || tx->opt.read_your_writes_disable;
+    r->use_ryw = !r->through && !(snapshot && tx->opt.snapshot_ryw_disable);
     /* an inverted range reads nothing and adds no conflict range */
     bool empty = !rc && cfdb_sel_range_trivially_empty(&r->begin_sel, &r->end_sel);
     if (!rc && !empty)
@@ -521,4 +521,18 @@ cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_o
     if (rc || empty)
         return op_settle(o, rc); /* (the future's rows are zero: none, no more) */
     return op_launch(o);
+}
+
+cfdb_future *cfdb_txn_get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_equal, int begin_offset,
+                                cfdb_bytes end_key, bool end_or_equal, int end_offset, int limit, int target_bytes,
+                                int mode, int iteration, bool snapshot, bool reverse)
+{
+    return get_range(tx, begin_key, begin_or_equal, begin_offset, end_key, end_or_equal, end_offset, limit,
+                     target_bytes, mode, iteration, snapshot, reverse, false);
+}
+
+cfdb_future *cfdb_txn_get_range_native(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, int mode,
+                                       int iteration)
+{
+    return get_range(tx, begin, false, 1, end, false, 1, limit, 0, mode, iteration, false, false, true);
 }

@@ -28,15 +28,16 @@ static bool lit(reader *r, const char *s)
     return true;
 }
 
-static int hexdig(char c)
+/* The value of hex digit c, or 16 when c is not one. */
+static unsigned hexdig(char c)
 {
     if (c >= '0' && c <= '9')
-        return c - '0';
+        return (unsigned)(c - '0');
     if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
+        return (unsigned)(c - 'a' + 10);
     if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+        return (unsigned)(c - 'A' + 10);
+    return 16;
 }
 
 /* A string at r->p (after the opening quote); its bytes into a new buffer. */
@@ -69,10 +70,10 @@ static char *read_string(reader *r, size_t *len)
                 goto bad;
             unsigned v = 0;
             for (int k = 0; k < 4; k++) {
-                int d = hexdig(r->p[k]);
-                if (d < 0)
+                unsigned d = hexdig(r->p[k]);
+                if (d > 15)
                     goto bad;
-                v = v * 16 + (unsigned)d;
+                v = v * 16 + d;
             }
             r->p += 4;
             /* json_spirit keeps only the low byte of the code unit (unicode_str_to_char) */

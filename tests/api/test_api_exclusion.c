@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -310,6 +311,41 @@ static void test_in_progress(void **state)
     assert_int_equal(in_progress(keys, 64, &e), 0);
 }
 
+/* One in_progress_exclusion/ read in tr: its row count, or -error. */
+static int in_progress_in(FDBTransaction *tr)
+{
+    FDBFuture *f = fdb_transaction_get_range(tr, S(MG "in_progress_exclusion/"), SL(MG "in_progress_exclusion/"), 0, 1,
+                                             S(MG "in_progress_exclusion0"), SL(MG "in_progress_exclusion0"), 0, 1, 0,
+                                             0, FDB_STREAMING_MODE_WANT_ALL, 0, 0, 0);
+    fdb_error_t e = api_wait(f);
+    const FDBKeyValue *kv;
+    fdb_bool_t more;
+    int count = 0;
+    if (!e)
+        assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &count, &more), 0);
+    fdb_future_destroy(f);
+    return e ? -e : count;
+}
+
+/* ExclusionInProgressRangeImpl reads through ryw->getTransaction(): the transaction's own
+ * (uncommitted) \xff/conf/excluded/ write is not seen, and each read asks the storage servers
+ * at the read version, so a read after the 5 s MVCC window answers transaction_too_old (1007)
+ * rather than a remembered answer; fdbcli's exclude wait relies on that to move on. */
+static void test_in_progress_reads_beneath_ryw(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS, NULL, 0), 0);
+    char key[96];
+    snprintf(key, sizeof key, "\xff/conf/excluded/%s", g_self);
+    fdb_transaction_set(tr, S(key), (int)strlen(key), S(""), 0);
+    assert_int_equal(in_progress_in(tr), 0); /* the own write is not seen */
+    struct timespec ts = { 6, 0 };
+    nanosleep(&ts, NULL);
+    assert_int_equal(in_progress_in(tr), -1007);
+    fdb_transaction_destroy(tr);
+}
+
 /* An undecodable \xff/serverList/ value: serialization_failed, no crash; then removed. */
 static void test_bad_server_list(void **state)
 {
@@ -345,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_exclude_unrelated), cmocka_unit_test(test_exclude_self_refused),
         cmocka_unit_test(test_failed_checks),     cmocka_unit_test(test_force),
         cmocka_unit_test(test_localities),        cmocka_unit_test(test_in_progress),
+        cmocka_unit_test(test_in_progress_reads_beneath_ryw),
         cmocka_unit_test(test_bad_server_list),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
