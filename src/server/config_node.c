@@ -216,6 +216,7 @@ static int check_hash(srv *s, srv_conn *c, cn_state *n, uint64_t hash)
     if (!n->adopted_set && !n->seen_mine && hash != 0) {
         n->adopted_set = true;
         n->adopted = hash;
+        s->n_config_adopted++;
         srv_log(s, "config node: adopting coordinators hash %016llx for %s", (unsigned long long)hash, cs);
         return 0;
     }

@@ -251,6 +251,9 @@ static void test_coordinators_hash(void **state)
     assert_int_equal(generation(&f, 0, false, 0, &g), CFDB_ERR_COORDINATORS_CHANGED);
     assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
     assert_int_equal(get(&f, g_hash ^ 0x10, g, NULL, "test", NULL), CFDB_ERR_COORDINATORS_CHANGED);
+    char none[1024];
+    cfdb_server_control(f.srv, "status", none, sizeof none);
+    assert_non_null(strstr(none, " config_hash_adopted=0"));
     se_stop(&f);
 
     /* a node first shown another hash (a libc++ libfdb_c) takes it, then holds to it */
@@ -260,6 +263,9 @@ static void test_coordinators_hash(void **state)
     assert_int_equal(generation(&f, 12345, false, 0, &g), 0);
     assert_int_equal(g.liveVersion, 2);
     assert_int_equal(generation(&f, g_hash, false, 0, &g), CFDB_ERR_COORDINATORS_CHANGED);
+    char out[1024];
+    cfdb_server_control(f.srv, "status", out, sizeof out);
+    assert_non_null(strstr(out, " config_hash_adopted=1"));
     se_stop(&f);
 }
 
