@@ -13,8 +13,10 @@
  *    (else transaction_too_old).
  *  - knobs: (configClass or none, knobName) -> KnobValue, the result of every committed
  *    mutation (ConfigNode keeps a snapshot plus a mutation log; since reads must carry the
- *    current generation, both give the same answers). At most CN_MAX_KNOBS entries; a commit
- *    that would exceed it is refused with not_committed and applies nothing.
+ *    current generation, both give the same answers). At most CN_MAX_KNOBS entries holding
+ *    at most CN_MAX_BYTES of names, classes and string values per node (cfdb's bound on what
+ *    a peer can make the server keep; a ConfigNode has none): a commit that could exceed
+ *    either is refused with not_committed and applies nothing.
  *  - annotations: the last CN_MAX_ANNOTATIONS commits' (version, timestamp, description).
  *  - coordinators hash: a ConfigNode compares every request's hash with the one the cluster
  *    controller's ConfigBroadcaster registered it with, std::hash<std::string> of the
@@ -39,6 +41,7 @@
 #include "coordinator.h"
 
 #define CN_MAX_KNOBS 4096
+#define CN_MAX_BYTES (8u << 20)
 #define CN_MAX_ANNOTATIONS 64
 
 typedef struct cn_knob {
@@ -58,6 +61,7 @@ typedef struct cn_state {
     cfdb_config_generation gen;
     cn_knob *knobs;
     size_t nknobs;
+    size_t bytes; /* names, classes and string values held */
     cn_annotation ann[CN_MAX_ANNOTATIONS];
     size_t nann, ann_next;
     uint64_t cs_hash;      /* libstdc++ hash of the connection string the adoption is for */
@@ -99,6 +103,7 @@ static void free_knobs(cn_state *n)
     free(n->knobs);
     n->knobs = NULL;
     n->nknobs = 0;
+    n->bytes = 0;
 }
 
 void config_node_free(srv *s)
@@ -179,6 +184,7 @@ static void take_over(srv *s, cn_state *n)
              (best->knobs[i].value.tag != CFDB_KNOB_STRING || dup_bytes(best->knobs[i].value.s, &copy[i].value.s));
     }
     cn_state tmp = { .knobs = copy, .nknobs = best->nknobs };
+    size_t bytes = best->bytes;
     if (!ok) {
         free_knobs(&tmp);
         return;
@@ -186,6 +192,7 @@ static void take_over(srv *s, cn_state *n)
     free_knobs(n);
     n->knobs = copy;
     n->nknobs = best->nknobs;
+    n->bytes = bytes;
     n->gen = best->gen;
 }
 
@@ -325,6 +332,7 @@ static bool apply(cn_state *n, const cfdb_config_mutation *m)
     cn_knob *k = find(n, &m->key);
     if (!m->value.present) {
         if (k) {
+            n->bytes -= k->cls.len + k->name.len + k->value.s.len;
             free_bytes(&k->cls);
             free_bytes(&k->name);
             free_bytes(&k->value.s);
@@ -337,6 +345,7 @@ static bool apply(cn_state *n, const cfdb_config_mutation *m)
     if (m->value.value.tag == CFDB_KNOB_STRING && !dup_bytes(m->value.value.s, &v.s))
         return false;
     if (k) {
+        n->bytes = n->bytes - k->value.s.len + v.s.len;
         free_bytes(&k->value.s);
         k->value = v;
         return true;
@@ -355,15 +364,24 @@ static bool apply(cn_state *n, const cfdb_config_mutation *m)
         return false;
     }
     n->knobs[n->nknobs++] = nk;
+    n->bytes += nk.cls.len + nk.name.len + nk.value.s.len;
     return true;
 }
 
-static size_t new_keys(cn_state *n, const cfdb_config_commit_request *req)
+/* Whether applying the commit could exceed CN_MAX_KNOBS or CN_MAX_BYTES (every set counted
+ * as new: an upper bound). */
+static bool too_big(cn_state *n, const cfdb_config_commit_request *req)
 {
-    size_t added = 0;
-    for (uint32_t i = 0; i < req->mutations.count; i++)
-        added += req->mutations.items[i].value.present && !find(n, &req->mutations.items[i].key);
-    return added;
+    size_t added = 0, bytes = 0;
+    for (uint32_t i = 0; i < req->mutations.count; i++) {
+        const cfdb_config_mutation *m = &req->mutations.items[i];
+        if (!m->value.present)
+            continue;
+        added += !find(n, &m->key);
+        bytes += m->key.knobName.len + (m->key.configClass.present ? m->key.configClass.value.len : 0) +
+                 (m->value.value.tag == CFDB_KNOB_STRING ? m->value.value.s.len : 0);
+    }
+    return n->nknobs + added > CN_MAX_KNOBS || bytes > CN_MAX_BYTES || n->bytes + bytes > CN_MAX_BYTES;
 }
 
 static void commit(srv *s, srv_conn *c, cn_state *n, const uint8_t *msg, uint32_t len, cfdb_arena *a)
@@ -379,7 +397,7 @@ static void commit(srv *s, srv_conn *c, cn_state *n, const uint8_t *msg, uint32_
         err = CFDB_ERR_COMMIT_UNKNOWN_RESULT;
     else if (!err && req.generation.liveVersion != n->gen.liveVersion)
         err = CFDB_ERR_NOT_COMMITTED;
-    else if (!err && n->nknobs + new_keys(n, &req) > CN_MAX_KNOBS)
+    else if (!err && too_big(n, &req))
         err = CFDB_ERR_NOT_COMMITTED;
     for (uint32_t i = 0; !err && i < req.mutations.count; i++)
         if (!apply(n, &req.mutations.items[i]))

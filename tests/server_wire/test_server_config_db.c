@@ -10,7 +10,8 @@
  *    hash (or 0) after it is coordinators_changed; a node first shown another nonzero hash
  *    adopts it (see config_node.c) and then refuses the libstdc++ one;
  *  - getClasses has no reply promise on the wire in 7.3.77: no answer, the connection stays up;
- *  - the control port's status counts every request (config_requests=N). */
+ *  - the control port's status counts every request (config_requests=N);
+ *  - cfdb's bounds: 4096 knobs, 8 MiB of names, classes and strings per node. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,12 +287,69 @@ static void test_get_classes_unanswerable(void **state)
     se_stop(&f);
 }
 
+/* cfdb's bounds on what a node keeps (config_node.c): CN_MAX_KNOBS (4096) entries and
+ * CN_MAX_BYTES (8 MiB) of names, classes and string values; a commit that could pass either is
+ * not_committed and applies nothing */
+static void test_bounds(void **state)
+{
+    (void)state;
+    se_fx f;
+    start(&f);
+    enum { N = 4097 };
+    cfdb_config_mutation *m = calloc(N, sizeof *m);
+    char (*names)[16] = calloc(N, 16);
+    assert_non_null(m);
+    assert_non_null(names);
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], 16, "k%05d", i);
+        m[i] = set_m(NULL, names[i], (cfdb_knob_value){ .tag = CFDB_KNOB_INT, .i = i });
+    }
+    cfdb_config_generation g;
+    assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
+    assert_int_equal(commit(&f, g, m, N, "too many"), CFDB_ERR_NOT_COMMITTED);
+    assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
+    assert_int_equal(g.committedVersion, 0);
+    cfdb_bytes_vec list;
+    assert_int_equal(knobs(&f, g, NULL, &list), 0);
+    assert_int_equal(list.count, 0);
+    assert_int_equal(commit(&f, g, m, N - 1, "just enough"), 0);
+    assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
+    assert_int_equal(knobs(&f, g, NULL, &list), 0);
+    assert_int_equal(list.count, N - 1);
+
+    se_stop(&f);
+
+    /* bytes, on a fresh node: a string of 8 MiB - 3 with its class and name is too big */
+    start(&f);
+    assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
+    size_t big = (8u << 20) - 3; /* with "c" and "big": one byte over */
+    uint8_t *blob = malloc(big);
+    assert_non_null(blob);
+    memset(blob, 'v', big);
+    cfdb_config_mutation s1 = set_m("c", "big", (cfdb_knob_value){ .tag = CFDB_KNOB_STRING,
+                                                                   .s = cfdb_bytes_make(blob, big) });
+    assert_int_equal(commit(&f, g, &s1, 1, "too big"), CFDB_ERR_NOT_COMMITTED);
+    cfdb_opt_knob_value v;
+    assert_int_equal(get(&f, g_hash, g, "c", "big", &v), 0);
+    assert_false(v.present);
+    s1.value.value.s.len = 1000;
+    assert_int_equal(commit(&f, g, &s1, 1, "fits"), 0);
+    assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
+    assert_int_equal(get(&f, g_hash, g, "c", "big", &v), 0);
+    assert_true(v.present && v.value.s.len == 1000);
+    free(blob);
+    free(names);
+    free(m);
+    se_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_coordinators_hash),
         cmocka_unit_test(test_get_classes_unanswerable),
+        cmocka_unit_test(test_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
