@@ -337,6 +337,12 @@ static void test_bounds(void **state)
     assert_int_equal(generation(&f, g_hash, false, 0, &g), 0);
     assert_int_equal(get(&f, g_hash, g, "c", "big", &v), 0);
     assert_true(v.present && v.value.s.len == 1000);
+    /* what the node holds counts: 1 + 3 + 1000 held, then 1 + 4 + (8 MiB - 1008) is one over */
+    cfdb_config_mutation s2 = set_m("c", "big2", (cfdb_knob_value){ .tag = CFDB_KNOB_STRING,
+                                                                    .s = cfdb_bytes_make(blob, (8u << 20) - 1008) });
+    assert_int_equal(commit(&f, g, &s2, 1, "over"), CFDB_ERR_NOT_COMMITTED);
+    s2.value.value.s.len--;
+    assert_int_equal(commit(&f, g, &s2, 1, "exactly full"), 0);
     free(blob);
     free(names);
     free(m);
