@@ -236,9 +236,18 @@ int fb_encode(fb_writer *w, const fb_message *m, const void *item, cfdb_reply_er
  * For replies, *error receives the error code (0 = item decoded).
  * Checks the file identifier, every offset, length and count against the buffer.
  * Returns 0 or a positive FoundationDB error code (1044 serialization_failed,
- * 2005 inverted_range, 1500 when the arena is out of memory). */
+ * 2005 inverted_range, 4000 when the arena is out of memory). */
 int fb_decode(const fb_message *m, const uint8_t *buf, size_t len, void *item, cfdb_reply_error *error,
               cfdb_arena *a);
+
+/* ObjectWriter(IncludeVersion()) values, as FoundationDB stores some in system keys
+ * (fb_versioned.c): the protocol version (8 bytes, little-endian) and one message of m.
+ * Encoding writes CFDB_PROTOCOL_VERSION; the result lives in a. */
+int fb_encode_versioned(const fb_message *m, const void *item, cfdb_arena *a, cfdb_bytes *out);
+/* Decodes such a value into item (zeroed by the caller; strings point into value);
+ * *version (may be NULL) gets the prefix. 1044 when shorter than the prefix or when the
+ * message does not decode. */
+int fb_decode_versioned(const fb_message *m, cfdb_bytes value, void *item, uint64_t *version, cfdb_arena *a);
 
 /* The file identifier of a message buffer (0 if too short). */
 uint32_t fb_peek_file_id(const uint8_t *buf, size_t len);

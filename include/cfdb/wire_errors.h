@@ -10,6 +10,8 @@
 #define CFDB_WIRE_CHECKSUM_FAILED          1520
 #define CFDB_WIRE_INCOMPATIBLE_PROTOCOL    2100
 #define CFDB_WIRE_CONNECTION_STRING_INVALID 2104
-#define CFDB_WIRE_OUT_OF_MEMORY            1500 /* no out_of_memory code in 7.3: platform_error */
+/* Out of memory: unknown_error, as libfdb_c reports a failed allocation (std::bad_alloc is
+ * "a C++ exception not of type Error"); the same code as errors.h's CFDB_ERR_OUT_OF_MEMORY. */
+#define CFDB_WIRE_OUT_OF_MEMORY            4000
 
 #endif

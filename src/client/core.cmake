@@ -24,6 +24,3 @@ target_link_libraries(cfdb_client_core PUBLIC cfdb_common)
 # tenants (issue 12, client): a tenant transaction's commit made absolute (applyTenantPrefix)
 target_sources(cfdb_client_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tenant_commit.c)
 
-# exclusions (issue 12): the JSON reader the shell uses (one copy, tools/shell/json.c) reads
-# status json for libfdb_c's exclusion free-space check (special_exclusion.c, in cfdb_client)
-target_sources(cfdb_client_core PRIVATE ${PROJECT_SOURCE_DIR}/tools/shell/json.c)

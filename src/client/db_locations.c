@@ -92,7 +92,7 @@ static bool absolute_key(cfdb_db *db, int slot, int64_t tenant, cfdb_bytes key, 
         db->abs_buf[slot] = p;
         db->abs_cap[slot] = cap;
     }
-    cfdb_tenant_prefix_of(tenant, db->abs_buf[slot]);
+    cfdb_tenant_prefix(tenant, db->abs_buf[slot]);
     if (key.len)
         memcpy(db->abs_buf[slot] + CFDB_TENANT_PREFIX_SIZE, key.ptr, key.len);
     *out = cfdb_bytes_make(db->abs_buf[slot], need);
@@ -106,7 +106,7 @@ static cfdb_bytes relative_bound(int64_t tenant, cfdb_bytes k, cfdb_bytes outsid
     if (tenant < 0)
         return k;
     uint8_t prefix[CFDB_TENANT_PREFIX_SIZE];
-    cfdb_tenant_prefix_of(tenant, prefix);
+    cfdb_tenant_prefix(tenant, prefix);
     if (k.len >= CFDB_TENANT_PREFIX_SIZE && memcmp(k.ptr, prefix, CFDB_TENANT_PREFIX_SIZE) == 0)
         return cfdb_bytes_make(k.ptr + CFDB_TENANT_PREFIX_SIZE, k.len - CFDB_TENANT_PREFIX_SIZE);
     return outside;

@@ -5,6 +5,7 @@
 #ifndef CFDB_CLIENT_RETRY_POLICY_H
 #define CFDB_CLIENT_RETRY_POLICY_H
 
+#include "cfdb/tenant_keys.h" /* CFDB_TENANT_PREFIX_SIZE */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +31,6 @@
 #define CFDB_KNOB_VALUE_SIZE_LIMIT 100000
 #define CFDB_KNOB_TRANSACTION_SIZE_LIMIT 10000000
 #define CFDB_KNOB_REPLY_BYTE_LIMIT 80000
-#define CFDB_TENANT_PREFIX_SIZE 8
 
 /* How Transaction::onError treats an error. */
 typedef enum cfdb_retry_class {

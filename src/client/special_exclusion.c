@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/shell/json.h"
+#include "cfdb/json_reader.h"
 #include "cfdb/errors.h"
 #include "cfdb/exclusion.h"
 #include "cfdb/network_address.h"
@@ -97,9 +97,9 @@ static bool split_locality(const char *text, const char **key, size_t *klen, con
     return true;
 }
 
-static bool json_int(const shell_json *o, const char *name, long long *out)
+static bool json_int(const cfdb_jv *o, const char *name, long long *out)
 {
-    const shell_json *v = o ? shell_json_get(o, name) : NULL;
+    const cfdb_jv *v = o ? cfdb_jv_get(o, name) : NULL;
     if (!v || v->type != JSON_INT)
         return false;
     char buf[32];
@@ -111,9 +111,9 @@ static bool json_int(const shell_json *o, const char *name, long long *out)
     return true;
 }
 
-static bool json_is_true(const shell_json *o, const char *name)
+static bool json_is_true(const cfdb_jv *o, const char *name)
 {
-    const shell_json *v = o ? shell_json_get(o, name) : NULL;
+    const cfdb_jv *v = o ? cfdb_jv_get(o, name) : NULL;
     return v && v->type == JSON_BOOL && v->b;
 }
 
@@ -124,14 +124,14 @@ typedef struct space_check {
 } space_check;
 
 /* false: the process's figures cannot be read (libfdb_c's "could not calculate") */
-static bool process_excluded(const shell_json *proc, const cfdb_address_exclusion *e, size_t ne,
+static bool process_excluded(const cfdb_jv *proc, const cfdb_address_exclusion *e, size_t ne,
                              char (*localities)[128], size_t nloc, cfdb_arena *a, bool *excluded)
 {
-    const shell_json *loc = shell_json_get(proc, "locality");
+    const cfdb_jv *loc = cfdb_jv_get(proc, "locality");
     *excluded = json_is_true(proc, "excluded");
     if (*excluded)
         return true;
-    const shell_json *addr = shell_json_get(proc, "address");
+    const cfdb_jv *addr = cfdb_jv_get(proc, "address");
     if (!addr || addr->type != JSON_STRING)
         return false;
     cfdb_network_address na;
@@ -147,7 +147,7 @@ static bool process_excluded(const shell_json *proc, const cfdb_address_exclusio
             continue;
         memcpy(key, k, kl);
         key[kl] = 0;
-        const shell_json *lv = shell_json_get(loc, key);
+        const cfdb_jv *lv = cfdb_jv_get(loc, key);
         *excluded = lv && lv->type == JSON_STRING && lv->len == strlen(v) && memcmp(lv->text, v, lv->len) == 0;
     }
     return true;
@@ -155,7 +155,7 @@ static bool process_excluded(const shell_json *proc, const cfdb_address_exclusio
 
 /* The figures of every storage role into sc; *computed false when status lacks one. 0 or an
  * error code (out of memory). */
-static int space_of(const shell_json *processes, const cfdb_address_exclusion *e, size_t ne, char (*localities)[128],
+static int space_of(const cfdb_jv *processes, const cfdb_address_exclusion *e, size_t ne, char (*localities)[128],
                     size_t nloc, cfdb_arena *a, space_check *sc, bool *computed)
 {
     memset(sc, 0, sizeof *sc);
@@ -165,19 +165,19 @@ static int space_of(const shell_json *processes, const cfdb_address_exclusion *e
     if (!disks)
         return CFDB_ERR_UNKNOWN_ERROR;
     for (size_t p = 0; p < processes->count; p++) {
-        const shell_json *proc = processes->items[p];
+        const cfdb_jv *proc = processes->items[p];
         bool excluded;
         if (proc->type != JSON_OBJECT || !process_excluded(proc, e, ne, localities, nloc, a, &excluded))
             return 0;
-        const shell_json *loc = shell_json_get(proc, "locality");
-        const shell_json *disk = loc && loc->type == JSON_OBJECT ? shell_json_get(loc, "disk_id") : NULL;
+        const cfdb_jv *loc = cfdb_jv_get(proc, "locality");
+        const cfdb_jv *disk = loc && loc->type == JSON_OBJECT ? cfdb_jv_get(loc, "disk_id") : NULL;
         const char *disk_id = disk && disk->type == JSON_STRING && disk->len ? disk->text : NULL;
-        const shell_json *roles = shell_json_get(proc, "roles");
+        const cfdb_jv *roles = cfdb_jv_get(proc, "roles");
         if (!roles || roles->type != JSON_ARRAY)
             return 0;
         for (size_t r = 0; r < roles->count; r++) {
-            const shell_json *role = roles->items[r];
-            const shell_json *name = role->type == JSON_OBJECT ? shell_json_get(role, "role") : NULL;
+            const cfdb_jv *role = roles->items[r];
+            const cfdb_jv *name = role->type == JSON_OBJECT ? cfdb_jv_get(role, "role") : NULL;
             if (!name || name->type != JSON_STRING)
                 return 0;
             if (strcmp(name->text, "storage") != 0)
@@ -225,11 +225,11 @@ static const char k_unsafe[] =
     "Call set(\"0xff0xff/management/failed/<ADDRESS...>\", ...) to exclude without performing safety checks.\n";
 
 /* checkSafeExclusions' coordinator half: true when the coordinators stay a majority. */
-static bool coordinators_safe(cfdb_txn *tx, const shell_json *doc, const cfdb_address_exclusion *e, size_t ne,
+static bool coordinators_safe(cfdb_txn *tx, const cfdb_jv *doc, const cfdb_address_exclusion *e, size_t ne,
                               cfdb_arena *a)
 {
-    const shell_json *client = shell_json_get(doc, "client");
-    const shell_json *coords = client ? shell_json_get(client, "coordinators") : NULL;
+    const cfdb_jv *client = cfdb_jv_get(doc, "client");
+    const cfdb_jv *coords = client ? cfdb_jv_get(client, "coordinators") : NULL;
     if (!json_is_true(coords, "quorum_reachable"))
         return false; /* no quorum within the wait: libfdb_c answers unsafe */
     cfdb_future *f = cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
@@ -275,14 +275,14 @@ int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t 
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);
     int rc = f->error;
-    shell_json *doc = NULL;
+    cfdb_jv *doc = NULL;
     if (!rc && f->r.value.present)
-        doc = shell_json_parse((const char *)f->r.value.value.ptr, f->r.value.value.len);
+        doc = cfdb_jv_parse((const char *)f->r.value.value.ptr, f->r.value.value.len);
     cfdb_future_unref(f);
     if (rc)
         return rc;
-    const shell_json *cluster = doc ? shell_json_get(doc, "cluster") : NULL;
-    const shell_json *processes = cluster ? shell_json_get(cluster, "processes") : NULL;
+    const cfdb_jv *cluster = doc ? cfdb_jv_get(doc, "cluster") : NULL;
+    const cfdb_jv *processes = cluster ? cfdb_jv_get(cluster, "processes") : NULL;
     space_check sc;
     bool computed = false;
     if (processes && processes->type == JSON_OBJECT)
@@ -310,7 +310,7 @@ int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t 
         if (!safe || !coordinators_safe(tx, doc, e, ne, a))
             msg = k_unsafe;
     }
-    shell_json_free(doc);
+    cfdb_jv_free(doc);
     return rc ? rc : msg ? sk_api_failure(tx, false, command, msg) : 0;
 }
 

@@ -93,28 +93,6 @@ static cfdb_bytes after(cfdb_arena *a, cfdb_bytes k)
     return cfdb_bytes_make(p, k.len + 1);
 }
 
-/* IncludeVersion + ObjectWriter of a VersionHistory. */
-static int encode_history(const cfdb_version_history *vh, cfdb_arena *a, cfdb_bytes *out)
-{
-    fb_writer w;
-    fb_writer_init(&w, 8);
-    int rc = fb_encode(&w, &cfdb_msg_version_history, vh, 0);
-    if (!rc) {
-        size_t n = fb_writer_message_len(&w);
-        uint8_t *p = cfdb_arena_alloc(a, n + 8);
-        if (!p) {
-            rc = CFDB_ERR_UNKNOWN_ERROR;
-        } else {
-            uint64_t pv = CFDB_PROTOCOL_VERSION;
-            memcpy(p, &pv, 8);
-            memcpy(p + 8, fb_writer_message(&w), n);
-            *out = cfdb_bytes_make(p, n + 8);
-        }
-    }
-    fb_writer_free(&w);
-    return rc;
-}
-
 static int gc_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     /* 1. keep room for this commit's entry in a history of at most 3 */
@@ -169,7 +147,7 @@ int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, cfdb_mutation *muts, size_t
         return rc;
     cfdb_version_history vh = { .mutations = { .items = muts, .count = (uint32_t)nm }, .version = 0 };
     cfdb_bytes value;
-    rc = encode_history(&vh, a, &value);
+    rc = fb_encode_versioned(&cfdb_msg_version_history, &vh, a, &value);
     if (rc)
         return rc;
     static const char hp[] = CFDB_GC_HISTORY_PREFIX;

@@ -12,34 +12,6 @@
 #include "json_writer.h"
 #include "special_tenant_entry.h"
 
-void tenant_prefix(int64_t id, uint8_t out[8])
-{
-    for (int i = 0; i < 8; i++)
-        out[i] = (uint8_t)((uint64_t)id >> (56 - 8 * i));
-}
-
-/* IncludeVersion: the protocol version (little-endian) before the flat buffer. */
-static int encode_versioned(const fb_message *m, const void *item, cfdb_arena *a, cfdb_bytes *out)
-{
-    fb_writer w;
-    fb_writer_init(&w, 8);
-    int rc = fb_encode(&w, m, item, 0);
-    if (!rc) {
-        size_t n = fb_writer_message_len(&w);
-        uint8_t *p = cfdb_arena_alloc(a, n + 8);
-        if (!p) {
-            rc = CFDB_ERR_UNKNOWN_ERROR;
-        } else {
-            uint64_t v = CFDB_PROTOCOL_VERSION;
-            memcpy(p, &v, 8);
-            memcpy(p + 8, fb_writer_message(&w), n);
-            *out = cfdb_bytes_make(p, n + 8);
-        }
-    }
-    fb_writer_free(&w);
-    return rc;
-}
-
 int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
 {
     cfdb_tenant_map_entry f = { 0 };
@@ -51,21 +23,19 @@ int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
     f.tenantGroup.present = e->has_group;
     f.tenantGroup.value = e->group;
     f.configurationSequenceNum = e->config_seq;
-    return encode_versioned(&cfdb_msg_tenant_map_entry, &f, a, out);
+    return fb_encode_versioned(&cfdb_msg_tenant_map_entry, &f, a, out);
 }
 
 int tenant_group_entry_encode(cfdb_arena *a, cfdb_bytes *out)
 {
     cfdb_tenant_group_entry g = { 0 };
-    return encode_versioned(&cfdb_msg_tenant_group_entry, &g, a, out);
+    return fb_encode_versioned(&cfdb_msg_tenant_group_entry, &g, a, out);
 }
 
 int tenant_entry_decode(cfdb_bytes value, cfdb_arena *a, tenant_entry *out)
 {
-    if (value.len < 8)
-        return CFDB_ERR_SERIALIZATION_FAILED;
     cfdb_tenant_map_entry f = { 0 };
-    int rc = fb_decode(&cfdb_msg_tenant_map_entry, value.ptr + 8, value.len - 8, &f, NULL, a);
+    int rc = fb_decode_versioned(&cfdb_msg_tenant_map_entry, value, &f, NULL, a);
     if (rc)
         return rc;
     *out = (tenant_entry){ .id = f.id,
@@ -140,7 +110,7 @@ int tenant_entry_json(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
 {
     static const char *const states[] = { "unlocked", "read only", "locked" };
     uint8_t prefix[8];
-    tenant_prefix(e->id, prefix);
+    cfdb_tenant_prefix(e->id, prefix);
     cfdb_json j;
     cfdb_json_init(&j);
     int rc = 0;

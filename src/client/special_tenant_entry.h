@@ -22,18 +22,7 @@
 #include "cfdb/bytes.h"
 #include "cfdb/uid.h"
 
-#define TENANT_MAP_PREFIX "\xff/tenant/map/"
-#define TENANT_NAME_INDEX_PREFIX "\xff/tenant/nameIndex/"
-#define TENANT_LAST_ID_KEY "\xff/tenant/lastId"
-#define TENANT_COUNT_KEY "\xff/tenant/count"
-#define TENANT_LAST_MODIFICATION_KEY "\xff/tenant/lastModification"
-#define TENANT_ID_PREFIX_KEY "\xff/tenant/idPrefix"
-#define TENANT_GROUP_MAP_PREFIX "\xff/tenant/tenantGroup/map/"
-#define TENANT_GROUP_INDEX_PREFIX "\xff/tenant/tenantGroup/tenantIndex/"
-#define TENANT_MODE_KEY "\xff/conf/tenant_mode"
-#define METACLUSTER_REGISTRATION_KEY "\xff/metacluster/clusterRegistration"
-
-enum { TENANT_UNLOCKED = 0, TENANT_READ_ONLY = 1, TENANT_LOCKED = 2 };
+#include "cfdb/tenant_keys.h"
 
 typedef struct tenant_entry {
     int64_t id;
@@ -46,8 +35,6 @@ typedef struct tenant_entry {
     int64_t config_seq;
 } tenant_entry;
 
-/* The 8-byte prefix of a tenant id (big-endian). */
-void tenant_prefix(int64_t id, uint8_t out[8]);
 /* Encodes / decodes a TenantMapEntry value (into / from a, zero-copy on decode). */
 int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out);
 int tenant_entry_decode(cfdb_bytes value, cfdb_arena *a, tenant_entry *out);

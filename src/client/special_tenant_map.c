@@ -45,7 +45,7 @@ static cfdb_bytes name_key(cfdb_arena *a, const char *prefix, cfdb_bytes name)
 static cfdb_bytes id_key(cfdb_arena *a, int64_t id)
 {
     uint8_t pre[8];
-    tenant_prefix(id, pre);
+    cfdb_tenant_prefix(id, pre);
     return sk_key(a, TENANT_MAP_PREFIX, cfdb_bytes_make(pre, 8));
 }
 
@@ -255,7 +255,7 @@ static int prefix_has_data(cfdb_txn *tx, cfdb_arena *a, int64_t id, bool *any)
     uint8_t *b = cfdb_arena_alloc(a, 16);
     if (!b)
         return CFDB_ERR_UNKNOWN_ERROR;
-    tenant_prefix(id, b);
+    cfdb_tenant_prefix(id, b);
     memcpy(b + 8, b, 8);
     /* strinc(prefix) */
     int i = 15;

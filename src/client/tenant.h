@@ -25,20 +25,11 @@
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
 #include "cfdb/messages.h"
+#include "cfdb/tenant_keys.h"
 #include "database.h"
-
-#define CFDB_TENANT_PREFIX_SIZE 8
 
 typedef struct cfdb_tenant cfdb_tenant;
 struct cfdb_future;
-
-/* The tenant prefix of id: 8 big-endian bytes. */
-static inline void cfdb_tenant_prefix_of(int64_t id, uint8_t out[CFDB_TENANT_PREFIX_SIZE])
-{
-    uint64_t v = (uint64_t)id;
-    for (int i = 0; i < CFDB_TENANT_PREFIX_SIZE; i++)
-        out[i] = (uint8_t)(v >> (56 - 8 * i));
-}
 
 /* A new handle for `name` (copied), its id lookup started; NULL when memory is short. */
 cfdb_tenant *cfdb_tenant_open(cfdb_db *db, cfdb_bytes name);

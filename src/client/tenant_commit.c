@@ -56,7 +56,7 @@ static int prefix_ranges(const uint8_t prefix[CFDB_TENANT_PREFIX_SIZE], cfdb_key
 int cfdb_tenant_apply_prefix(cfdb_commit_transaction *t, int64_t id, cfdb_arena *a)
 {
     uint8_t prefix[CFDB_TENANT_PREFIX_SIZE];
-    cfdb_tenant_prefix_of(id, prefix);
+    cfdb_tenant_prefix(id, prefix);
     if (t->mutations.count) {
         cfdb_mutation *n = cfdb_arena_alloc(a, t->mutations.count * sizeof *n);
         if (!n)

@@ -324,7 +324,7 @@ static void range_done(read_op *r)
         }
         memcpy(k, prefix, sizeof prefix - 1);
         if (tp)
-            cfdb_tenant_prefix_of(o->tx->tenant_id, k + sizeof prefix - 1);
+            cfdb_tenant_prefix(o->tx->tenant_id, k + sizeof prefix - 1);
         if (st->key.len)
             memcpy(k + sizeof prefix - 1 + tp, st->key.ptr, st->key.len);
         cfdb_bytes ks = cfdb_bytes_make(k, sizeof prefix - 1 + tp + st->key.len);

@@ -155,13 +155,13 @@ static void key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32
                 goto out;
             }
         }
-        uint8_t *p = cfdb_arena_alloc(&a, SRV_TENANT_PREFIX_SIZE + 2);
+        uint8_t *p = cfdb_arena_alloc(&a, CFDB_TENANT_PREFIX_SIZE + 2);
         if (!p)
             goto oom;
-        srv_tenant_prefix(req.tenant.tenantId, p);
-        p[SRV_TENANT_PREFIX_SIZE] = 0xff;
-        p[SRV_TENANT_PREFIX_SIZE + 1] = 0xff;
-        prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
+        cfdb_tenant_prefix(req.tenant.tenantId, p);
+        p[CFDB_TENANT_PREFIX_SIZE] = 0xff;
+        p[CFDB_TENANT_PREFIX_SIZE + 1] = 0xff;
+        prefix = cfdb_bytes_make(p, CFDB_TENANT_PREFIX_SIZE);
         if (srv_tenant_key(&a, prefix, &req.begin) ||
             (req.end.present && srv_tenant_key(&a, prefix, &req.end.value)))
             goto oom;
@@ -334,8 +334,8 @@ static bool tenant_prefix_ok(const cfdb_commit_transaction_request *req)
 {
     if (req->tenantInfo.tenantId == -1)
         return true;
-    uint8_t pb[SRV_TENANT_PREFIX_SIZE];
-    srv_tenant_prefix(req->tenantInfo.tenantId, pb);
+    uint8_t pb[CFDB_TENANT_PREFIX_SIZE];
+    cfdb_tenant_prefix(req->tenantInfo.tenantId, pb);
     cfdb_bytes p = cfdb_bytes_make(pb, sizeof pb);
     const cfdb_commit_transaction *ct = &req->transaction;
     for (uint32_t k = 0; k < ct->mutations.count; k++) {
@@ -390,15 +390,15 @@ static int raw_access_check(srv *s, const cfdb_commit_transaction *ct, cfdb_aren
         if (m->param1.len && m->param1.ptr[0] == 0xff)
             continue; /* a system key */
         write_normal = true;
-        bool valid = m->param1.len >= SRV_TENANT_PREFIX_SIZE;
+        bool valid = m->param1.len >= CFDB_TENANT_PREFIX_SIZE;
         if (valid && m->type == CFDB_MUT_SET_VERSIONSTAMPED_KEY && m->param1.len >= 4) {
             const uint8_t *o = m->param1.ptr + m->param1.len - 4;
             int32_t off = (int32_t)((uint32_t)o[0] | (uint32_t)o[1] << 8 | (uint32_t)o[2] << 16 | (uint32_t)o[3] << 24);
-            valid = off >= SRV_TENANT_PREFIX_SIZE;
+            valid = off >= CFDB_TENANT_PREFIX_SIZE;
         }
         if (valid) {
             uint64_t id = 0;
-            for (int i = 0; i < SRV_TENANT_PREFIX_SIZE; i++)
+            for (int i = 0; i < CFDB_TENANT_PREFIX_SIZE; i++)
                 id = id << 8 | m->param1.ptr[i];
             srv_tenant t;
             valid = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), (int64_t)id, a, &t) == 0;
@@ -552,7 +552,7 @@ void cp_flush(srv *s)
         if (tid != -1) {
             srv_tenant te;
             int trc = srv_tenant_at(s, cfdb_mvcc_latest_version(s->store), tid, &a, &te);
-            if (trc == 0 && !lock_aware && te.lock_state != SRV_TENANT_UNLOCKED)
+            if (trc == 0 && !lock_aware && te.lock_state != TENANT_UNLOCKED)
                 trc = CFDB_ERR_TENANT_LOCKED;
             if (trc) {
                 t->state = TX_ERROR;

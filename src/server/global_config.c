@@ -69,11 +69,9 @@ void srv_gc_refresh(srv *s)
             for (size_t i = 0; hist && i < r.count; i++) {
                 cfdb_bytes k = r.rows[i].key, hv = r.rows[i].value;
                 uint64_t pv = 0;
-                if (hv.len >= 8)
-                    memcpy(&pv, hv.ptr, 8);
                 memset(&hist[nhist], 0, sizeof *hist);
-                if (pv != CFDB_PROTOCOL_VERSION || k.len < pl + 8 ||
-                    fb_decode(&cfdb_msg_version_history, hv.ptr + 8, hv.len - 8, &hist[nhist], NULL, &a)) {
+                if (k.len < pl + 8 || fb_decode_versioned(&cfdb_msg_version_history, hv, &hist[nhist], &pv, &a) ||
+                    pv != CFDB_PROTOCOL_VERSION) {
                     hist[0] = (cfdb_version_history){ .version = INT64_MAX };
                     nhist = 1;
                     break;

@@ -7,7 +7,6 @@
 #include "cfdb/messages.h"
 #include "tenant_map.h"
 
-#define TENANT_MAP_PREFIX "\xff/tenant/map/"
 #define TENANT_MAP_PREFIX_LEN (sizeof TENANT_MAP_PREFIX - 1)
 
 /* TenantMapEntry: cfdb_msg_tenant_map_entry (src/wire/msg_tenant.c). */
@@ -26,23 +25,11 @@ int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k)
     return 0;
 }
 
-void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE])
-{
-    uint64_t u = (uint64_t)id;
-    for (int i = 7; i >= 0; i--) {
-        out[i] = (uint8_t)u;
-        u >>= 8;
-    }
-}
-
 int srv_tenant_decode(cfdb_bytes value, cfdb_arena *a, srv_tenant *out)
 {
-    /* IncludeVersion: the protocol version (8 bytes, little-endian) comes first */
-    if (value.len < 8 + 8)
-        return CFDB_ERR_SERIALIZATION_FAILED;
     cfdb_tenant_map_entry e;
     memset(&e, 0, sizeof e);
-    if (fb_decode(&cfdb_msg_tenant_map_entry, value.ptr + 8, value.len - 8, &e, NULL, a))
+    if (value.len < 8 + 8 || fb_decode_versioned(&cfdb_msg_tenant_map_entry, value, &e, NULL, a))
         return CFDB_ERR_SERIALIZATION_FAILED;
     out->id = e.id;
     out->name = e.tenantName;
@@ -50,18 +37,18 @@ int srv_tenant_decode(cfdb_bytes value, cfdb_arena *a, srv_tenant *out)
     return 0;
 }
 
-static cfdb_bytes map_key(int64_t id, uint8_t buf[TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE])
+static cfdb_bytes map_key(int64_t id, uint8_t buf[TENANT_MAP_PREFIX_LEN + CFDB_TENANT_PREFIX_SIZE])
 {
     memcpy(buf, TENANT_MAP_PREFIX, TENANT_MAP_PREFIX_LEN);
-    srv_tenant_prefix(id, buf + TENANT_MAP_PREFIX_LEN);
-    return cfdb_bytes_make(buf, TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE);
+    cfdb_tenant_prefix(id, buf + TENANT_MAP_PREFIX_LEN);
+    return cfdb_bytes_make(buf, TENANT_MAP_PREFIX_LEN + CFDB_TENANT_PREFIX_SIZE);
 }
 
 int srv_tenant_at(srv *s, int64_t version, int64_t id, cfdb_arena *a, srv_tenant *out)
 {
     if (id < 0)
         return CFDB_ERR_TENANT_NOT_FOUND;
-    uint8_t kb[TENANT_MAP_PREFIX_LEN + SRV_TENANT_PREFIX_SIZE];
+    uint8_t kb[TENANT_MAP_PREFIX_LEN + CFDB_TENANT_PREFIX_SIZE];
     cfdb_bytes v;
     bool present = false;
     if (cfdb_mvcc_get(s->store, version, map_key(id, kb), &v, &present) || !present)
@@ -118,12 +105,12 @@ int srv_tenant_check_read(srv *s, int64_t version, int64_t tenant_id, bool lock_
     int rc = srv_tenant_at(s, version, tenant_id, a, &t);
     if (rc)
         return rc;
-    if (!lock_aware && t.lock_state == SRV_TENANT_LOCKED)
+    if (!lock_aware && t.lock_state == TENANT_LOCKED)
         return CFDB_ERR_TENANT_LOCKED;
-    uint8_t *p = cfdb_arena_alloc(a, SRV_TENANT_PREFIX_SIZE);
+    uint8_t *p = cfdb_arena_alloc(a, CFDB_TENANT_PREFIX_SIZE);
     if (!p)
         return CFDB_ERR_OPERATION_FAILED;
-    srv_tenant_prefix(tenant_id, p);
-    *prefix = cfdb_bytes_make(p, SRV_TENANT_PREFIX_SIZE);
+    cfdb_tenant_prefix(tenant_id, p);
+    *prefix = cfdb_bytes_make(p, CFDB_TENANT_PREFIX_SIZE);
     return 0;
 }

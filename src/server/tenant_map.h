@@ -12,12 +12,8 @@
 #ifndef CFDB_SERVER_TENANT_MAP_H
 #define CFDB_SERVER_TENANT_MAP_H
 
+#include "cfdb/tenant_keys.h" /* key names, lock states, cfdb_tenant_prefix */
 #include "srv_core.h"
-
-#define SRV_TENANT_PREFIX_SIZE 8
-
-/* TenantAPI::TenantLockState (fdbclient/include/fdbclient/Tenant.h) */
-enum { SRV_TENANT_UNLOCKED = 0, SRV_TENANT_READ_ONLY = 1, SRV_TENANT_LOCKED = 2 };
 
 typedef struct srv_tenant {
     int64_t id;
@@ -25,8 +21,6 @@ typedef struct srv_tenant {
     uint8_t lock_state;
 } srv_tenant;
 
-/* The tenant id's prefix (8 big-endian bytes) into out. */
-void srv_tenant_prefix(int64_t id, uint8_t out[SRV_TENANT_PREFIX_SIZE]);
 /* A key of a tenant's request made absolute: *k becomes prefix + *k (in a), unchanged when
  * prefix is empty. 0, or 4000 (out of memory) leaving *k as it was. */
 int srv_tenant_key(cfdb_arena *a, cfdb_bytes prefix, cfdb_bytes *k);

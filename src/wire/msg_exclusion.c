@@ -7,6 +7,7 @@
 
 #include "cfdb/errors.h"
 #include "cfdb/exclusion.h"
+#include "cfdb/wire_errors.h"
 #include "cfdb/protocol_version.h"
 #include "msg_types.h"
 
@@ -52,7 +53,7 @@ int cfdb_server_list_value_decode(cfdb_bytes v, cfdb_arena *a, cfdb_storage_serv
     if (pv < PV_INTERFACE_READINESS || pv >= CFDB_PROTOCOL_MIN_INVALID)
         return CFDB_ERR_SERIALIZATION_FAILED;
     int rc = fb_decode(&cfdb_msg_storage_server_interface, v.ptr + 8, v.len - 8, out, NULL, a);
-    return rc == CFDB_ERR_PLATFORM_ERROR ? rc : rc ? CFDB_ERR_SERIALIZATION_FAILED : 0;
+    return rc == CFDB_WIRE_OUT_OF_MEMORY ? rc : rc ? CFDB_ERR_SERIALIZATION_FAILED : 0;
 }
 
 /* ---- \xff/logs ---- */

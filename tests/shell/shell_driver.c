@@ -252,3 +252,21 @@ int shell_pty_finish(shell_pty *p)
     close(p->fd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+int shell_cluster_address(const char *cluster_file, char *out, size_t cap)
+{
+    char line[512];
+    FILE *f = fopen(cluster_file, "r");
+    int rc = -1;
+    while (f && rc && fgets(line, sizeof line, f)) {
+        char *a = line[0] == '#' ? NULL : strchr(line, '@');
+        if (!a)
+            continue;
+        a++;
+        a[strcspn(a, ",\r\n")] = 0;
+        rc = (size_t)snprintf(out, cap, "%s", a) < cap ? 0 : -1;
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}

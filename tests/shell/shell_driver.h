@@ -23,6 +23,10 @@ int shell_exec(shell_run *r, const char *const *args, const char *input, const c
 /* Shorthand: cfdb -C cluster_file --exec line. */
 int shell_exec_line(shell_run *r, const char *cluster_file, const char *line);
 
+/* The first coordinator's address of a cluster file ("desc:id@ip:port,...", comment lines
+ * skipped) into out: 0, or -1 when there is none. */
+int shell_cluster_address(const char *cluster_file, char *out, size_t cap);
+
 /* Replaces every "Committed (<digits>)" in s by "Committed (V)". */
 void shell_mask_versions(char *s);
 

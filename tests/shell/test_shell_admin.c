@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -124,6 +125,79 @@ static void test_configure_and_tenants(void **state)
           C("tenant create more", "", "ERROR: Tenants have been disabled in the cluster (2136)\n", 1),
           C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
           C("tenant delete data", "The tenant `data' has been deleted\n", "", 0));
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* A write in tenant `name' through fdb_c.h (k = v, or k cleared): the commit's error. */
+static fdb_error_t tenant_write(const char *name, bool set)
+{
+    FDBTenant *tn = NULL;
+    FDBTransaction *tr = NULL;
+    assert_int_equal(fdb_database_open_tenant(g_env.db, (const uint8_t *)name, (int)strlen(name), &tn), 0);
+    assert_int_equal(fdb_tenant_create_transaction(tn, &tr), 0);
+    if (set)
+        fdb_transaction_set(tr, (const uint8_t *)"k", 1, (const uint8_t *)"v", 1);
+    else
+        fdb_transaction_clear(tr, (const uint8_t *)"k", 1);
+    fdb_error_t e = api_commit(tr);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(tn);
+    return e;
+}
+
+/* tenant lock / unlock: fdbcli's texts (tenantLockCommand), the entry's lock state and id as
+ * tenant get shows them, and the lock's effect on a tenant transaction's commit (2144). */
+static void test_tenant_lock(void **state)
+{
+    (void)state;
+    CASES(C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
+          C("tenant create lk", "The tenant `lk' has been created\n", "", 0),
+          C("tenant lock lk w 1234", "Locked tenant `lk' with UID `00000000000000000000000000001234'\n", "", 0),
+          C("tenant get lk", NULL, "", 0));
+    assert_true(ends_with(R.out, "  name: lk\n  lock state: read only\n  lock id: 00000000000000000000000000001234\n"));
+    CASES(C("tenant lock lk rw 99", "", "ERROR: Tenant locked with a different UID\n", 1),
+          C("tenant unlock lk 99", "", "ERROR: Wrong lock UID\n", 1),
+          /* the same UID may change the kind of lock */
+          C("tenant lock lk rw 00000000000000000000000000001234",
+            "Locked tenant `lk' with UID `00000000000000000000000000001234'\n", "", 0));
+    assert_non_null(strstr(special_value("\xff\xff/management/tenant/map/lk"),
+                           "\"lock_id\":\"00000000000000000000000000001234\",\"lock_state\":\"locked\""));
+    assert_int_equal(tenant_write("lk", true), 2144);
+    CASES(C("tenant unlock lk 1234", "Unlocked tenant `lk'\n", "", 0),
+          C("tenant get lk", NULL, "", 0));
+    assert_true(ends_with(R.out, "  name: lk\n  lock state: unlocked\n"));
+    assert_int_equal(tenant_write("lk", true), 0);
+    /* a lock with a UID of the shell's own choosing, then unlocked with it */
+    CASES(C("tenant lock lk", NULL, "", 0));
+    assert_int_equal(strncmp(R.out, "Locked tenant `lk' with UID `", 29), 0);
+    assert_string_equal(R.out + 29 + 32, "'\n");
+    char line[96];
+    snprintf(line, sizeof line, "tenant unlock lk %.32s", R.out + 29);
+    assert_int_equal(tenant_write("lk", true), 2144);
+    CASES(C(line, "Unlocked tenant `lk'\n", "", 0));
+    assert_int_equal(tenant_write("lk", true), 0);
+    CASES(C("tenant lock none", "", "ERROR: Tenant `none' does not exist\n", 1),
+          C("tenant lock lk x", "", "ERROR: Invalid lock type `x'\n", 1),
+          C("tenant lock lk rw 123456789012345678901234567890123", "",
+            "ERROR: Couldn't not parse `123456789012345678901234567890123' as a valid UID", 1),
+          C("tenant unlock lk", "Usage: tenant unlock <NAME> <UID>\n\n", "", 1),
+          C("tenant lock lk w 1 2",
+            "Usage: tenant lock <NAME> [w|rw] [UID]\n\n"
+            "Locks a tenant for read-write or read-only with a given UID.\n"
+            "By default a read-write lock is created.\n"
+            "If no UID is passed, fdbcli will generate one.\n"
+            "UID has to be a 16-byte number represented in hex.\n",
+            "", 1),
+          C("configure tenant_mode=disabled", "Configuration changed\n", "", 0),
+          C("tenant lock lk", "", "ERROR: Tenants have been disabled in the cluster (2136)\n", 1),
+          C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0));
+    assert_int_equal(tenant_write("lk", false), 0);
+    CASES(C("tenant delete lk", "The tenant `lk' has been deleted\n", "", 0));
 }
 
 static void test_maintenance_and_coordinators(void **state)
@@ -315,6 +389,71 @@ static void test_lock_unlock(void **state)
     CASES(C("get k", "`k': not found\n", "", 0));
 }
 
+/* The server's address, from the cluster file. */
+static const char *server_address(void)
+{
+    static char addr[128];
+    assert_int_equal(shell_cluster_address(cf(), addr, sizeof addr), 0);
+    return addr;
+}
+
+/* kill, suspend, expensive_data_check (fdbcli's KillCommand, SuspendCommand,
+ * ExpensiveDataCheckCommand): the list of workers from \xff\xff/worker_interfaces/ kept for
+ * the session, the checks against it, the reboot requests; a suspended server does not answer
+ * for the SECONDS asked. Last: it takes the server away for a while. */
+static void test_kill_suspend(void **state)
+{
+    (void)state;
+    const char *addr = server_address();
+    char listed[256], line[256], out[1024];
+    snprintf(listed, sizeof listed, "\nThe following address can be killed:\n%s\n\n", addr);
+    CASES(C("kill list", "\nNo addresses can be killed.\n\n", "", 0),
+          C("kill all", "",
+            "ERROR: no processes to kill. You must run the `kill\u2019 command before running `kill all\u2019.\n", 1),
+          C("kill 127.0.0.1:1", "", "ERROR: process `127.0.0.1:1' not recognized.\n", 1),
+          C("expensive_data_check all", "",
+            "ERROR: no processes to check. You must run the `expensive_data_check\u2019 command before running "
+            "`expensive_data_check all\u2019.\n",
+            0),
+          C("kill", listed, "", 0),
+          C("kill; kill 127.0.0.1:1", NULL, "ERROR: process `127.0.0.1:1' not recognized.\n", 1),
+          C("suspend; suspend 1", NULL, "", 1));
+    assert_non_null(strstr(R.out, ">>> suspend 1\nUsage: suspend <SECONDS> <ADDRESS...>\n"));
+    snprintf(line, sizeof line, "kill; kill all");
+    snprintf(out, sizeof out, ">>> kill\n%s>>> kill all\nAttempted to kill 1 processes\n", listed);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "kill; kill %s", addr);
+    snprintf(out, sizeof out, ">>> kill\n%s>>> kill %s\nAttempted to kill 1 processes\n", listed, addr);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "expensive_data_check; expensive_data_check list; expensive_data_check all");
+    snprintf(out, sizeof out,
+             ">>> expensive_data_check\n\nThe following address can be checked:\n%s\n\n"
+             ">>> expensive_data_check list\n\nThe following address can be checked:\n%s\n\n"
+             ">>> expensive_data_check all\nAttempted to kill and check 1 processes\n",
+             addr, addr);
+    CASES(C(line, out, "", 0), C("get k", "`k': not found\n", "", 0));
+    snprintf(line, sizeof line, "suspend; suspend x %s", addr);
+    CASES(C(line, NULL, "", 1));
+    assert_non_null(strstr(R.out, "Usage: suspend <SECONDS> <ADDRESS...>\n"));
+    /* suspended for 4 s: a read with a 2 s timeout after a short pause times out (a server
+     * rebooted without a suspension answers well within that) */
+    snprintf(line, sizeof line, "suspend; suspend 4 %s", addr);
+    snprintf(out, sizeof out,
+             ">>> suspend\n\nThe following address can be suspended:\n%s\n\n>>> suspend 4 %s\n"
+             "Attempted to suspend 1 processes\n",
+             addr, addr);
+    CASES(C(line, out, "", 0));
+    nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+    FDBTransaction *tr = api_tr();
+    int64_t timeout_ms = 2000;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&timeout_ms, 8), 0);
+    FDBFuture *f = fdb_transaction_get_read_version(tr);
+    assert_int_equal(api_wait(f), 1031);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+    CASES(C("get k", "`k': not found\n", "", 0));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -331,10 +470,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configure_and_tenants),
+        cmocka_unit_test(test_tenant_lock),
         cmocka_unit_test(test_maintenance_and_coordinators),
         cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
         cmocka_unit_test(test_setclass),
+        cmocka_unit_test(test_kill_suspend),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

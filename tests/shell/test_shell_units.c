@@ -80,7 +80,7 @@ static void test_lexer(void **state)
 
 static char *pretty(const char *in)
 {
-    shell_json *j = shell_json_parse(in, strlen(in));
+    cfdb_jv *j = cfdb_jv_parse(in, strlen(in));
     if (!j)
         return NULL;
     char *buf = NULL;
@@ -89,7 +89,7 @@ static char *pretty(const char *in)
     assert_non_null(f);
     shell_json_pretty(f, j);
     fclose(f);
-    shell_json_free(j);
+    cfdb_jv_free(j);
     return buf;
 }
 
@@ -129,11 +129,11 @@ static void test_json_pretty(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_null(pretty(bad[i]));
     /* nesting is bounded */
-    char deep[2 * SHELL_JSON_MAX_DEPTH + 8];
+    char deep[2 * CFDB_JV_MAX_DEPTH + 8];
     size_t n = 0;
-    for (int i = 0; i < SHELL_JSON_MAX_DEPTH + 1; i++)
+    for (int i = 0; i < CFDB_JV_MAX_DEPTH + 1; i++)
         deep[n++] = '[';
-    for (int i = 0; i < SHELL_JSON_MAX_DEPTH + 1; i++)
+    for (int i = 0; i < CFDB_JV_MAX_DEPTH + 1; i++)
         deep[n++] = ']';
     deep[n] = 0;
     assert_null(pretty(deep));

@@ -94,7 +94,7 @@ fdb_error_t shell_wait(FDBFuture *f)
 
 /* fdbcli's getTransaction: a fresh transaction with the current options unless one was
  * started with `begin'. */
-static fdb_error_t get_tr(shell *s)
+fdb_error_t shell_get_tr(shell *s)
 {
     if (s->tr && s->intrans)
         return 0;
@@ -140,6 +140,7 @@ void shell_destroy(shell *s)
     shell_optset_clear(&s->global_opts);
     shell_optset_clear(&s->active_opts);
     s->tr = NULL;
+    shell_workers_clear(s);
 }
 
 /* ---- commands ---- */
@@ -184,7 +185,7 @@ static int cmd_get(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
     if (n != 2)
         return usage(t);
-    if ((*err = get_tr(s)) || (*err = get_and_print(s, &t[1])))
+    if ((*err = shell_get_tr(s)) || (*err = get_and_print(s, &t[1])))
         return CMD_FDB;
     return CMD_OK;
 }
@@ -246,7 +247,7 @@ static int range_command(shell *s, const shell_token *t, size_t n, fdb_error_t *
         end_n = strinc(&t[1], inc);
         end = inc;
     }
-    if ((*err = get_tr(s))) {
+    if ((*err = shell_get_tr(s))) {
         free(inc);
         return CMD_FDB;
     }
@@ -330,7 +331,7 @@ static int cmd_getversion(shell *s, const shell_token *t, size_t n, fdb_error_t 
 {
     if (n != 1)
         return usage(t);
-    if ((*err = get_tr(s)))
+    if ((*err = shell_get_tr(s)))
         return CMD_FDB;
     FDBFuture *f = fdb_transaction_get_read_version(s->tr);
     int64_t v = 0;
@@ -357,7 +358,7 @@ static int write_command(shell *s, const shell_token *t, size_t n, fdb_error_t *
         return CMD_FAIL;
     if (n != want)
         return usage(t);
-    if ((*err = get_tr(s)))
+    if ((*err = shell_get_tr(s)))
         return CMD_FDB;
     const uint8_t *a = (const uint8_t *)t[1].p, *b = n > 2 ? (const uint8_t *)t[2].p : NULL;
     if (shell_token_is(t[0], "set"))
@@ -400,7 +401,7 @@ static int cmd_begin(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     if ((*err = shell_optset_copy(&s->active_opts, &s->global_opts)))
         return CMD_FDB;
     s->opts = &s->active_opts;
-    *err = get_tr(s); /* not yet intrans: a brand-new transaction */
+    *err = shell_get_tr(s); /* not yet intrans: a brand-new transaction */
     s->intrans = true;
     if (*err)
         return CMD_FDB;
@@ -548,7 +549,7 @@ static int cmd_sleep(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 static int cmd_waitopen(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
     (void)t, (void)n;
-    if ((*err = get_tr(s)))
+    if ((*err = shell_get_tr(s)))
         return CMD_FDB;
     FDBFuture *f = fdb_transaction_get_read_version(s->tr);
     *err = shell_wait(f);
@@ -566,7 +567,7 @@ static int cmd_watch(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
         fprintf(stderr, "ERROR: watch cannot be used in a transaction started with `begin'\n");
         return CMD_FAIL;
     }
-    if ((*err = get_tr(s)))
+    if ((*err = shell_get_tr(s)))
         return CMD_FDB;
     FDBFuture *w = fdb_transaction_watch(s->tr, (const uint8_t *)t[1].p, (int)t[1].n);
     FDBFuture *c = fdb_transaction_commit(s->tr);
@@ -577,7 +578,7 @@ static int cmd_watch(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
         *err = shell_wait(w);
     }
     fdb_future_destroy(w);
-    if (!*err && !(*err = get_tr(s)))
+    if (!*err && !(*err = shell_get_tr(s)))
         *err = get_and_print(s, &t[1]);
     return *err ? CMD_FDB : CMD_OK;
 }
@@ -622,8 +623,12 @@ static const command commands[] = {
     {"configuretenant", "configuretenant", NULL, NULL, shell_cmd_tenant_old},
     {"coordinators", "coordinators auto|<ADDRESS>+ [description=new_cluster_description]",
      "change cluster coordinators or description",
-     "Without arguments, prints the cluster description and coordinators. cfdb's shell does not change "
-     "coordinators (the special key space answers 2108).",
+     "If 'auto' is specified, coordinator addresses will be choosen automatically to support the configured "
+     "redundancy level. (If the current set of coordinators are healthy and already support the redundancy level, "
+     "nothing will be changed.)\n\nOtherwise, sets the coordinators to the list of IP:port pairs specified by "
+     "<ADDRESS>+. An fdbserver process must be running on each of the specified addresses.\n\ne.g. coordinators "
+     "10.0.0.1:4000 10.0.0.2:4000 10.0.0.3:4000\n\nIf 'description=desc' is specified then the description field in "
+     "the cluster\nfile is changed to desc, which must match [A-Za-z0-9_]+.",
      shell_cmd_coordinators},
     {"createtenant", "createtenant", NULL, NULL, shell_cmd_tenant_old},
     {"deletetenant", "deletetenant", NULL, NULL, shell_cmd_tenant_old},
@@ -632,10 +637,30 @@ static const command commands[] = {
      "        [locality_zoneid:<excludezoneid>] [locality_machineid:<excludemachineid>]\n"
      "        [locality_processid:<excludeprocessid>] [locality_<KEY>:<localtyvalue>]",
      "exclude servers from the database by IP address or locality",
-     "If no addresses or localities are specified, lists the set of excluded addresses and localities. (cfdb's "
-     "shell only lists them.)",
+     "If no addresses or localities are specified, lists the set of excluded addresses and localities.\n"
+     "\n"
+     "For each IP address or IP:port pair in <ADDRESS...> and/or each locality attribute (like dcid, "
+     "zoneid, machineid, processid), adds the address/locality to the set of exclusions and waits until all "
+     "database state has been safely moved away from affected servers.\n"
+     "\n"
+     "If 'FORCE' is set, the command does not perform safety checks before excluding.\n"
+     "\n"
+     "If 'no_wait' is set, the command returns immediately without checking if the exclusions have completed "
+     "successfully.\n"
+     "\n"
+     "If 'failed' is set, the cluster will immediately forget all data associated with the excluded processes. "
+     "Doing so can be helpful if the process is not expected to recover, as it will allow the cluster to delete "
+     "state that would be needed to catch the failed process up. Re-including a process excluded with 'failed' will "
+     "result in it joining as an empty process.\n"
+     "\n"
+     "If a cluster has failed storage servers that result in all replicas of some data being permanently gone, "
+     "'exclude failed' can be used to clean up the affected key ranges by restoring them to empty.\n"
+     "\n"
+     "WARNING: use of 'exclude failed' can result in data loss. If an excluded server contains the last replica of "
+     "some data, then using the 'failed' option will permanently remove that data from the cluster.",
      shell_cmd_exclude},
     {"exit", "exit", "exit the CLI", "", cmd_exit},
+    {"expensive_data_check", "expensive_data_check", NULL, NULL, shell_cmd_expensive_data_check},
     {"get", "get <KEY>", "fetch the value for a given key",
      "Prints the value of KEY, or `not found' when there is none." ESCK, cmd_get},
     {"getrange", "getrange <BEGINKEY> [ENDKEY] [LIMIT]", "fetch key/value pairs in a range of keys",
@@ -664,6 +689,12 @@ static const command commands[] = {
      "exclusions from the excluded servers and localities list. (A specified IP will match all IP:* exclusion "
      "entries)",
      shell_cmd_include},
+    {"kill", "kill all|list|<ADDRESS...>", "attempts to kill one or more processes in the cluster",
+     "If no addresses are specified, populates the list of processes which can be killed. Processes cannot be "
+     "killed before this list has been populated.\n\nIf `all' is specified, attempts to kill all known "
+     "processes.\n\nIf `list' is specified, displays all known processes. This is only useful when the database is "
+     "unresponsive.\n\nFor each IP:port pair in <ADDRESS ...>, attempt to kill the specified process.",
+     shell_cmd_kill},
     {"listtenants", "listtenants", NULL, NULL, shell_cmd_tenant_old},
     {"lock", "lock", "lock the database with a randomly generated lockUID",
      "Randomly generates a lockUID, prints this lockUID, and then uses the lockUID to lock the database.",
@@ -700,6 +731,11 @@ static const command commands[] = {
      "Prints whether the database is available (cfdb prints the minimal form for status, status minimal "
      "and status details); `status json' prints the cluster's status document.",
      shell_cmd_status},
+    {"suspend", "suspend <SECONDS> <ADDRESS...>", "attempts to suspend one or more processes in the cluster",
+     "If no parameters are specified, populates the list of processes which can be suspended. Processes cannot be "
+     "suspended before this list has been populated.\n\nFor each IP:port pair in <ADDRESS...>, attempt to suspend "
+     "the processes for the specified SECONDS after which the process will die.",
+     shell_cmd_suspend},
     {"tenant", "tenant <create|delete|list|get|getId|configure|rename|lock|unlock> [ARGS]",
      "view and manage tenants in a cluster or metacluster",
      "`create' and `delete' add and remove tenants from the cluster.\n"

@@ -32,6 +32,10 @@ typedef struct shell {
     bool tuple_mode;  /* --tuple */
     shell_optset global_opts, active_opts;
     shell_optset *opts;
+    /* the processes kill, suspend and expensive_data_check may name (fdbcli's
+     * address_interface): set by those commands without arguments; sorted, unique, malloc'd */
+    char **workers;
+    size_t nworkers;
 } shell;
 
 /* Set from a SIGINT handler: the operation being waited for is cancelled (1101). */
@@ -49,8 +53,17 @@ typedef enum shell_result {
 /* Runs one input line (one or more ';'-separated commands), as fdbcli does. */
 shell_result shell_run_line(shell *s, const char *line, size_t len);
 
+/* fdbcli's getTransaction: the transaction of `begin', else a fresh one with the current
+ * options, in s->tr. */
+fdb_error_t shell_get_tr(shell *s);
+
 /* Blocks until f is ready (or SIGINT: then cancels it and returns 1101); f's error. */
 fdb_error_t shell_wait(FDBFuture *f);
+
+/* \xff\xff/status/json read in a transaction of its own and parsed (status.c): *out NULL
+ * when absent or not JSON; cfdb_jv_free it. */
+struct cfdb_jv;
+fdb_error_t shell_read_status(shell *s, struct cfdb_jv **out, bool *present);
 
 /* The minimal status text (fdbcli's `status minimal') from \xff\xff/status/json; true
  * when it could be read. With blank lines around it unless exec_mode. */

@@ -17,8 +17,7 @@
 
 static const char STATUS_KEY[] = "\xff\xff/status/json";
 
-/* Reads the status document in a transaction of its own; *out NULL when absent. */
-static fdb_error_t read_status(shell *s, shell_json **out, bool *present)
+fdb_error_t shell_read_status(shell *s, cfdb_jv **out, bool *present)
 {
     *out = NULL;
     *present = false;
@@ -35,14 +34,14 @@ static fdb_error_t read_status(shell *s, shell_json **out, bool *present)
         err = fdb_future_get_value(f, &p, &v, &vl);
     if (!err && p) {
         *present = true;
-        *out = shell_json_parse((const char *)v, (size_t)vl);
+        *out = cfdb_jv_parse((const char *)v, (size_t)vl);
     }
     fdb_future_destroy(f);
     fdb_transaction_destroy(tr);
     return err;
 }
 
-static bool get_bool(const shell_json *j, bool *v)
+static bool get_bool(const cfdb_jv *j, bool *v)
 {
     if (!j || j->type != JSON_BOOL)
         return false;
@@ -51,30 +50,30 @@ static bool get_bool(const shell_json *j, bool *v)
 }
 
 /* printStatus at MINIMAL level. */
-static void print_minimal(const shell_json *doc, bool display_available)
+static void print_minimal(const cfdb_jv *doc, bool display_available)
 {
-    const shell_json *client = shell_json_get(doc, "client");
-    const shell_json *dbs = shell_json_get(client, "database_status");
+    const cfdb_jv *client = cfdb_jv_get(doc, "client");
+    const cfdb_jv *dbs = cfdb_jv_get(client, "database_status");
     bool available, healthy, up_to_date;
-    if (!dbs || dbs->type != JSON_OBJECT || !get_bool(shell_json_get(dbs, "available"), &available)) {
+    if (!dbs || dbs->type != JSON_OBJECT || !get_bool(cfdb_jv_get(dbs, "available"), &available)) {
         printf("Unable to determine database state, type 'status' for more information.\n");
         return;
     }
     if (!available)
         printf("The database is unavailable; type `status' for more information.\n");
-    else if (!get_bool(shell_json_get(dbs, "healthy"), &healthy) || !healthy)
+    else if (!get_bool(cfdb_jv_get(dbs, "healthy"), &healthy) || !healthy)
         printf("The database is available, but has issues (type 'status' for more information).\n");
     else if (display_available)
         printf("The database is available.\n");
-    if (!get_bool(shell_json_get(shell_json_get(client, "cluster_file"), "up_to_date"), &up_to_date) || !up_to_date)
+    if (!get_bool(cfdb_jv_get(cfdb_jv_get(client, "cluster_file"), "up_to_date"), &up_to_date) || !up_to_date)
         fprintf(stderr, "WARNING: The cluster file is not up to date. Type 'status' for more information.\n");
 }
 
 bool shell_status_minimal(shell *s, bool blank_lines)
 {
-    shell_json *doc;
+    cfdb_jv *doc;
     bool present;
-    fdb_error_t err = read_status(s, &doc, &present);
+    fdb_error_t err = shell_read_status(s, &doc, &present);
     if (blank_lines)
         printf("\n");
     if (err || !doc)
@@ -83,7 +82,7 @@ bool shell_status_minimal(shell *s, bool blank_lines)
         print_minimal(doc, true);
     if (blank_lines)
         printf("\n");
-    shell_json_free(doc);
+    cfdb_jv_free(doc);
     return !err && doc;
 }
 
@@ -96,9 +95,9 @@ int shell_cmd_status(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
         printf("Usage: status [minimal|details|json]\n");
         return CMD_FAIL;
     }
-    shell_json *doc;
+    cfdb_jv *doc;
     bool present;
-    if ((*err = read_status(s, &doc, &present)))
+    if ((*err = shell_read_status(s, &doc, &present)))
         return CMD_FDB;
     if (!present)
         fprintf(stderr, "ERROR: Failed to get status json from the cluster\n");
@@ -118,6 +117,6 @@ int shell_cmd_status(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     }
     if (!s->exec_mode)
         printf("\n");
-    shell_json_free(doc);
+    cfdb_jv_free(doc);
     return doc ? CMD_OK : CMD_FAIL;
 }

@@ -9,9 +9,9 @@
  *   tenant configure <NAME> <[unset] tenant_group[=<G>]> [ignore_capacity_limit]
  *   tenant rename <OLD> <NEW>                 rename/<OLD> = NEW, after checking both names
  * and the old one-word forms (createtenant, deletetenant, listtenants, gettenant,
- * configuretenant, renametenant). Not in cfdb's shell: tenant lock / unlock (fdbcli writes
- * the tenant map entry itself there), getId / deleteId (metacluster only). Messages, usage
- * texts and the retry loops are fdbcli's. */
+ * configuretenant, renametenant); tenant lock / unlock are in tenant_lock.c. Not in cfdb's
+ * shell: getId / deleteId (metacluster only). Messages, usage texts and the retry loops are
+ * fdbcli's. */
 #include "admin.h"
 
 #include <stdio.h>
@@ -25,25 +25,13 @@
 #define MAP "\xff\xff/management/tenant/map/"
 #define CONFIGURE "\xff\xff/management/tenant/configure/"
 #define RENAME "\xff\xff/management/tenant/rename/"
-#define SL(x) (sizeof(x) - 1)
 
-/* prefix + token, malloc'd */
-static char *key_of(const char *prefix, shell_token t, size_t *len)
+/* "<pre><printable name><post>" on stdout */
+static void print_name(const char *pre, shell_token t, const char *post)
 {
-    size_t pl = strlen(prefix);
-    char *k = malloc(pl + t.n + 1);
-    if (!k)
-        return NULL;
-    memcpy(k, prefix, pl);
-    memcpy(k + pl, t.p, t.n);
-    k[pl + t.n] = 0;
-    *len = pl + t.n;
-    return k;
-}
-
-static void print_name(shell_token t)
-{
+    fputs(pre, stdout);
     shell_print_printable(stdout, (const uint8_t *)t.p, t.n);
+    fputs(post, stdout);
 }
 
 /* ---- configuration parameters (parseTenantConfiguration) ---- */
@@ -133,20 +121,68 @@ static bool apply_config(FDBTransaction *tr, shell_token name, const config_para
     return true;
 }
 
-static FDBTransaction *new_tr(shell *s, fdb_error_t *err)
-{
-    FDBTransaction *tr = NULL;
-    *err = fdb_database_create_transaction(s->db, &tr);
-    return *err ? NULL : tr;
-}
-
-static void mgmt_options(FDBTransaction *tr)
-{
-    fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0);
-    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
-}
+/* the options of fdbcli's tenant management transactions */
+#define MGMT (ADMIN_WRITES | ADMIN_READ_SYSTEM | ADMIN_ERROR_PREFIX)
 
 /* ---- create / delete ---- */
+
+typedef struct named {
+    const shell_token *t; /* the command's tokens */
+    const char *key;      /* map/<t[2]> */
+    size_t kl;
+    bool checked;         /* the existence check passed (a retry does not repeat it) */
+    const config_param *cfg;
+    int ncfg;
+    bool as_json; /* tenant get */
+} named;
+
+static int create_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    named *c = ctx;
+    if (!c->checked) {
+        bool present = false;
+        if ((*e = admin_get(tr, c->key, c->kl, &present, NULL, NULL)) ||
+            (present && (*e = CFDB_ERR_TENANT_ALREADY_EXISTS)))
+            return ADMIN_ERROR;
+        c->checked = true;
+    }
+    fdb_transaction_set(tr, (const uint8_t *)c->key, (int)c->kl, (const uint8_t *)"", 0);
+    if (!apply_config(tr, c->t[2], c->cfg, c->ncfg, e) || (*e = admin_commit(tr)))
+        return ADMIN_ERROR;
+    print_name("The tenant `", c->t[2], "' has been created\n");
+    return CMD_OK;
+}
+
+static int delete_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    named *c = ctx;
+    if (!c->checked) {
+        bool present = false;
+        if ((*e = admin_get(tr, c->key, c->kl, &present, NULL, NULL)) ||
+            (!present && (*e = CFDB_ERR_TENANT_NOT_FOUND)))
+            return ADMIN_ERROR;
+        c->checked = true;
+    }
+    fdb_transaction_clear(tr, (const uint8_t *)c->key, (int)c->kl);
+    if ((*e = admin_commit(tr)))
+        return ADMIN_ERROR;
+    print_name("The tenant `", c->t[2], "' has been deleted\n");
+    return CMD_OK;
+}
+
+/* body on map/<t[2]> with fdbcli's management options */
+static int run_named(shell *s, const shell_token *t, admin_body body, const config_param *cfg, int ncfg,
+                     fdb_error_t *err)
+{
+    named c = { t, NULL, 0, false, cfg, ncfg, false };
+    char *key = admin_key(MAP, t[2], &c.kl);
+    if (!key)
+        return CMD_FAIL;
+    c.key = key;
+    int r = admin_run(s, MGMT, body, &c, err);
+    free(key);
+    return r;
+}
 
 static int tenant_create(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
@@ -162,43 +198,7 @@ static int tenant_create(shell *s, const shell_token *t, size_t n, fdb_error_t *
     int ncfg = parse_config(t, 3, n, false, cfg);
     if (ncfg < 0)
         return CMD_FAIL;
-    size_t kl;
-    char *key = key_of(MAP, t[2], &kl);
-    FDBTransaction *tr = key ? new_tr(s, err) : NULL;
-    if (!tr) {
-        free(key);
-        return key ? CMD_FDB : CMD_FAIL;
-    }
-    bool checked = false;
-    int r;
-    for (;;) {
-        mgmt_options(tr);
-        fdb_error_t e = 0;
-        if (!checked) {
-            bool present = false;
-            e = admin_get(tr, key, kl, &present, NULL, NULL);
-            if (!e && present)
-                e = CFDB_ERR_TENANT_ALREADY_EXISTS;
-            checked = !e;
-        }
-        if (!e) {
-            fdb_transaction_set(tr, (const uint8_t *)key, (int)kl, (const uint8_t *)"", 0);
-            if (apply_config(tr, t[2], cfg, ncfg, &e))
-                e = admin_commit(tr);
-        }
-        if (!e) {
-            printf("The tenant `");
-            print_name(t[2]);
-            printf("' has been created\n");
-            r = CMD_OK;
-            break;
-        }
-        if ((r = admin_on_error(tr, e, "ERROR: ", err)) != ADMIN_RETRY)
-            break;
-    }
-    fdb_transaction_destroy(tr);
-    free(key);
-    return r;
+    return run_named(s, t, create_body, cfg, ncfg, err);
 }
 
 static int tenant_delete(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
@@ -209,42 +209,7 @@ static int tenant_delete(shell *s, const shell_token *t, size_t n, fdb_error_t *
                "Deletion will be allowed only if the specified tenant contains no data.\n");
         return CMD_FAIL;
     }
-    size_t kl;
-    char *key = key_of(MAP, t[2], &kl);
-    FDBTransaction *tr = key ? new_tr(s, err) : NULL;
-    if (!tr) {
-        free(key);
-        return key ? CMD_FDB : CMD_FAIL;
-    }
-    bool checked = false;
-    int r;
-    for (;;) {
-        mgmt_options(tr);
-        fdb_error_t e = 0;
-        if (!checked) {
-            bool present = false;
-            e = admin_get(tr, key, kl, &present, NULL, NULL);
-            if (!e && !present)
-                e = CFDB_ERR_TENANT_NOT_FOUND;
-            checked = !e;
-        }
-        if (!e) {
-            fdb_transaction_clear(tr, (const uint8_t *)key, (int)kl);
-            e = admin_commit(tr);
-        }
-        if (!e) {
-            printf("The tenant `");
-            print_name(t[2]);
-            printf("' has been deleted\n");
-            r = CMD_OK;
-            break;
-        }
-        if ((r = admin_on_error(tr, e, "ERROR: ", err)) != ADMIN_RETRY)
-            break;
-    }
-    fdb_transaction_destroy(tr);
-    free(key);
-    return r;
+    return run_named(s, t, delete_body, NULL, 0, err);
 }
 
 /* ---- list ---- */
@@ -265,6 +230,32 @@ static int token_cmp(shell_token a, shell_token b)
     size_t m = a.n < b.n ? a.n : b.n;
     int c = memcmp(a.p, b.p, m);
     return c ? c : (a.n < b.n ? -1 : a.n > b.n);
+}
+
+typedef struct range {
+    const char *b, *e; /* map/<BEGIN>, map/<END> */
+    size_t bl, el;
+    int limit;
+    bool whole; /* no BEGIN / END given */
+} range;
+
+static int list_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    const range *rg = ctx;
+    FDBFuture *f;
+    const FDBKeyValue *kv;
+    int rows;
+    if ((*e = admin_range(tr, rg->b, rg->bl, rg->e, rg->el, rg->limit, &f, &kv, &rows)))
+        return ADMIN_ERROR;
+    if (rows == 0)
+        printf(rg->whole ? "The cluster has no tenants\n" : "The cluster has no tenants in the specified range\n");
+    for (int i = 0; i < rows; i++) {
+        printf("  %d. ", i + 1);
+        shell_print_printable(stdout, kv[i].key + SL(MAP), (size_t)kv[i].key_length - SL(MAP));
+        printf("\n");
+    }
+    fdb_future_destroy(f);
+    return CMD_OK;
 }
 
 static int tenant_list(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
@@ -312,40 +303,11 @@ static int tenant_list(shell *s, const shell_token *t, size_t n, fdb_error_t *er
             return CMD_FAIL;
         }
     }
-    size_t bl, el;
-    char *bk = key_of(MAP, begin, &bl), *ek = key_of(MAP, end, &el);
-    FDBTransaction *tr = bk && ek ? new_tr(s, err) : NULL;
-    int r = CMD_FAIL;
-    while (tr) {
-        fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
-        FDBFuture *f = fdb_transaction_get_range(tr, (const uint8_t *)bk, (int)bl, 0, 1, (const uint8_t *)ek, (int)el,
-                                                 0, 1, limit, 0, FDB_STREAMING_MODE_EXACT, 0, 0, 0);
-        fdb_error_t e = shell_wait(f);
-        const FDBKeyValue *kv;
-        int rows = 0;
-        fdb_bool_t more;
-        if (!e)
-            e = fdb_future_get_keyvalue_array(f, &kv, &rows, &more);
-        if (!e) {
-            if (rows == 0)
-                printf(n == 2 ? "The cluster has no tenants\n" : "The cluster has no tenants in the specified range\n");
-            for (int i = 0; i < rows; i++) {
-                printf("  %d. ", i + 1);
-                shell_print_printable(stdout, kv[i].key + SL(MAP), (size_t)kv[i].key_length - SL(MAP));
-                printf("\n");
-            }
-            r = CMD_OK;
-        }
-        fdb_future_destroy(f);
-        if (!e)
-            break;
-        if ((r = admin_on_error(tr, e, "ERROR: ", err)) != ADMIN_RETRY)
-            break;
-    }
-    if (tr)
-        fdb_transaction_destroy(tr);
-    else if (bk && ek)
-        r = CMD_FDB;
+    range rg = { NULL, NULL, 0, 0, limit, n == 2 };
+    char *bk = admin_key(MAP, begin, &rg.bl), *ek = admin_key(MAP, end, &rg.el);
+    rg.b = bk;
+    rg.e = ek;
+    int r = bk && ek ? admin_run(s, ADMIN_READ_SYSTEM | ADMIN_ERROR_PREFIX, list_body, &rg, err) : CMD_FAIL;
     free(bk);
     free(ek);
     return r;
@@ -353,11 +315,11 @@ static int tenant_list(shell *s, const shell_token *t, size_t n, fdb_error_t *er
 
 /* ---- get ---- */
 
-static const char *json_text(const shell_json *o, const char *a, const char *b, size_t *len)
+static const char *json_text(const cfdb_jv *o, const char *a, const char *b, size_t *len)
 {
-    const shell_json *v = shell_json_get(o, a);
+    const cfdb_jv *v = cfdb_jv_get(o, a);
     if (v && b)
-        v = shell_json_get(v, b);
+        v = cfdb_jv_get(v, b);
     if (!v || (v->type != JSON_STRING && v->type != JSON_INT))
         return NULL;
     *len = v->len;
@@ -373,16 +335,16 @@ static void print_entry(const char *json, size_t len, bool as_json)
         if (!doc)
             return;
         int k = snprintf(doc, cap, "{\"tenant\":%.*s,\"type\":\"success\"}", (int)len, json);
-        shell_json *j = shell_json_parse(doc, (size_t)k);
+        cfdb_jv *j = cfdb_jv_parse(doc, (size_t)k);
         if (j) {
             shell_json_pretty(stdout, j);
             printf("\n");
         }
-        shell_json_free(j);
+        cfdb_jv_free(j);
         free(doc);
         return;
     }
-    shell_json *j = shell_json_parse(json, len);
+    cfdb_jv *j = cfdb_jv_parse(json, len);
     if (!j)
         return;
     size_t l = 0;
@@ -406,7 +368,20 @@ static void print_entry(const char *json, size_t len, bool as_json)
         printf("  lock id: %.*s\n", (int)l, v);
     if ((v = json_text(j, "tenant_group", "printable", &l)) != NULL)
         printf("  tenant group: %.*s\n", (int)l, v);
-    shell_json_free(j);
+    cfdb_jv_free(j);
+}
+
+static int get_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    const named *c = ctx;
+    bool present = false;
+    char *v = NULL;
+    size_t vl = 0;
+    if ((*e = admin_get(tr, c->key, c->kl, &present, &v, &vl)) || (!present && (*e = CFDB_ERR_TENANT_NOT_FOUND)))
+        return ADMIN_ERROR;
+    print_entry(v, vl, c->as_json);
+    free(v);
+    return CMD_OK;
 }
 
 static int tenant_get(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
@@ -418,48 +393,31 @@ static int tenant_get(shell *s, const shell_token *t, size_t n, fdb_error_t *err
         return CMD_FAIL;
     }
     bool as_json = n == 4;
-    size_t kl;
-    char *key = key_of(MAP, t[2], &kl);
-    FDBTransaction *tr = key ? new_tr(s, err) : NULL;
-    int r = CMD_FAIL;
-    while (tr) {
-        fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
-        bool present = false;
-        char *v = NULL;
-        size_t vl = 0;
-        fdb_error_t e = admin_get(tr, key, kl, &present, &v, &vl);
-        if (!e && !present)
-            e = CFDB_ERR_TENANT_NOT_FOUND;
-        if (!e) {
-            print_entry(v, vl, as_json);
-            free(v);
-            r = CMD_OK;
-            break;
-        }
-        /* a failure that on_error does not retry: JSON mode prints it as a document */
-        FDBFuture *f = fdb_transaction_on_error(tr, e);
-        fdb_error_t fe = shell_wait(f);
-        fdb_future_destroy(f);
-        if (!fe)
-            continue;
-        if (as_json) {
-            printf("{\n    \"error\" : \"%s\",\n    \"type\" : \"error\"\n}\n", fdb_get_error(fe));
-            r = CMD_FAIL;
-        } else {
-            *err = fe;
-            r = CMD_FDB;
-        }
-        break;
-    }
-    if (!tr && key)
-        r = CMD_FDB;
-    if (tr)
-        fdb_transaction_destroy(tr);
+    named c = { t, NULL, 0, false, NULL, 0, as_json };
+    char *key = admin_key(MAP, t[2], &c.kl);
+    if (!key)
+        return CMD_FAIL;
+    c.key = key;
+    /* a failure that on_error does not retry: JSON mode prints it as a document */
+    int r = admin_run(s, ADMIN_READ_SYSTEM | ADMIN_NO_MESSAGE, get_body, &c, err);
     free(key);
+    if (r == CMD_FDB && as_json) {
+        printf("{\n    \"error\" : \"%s\",\n    \"type\" : \"error\"\n}\n", fdb_get_error(*err));
+        r = CMD_FAIL;
+    }
     return r;
 }
 
 /* ---- configure ---- */
+
+static int configure_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    const named *c = ctx;
+    if (!apply_config(tr, c->t[2], c->cfg, c->ncfg, e) || (*e = admin_commit(tr)))
+        return ADMIN_ERROR;
+    print_name("The configuration for tenant `", c->t[2], "' has been updated\n");
+    return CMD_OK;
+}
 
 static int tenant_configure(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
@@ -482,38 +440,68 @@ static int tenant_configure(shell *s, const shell_token *t, size_t n, fdb_error_
     int ncfg = parse_config(t, 3, end, true, cfg);
     if (ncfg < 0)
         return CMD_FAIL;
-    FDBTransaction *tr = new_tr(s, err);
-    if (!tr)
-        return CMD_FDB;
-    int r;
-    for (;;) {
-        mgmt_options(tr);
-        fdb_error_t e = 0;
-        if (apply_config(tr, t[2], cfg, ncfg, &e))
-            e = admin_commit(tr);
-        if (!e) {
-            printf("The configuration for tenant `");
-            print_name(t[2]);
-            printf("' has been updated\n");
-            r = CMD_OK;
-            break;
-        }
-        if ((r = admin_on_error(tr, e, "ERROR: ", err)) != ADMIN_RETRY)
-            break;
-    }
-    fdb_transaction_destroy(tr);
-    return r;
+    return run_named(s, t, configure_body, cfg, ncfg, err);
 }
 
 /* ---- rename ---- */
 
-static int64_t entry_id(const char *json, size_t len)
+int64_t shell_tenant_entry_id(const char *json, size_t len)
 {
-    shell_json *j = shell_json_parse(json, len);
-    const shell_json *id = j ? shell_json_get(j, "id") : NULL;
+    cfdb_jv *j = cfdb_jv_parse(json, len);
+    const cfdb_jv *id = j ? cfdb_jv_get(j, "id") : NULL;
     int64_t v = id && id->type == JSON_INT ? strtoll(id->text, NULL, 10) : -1;
-    shell_json_free(j);
+    cfdb_jv_free(j);
     return v;
+}
+
+typedef struct rename_ctx {
+    const shell_token *t;
+    const char *rk, *ok, *nk; /* rename/<OLD>, map/<OLD>, map/<NEW> */
+    size_t rl, ol, nl;
+    bool first; /* the first attempt: checks both names and notes the tenant's id */
+    int64_t id;
+} rename_ctx;
+
+static int rename_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    rename_ctx *c = ctx;
+    bool op = false, np = false, done = false;
+    char *ov = NULL, *nv = NULL;
+    size_t ovl = 0, nvl = 0;
+    *e = admin_get(tr, c->ok, c->ol, &op, &ov, &ovl);
+    if (!*e)
+        *e = admin_get(tr, c->nk, c->nl, &np, &nv, &nvl);
+    if (!*e && c->first) {
+        if (!op)
+            *e = CFDB_ERR_TENANT_NOT_FOUND;
+        else if (np)
+            *e = CFDB_ERR_TENANT_ALREADY_EXISTS;
+        else
+            c->id = shell_tenant_entry_id(ov, ovl);
+        c->first = false;
+    } else if (!*e) {
+        /* after commit_unknown_result the rename may have happened already */
+        if (np) {
+            if (shell_tenant_entry_id(nv, nvl) == c->id)
+                done = true;
+            else
+                *e = CFDB_ERR_TENANT_ALREADY_EXISTS;
+        } else if (!op || shell_tenant_entry_id(ov, ovl) != c->id) {
+            *e = CFDB_ERR_TENANT_NOT_FOUND;
+        }
+    }
+    free(ov);
+    free(nv);
+    if (done)
+        return CMD_OK; /* fdbcli returns without its message here */
+    if (*e)
+        return ADMIN_ERROR;
+    fdb_transaction_set(tr, (const uint8_t *)c->rk, (int)c->rl, (const uint8_t *)c->t[3].p, (int)c->t[3].n);
+    if ((*e = admin_commit(tr)))
+        return ADMIN_ERROR;
+    print_name("The tenant `", c->t[2], "' has been renamed to `");
+    print_name("", c->t[3], "'\n");
+    return CMD_OK;
 }
 
 static int tenant_rename(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
@@ -524,66 +512,12 @@ static int tenant_rename(shell *s, const shell_token *t, size_t n, fdb_error_t *
                "name must not exist in the cluster.\n");
         return CMD_FAIL;
     }
-    size_t rl, ol, nl;
-    char *rk = key_of(RENAME, t[2], &rl), *ok = key_of(MAP, t[2], &ol), *nk = key_of(MAP, t[3], &nl);
-    FDBTransaction *tr = rk && ok && nk ? new_tr(s, err) : NULL;
-    int r = CMD_FAIL;
-    bool first = true;
-    int64_t id = -1;
-    while (tr) {
-        mgmt_options(tr);
-        bool op = false, np = false;
-        char *ov = NULL, *nv = NULL;
-        size_t ovl = 0, nvl = 0;
-        fdb_error_t e = admin_get(tr, ok, ol, &op, &ov, &ovl);
-        if (!e)
-            e = admin_get(tr, nk, nl, &np, &nv, &nvl);
-        bool done = false;
-        if (!e && first) {
-            if (!op)
-                e = CFDB_ERR_TENANT_NOT_FOUND;
-            else if (np)
-                e = CFDB_ERR_TENANT_ALREADY_EXISTS;
-            else
-                id = entry_id(ov, ovl);
-            first = false;
-        } else if (!e) {
-            /* after commit_unknown_result the rename may have happened already */
-            if (np) {
-                if (entry_id(nv, nvl) == id)
-                    done = true;
-                else
-                    e = CFDB_ERR_TENANT_ALREADY_EXISTS;
-            } else if (!op || entry_id(ov, ovl) != id) {
-                e = CFDB_ERR_TENANT_NOT_FOUND;
-            }
-        }
-        free(ov);
-        free(nv);
-        if (done) {
-            r = CMD_OK; /* fdbcli returns without its message here */
-            break;
-        }
-        if (!e) {
-            fdb_transaction_set(tr, (const uint8_t *)rk, (int)rl, (const uint8_t *)t[3].p, (int)t[3].n);
-            e = admin_commit(tr);
-        }
-        if (!e) {
-            printf("The tenant `");
-            print_name(t[2]);
-            printf("' has been renamed to `");
-            print_name(t[3]);
-            printf("'\n");
-            r = CMD_OK;
-            break;
-        }
-        if ((r = admin_on_error(tr, e, "ERROR: ", err)) != ADMIN_RETRY)
-            break;
-    }
-    if (!tr && rk && ok && nk)
-        r = CMD_FDB;
-    if (tr)
-        fdb_transaction_destroy(tr);
+    rename_ctx c = { t, NULL, NULL, NULL, 0, 0, 0, true, -1 };
+    char *rk = admin_key(RENAME, t[2], &c.rl), *ok = admin_key(MAP, t[2], &c.ol), *nk = admin_key(MAP, t[3], &c.nl);
+    c.rk = rk;
+    c.ok = ok;
+    c.nk = nk;
+    int r = rk && ok && nk ? admin_run(s, MGMT, rename_body, &c, err) : CMD_FAIL;
     free(rk);
     free(ok);
     free(nk);
@@ -608,6 +542,8 @@ int shell_cmd_tenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
         return tenant_configure(s, t, n, err);
     if (shell_token_is(t[1], "rename"))
         return tenant_rename(s, t, n, err);
+    if (shell_token_is(t[1], "lock") || shell_token_is(t[1], "unlock"))
+        return shell_tenant_lock(s, t, n, err);
     shell_usage("tenant");
     return CMD_OK;
 }
