@@ -19,9 +19,12 @@
  *     does not resolve is COORDINATOR_UNREACHABLE.
  *  5. The same coordinators (as sets) and the same description: \xff/previousCoordinators is
  *     cleared in a transaction of its own (resetPreviousCoordinatorsKey) and the answer is
- *     SAME_NETWORK_ADDRESSES. libfdb_c first checks the configuration database
- *     (verifyConfigurationDatabaseAlive, skipped when config_db is written); cfdb does not
- *     speak the configuration database's protocol and skips that check.
+ *     SAME_NETWORK_ADDRESSES. First the configuration database is checked as libfdb_c does
+ *     (verifyConfigurationDatabaseAlive, config_txn.c: a PAXOS configuration transaction
+ *     reads (null, "test") from the coordinators), unless config_db was written (set or
+ *     cleared: CoordinatorsImpl passes whether the write map has the key). libfdb_c waits for
+ *     it without bound; cfdb gives up after CONFIG_DB_CHECK_NS (60 s) with timed_out (1004),
+ *     the commit's error.
  *  6. Else the new key is description:<32 random [A-Za-z0-9]>, each new coordinator is asked
  *     GetLeaderRequest{key, UID()} (well-known token 3); every one must answer within 5 s
  *     (a lost connection asks again), else COORDINATOR_UNREACHABLE; an error answer is the
@@ -45,6 +48,7 @@
 #include "cfdb/errors.h"
 #include "cfdb/event_loop.h"
 #include "cluster_file.h"
+#include "config_txn.h"
 #include "database.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "net.h"
@@ -59,6 +63,7 @@
 #define BAD_STATE_RETRY_DELAY_NS 2000000000ll /* CHANGE_QUORUM_BAD_STATE_RETRY_DELAY */
 #define PROBE_TIMEOUT_NS 5000000000ull         /* changeQuorumChecker's delay(5.0) */
 #define PROBE_RETRY_NS 250000000ull            /* a lost connection: ask again */
+#define CONFIG_DB_CHECK_NS 60000000000ull      /* cfdb's bound on verifyConfigurationDatabaseAlive */
 
 /* ManagementAPI::generateErrorMessage */
 #define MSG_SAME "No change (existing configuration satisfies request)"
@@ -468,10 +473,11 @@ int sk_coordinators_commit(cfdb_txn *tx, cfdb_arena *a)
     int rc = sk_collect(tx, CFDB_BYTES_LIT(COORDINATORS), CFDB_BYTES_LIT(SK_CONF "coordinators0"), a, &w);
     if (rc)
         return rc;
-    bool p_written, p_set, d_written, d_set;
-    cfdb_bytes pv = { 0 }, dv = { 0 };
+    bool p_written, p_set, d_written, d_set, c_written, c_set;
+    cfdb_bytes pv = { 0 }, dv = { 0 }, cv = { 0 };
     written(&w, "processes", &p_written, &p_set, &pv);
     written(&w, "cluster_description", &d_written, &d_set, &dv);
+    written(&w, "config_db", &c_written, &c_set, &cv); /* disableConfigDB = configDBEntry.first */
 
     coord_list conn = { 0 };
     if (p_written && p_set) {
@@ -534,6 +540,8 @@ int sk_coordinators_commit(cfdb_txn *tx, cfdb_arena *a)
     qsort(conn.items, (size_t)conn.n, sizeof *conn.items, sk_coord_cmp);
     qsort(prev.items, (size_t)prev.n, sizeof *prev.items, sk_coord_cmp);
     if (same_name && same_set(&conn, &prev)) {
+        if (!c_written && (rc = cfdb_config_verify_alive(tx->db, CONFIG_DB_CHECK_NS)))
+            return rc;
         if ((rc = reset_previous(tx)))
             return rc;
         return coordinators_failure(tx, false, MSG_SAME);

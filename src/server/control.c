@@ -110,12 +110,13 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         snprintf(out, cap,
                  "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu "
                  "grv_requests=%llu grv_transactions=%llu reads=%llu mapped_requests=%llu health_requests=%llu "
-                 "health_detailed=%llu",
+                 "health_detailed=%llu config_requests=%llu config_hash_adopted=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
                  (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
                  (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs,
                  (unsigned long long)s->n_reads, (unsigned long long)s->n_mapped_requests,
-                 (unsigned long long)s->n_health_requests, (unsigned long long)s->n_health_detailed);
+                 (unsigned long long)s->n_health_requests, (unsigned long long)s->n_health_detailed,
+                 (unsigned long long)s->n_config_requests, (unsigned long long)s->n_config_adopted);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {

@@ -5,7 +5,9 @@
 
 #include "cfdb/endpoint.h"
 #include "cfdb/errors.h"
+#include "cfdb/config_messages.h"
 #include "commit_proxy.h"
+#include "config_node.h"
 #include "coordinator.h"
 #include "grv_proxy.h"
 #include "management.h"
@@ -138,6 +140,14 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
         case CFDB_WLTOKEN_CLIENTLEADERREG_OPENDATABASE:
             if (coord_is_listener(s, c->listener))
                 coord_open_database(s, c, msg, len);
+            return;
+        case CFDB_WLTOKEN_CONFIGTXN_GETGENERATION: /* configuration database (wt-configdb) */
+        case CFDB_WLTOKEN_CONFIGTXN_GET:
+        case CFDB_WLTOKEN_CONFIGTXN_GETCLASSES:
+        case CFDB_WLTOKEN_CONFIGTXN_GETKNOBS:
+        case CFDB_WLTOKEN_CONFIGTXN_COMMIT:
+            if (coord_is_listener(s, c->listener))
+                config_node_dispatch(s, c, (uint32_t)token.second, msg, len);
             return;
         case CFDB_WLTOKEN_PROTOCOL_INFO:
             coord_protocol_info(s, c, msg, len);

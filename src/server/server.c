@@ -25,6 +25,7 @@
 #include "cfdb/network_address.h"
 #include "cfdb/tcp.h"
 #include "control.h"
+#include "config_node.h"
 #include "coord_change.h"
 #include "coordinator.h"
 #include "db_config.h"
@@ -783,6 +784,7 @@ void cfdb_server_destroy(cfdb_server *s)
     if (s->wal)
         srv_wal_close(s);
     srv_shard_map_free(&s->shards);
+    config_node_free(s); /* configuration database (wt-configdb) */
     srv_endpoints_free(s);
     free(s->storage);
     if (s->store)

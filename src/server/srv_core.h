@@ -225,6 +225,10 @@ struct cfdb_server {
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
     uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
     uint64_t n_health_requests, n_health_detailed; /* GetHealthMetricsRequests received, detailed ones */
+    /* configuration database (config_node.c, wt-configdb): the node's state, requests received */
+    struct srv_config_node *config_node;
+    uint64_t n_config_requests;
+    uint64_t n_config_adopted; /* coordinators hashes adopted (a client's std::hash is not libstdc++'s) */
     /* configuration (db_config.c) */
     int tenant_mode; /* TenantMode: 0 disabled, 1 optional, 2 required */
     bool db_locked;  /* \xff/dbLocked set */

@@ -1,6 +1,7 @@
 /* The list of every described message, and lookups for tools and tests. */
 #include <string.h>
 
+#include "cfdb/config_messages.h"
 #include "cfdb/exclusion.h"
 #include "cfdb/messages.h"
 
@@ -56,6 +57,16 @@ const fb_message *const cfdb_all_messages[] = {
     /* exclusions (issue 12) */
     &cfdb_msg_exclusion_safety_check_request,
     &cfdb_msg_exclusion_safety_check_reply,
+    /* configuration database (wt-configdb) */
+    &cfdb_msg_config_get_generation_request,
+    &cfdb_msg_config_get_generation_reply,
+    &cfdb_msg_config_get_request,
+    &cfdb_msg_config_get_reply,
+    &cfdb_msg_config_commit_request,
+    &cfdb_msg_config_get_classes_request,
+    &cfdb_msg_config_get_classes_reply,
+    &cfdb_msg_config_get_knobs_request,
+    &cfdb_msg_config_get_knobs_reply,
 };
 const unsigned cfdb_all_messages_count = sizeof cfdb_all_messages / sizeof cfdb_all_messages[0];
 
