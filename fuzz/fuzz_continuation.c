@@ -51,10 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool reverse = sel & 1;
     cfdb_bytes b0, e0, b, e;
     size_t p0, p;
-    bool cont;
-    if (rl_resolve_range(&a, sub, &r, cfdb_bytes_make(NULL, 0), reverse, &b0, &e0, &p0, &cont))
+    if (rl_resolve_range(&a, sub, &r, cfdb_bytes_make(NULL, 0), reverse, &b0, &e0, &p0))
         abort();
-    int rc = rl_resolve_range(&a, sub, &r, tok, reverse, &b, &e, &p, &cont);
+    int rc = rl_resolve_range(&a, sub, &r, tok, reverse, &b, &e, &p);
     if (rc && rc != CFDB_ERR_CLIENT_INVALID_OPERATION)
         abort();
     if (!rc && (cfdb_bytes_cmp(b, b0) < 0 || cfdb_bytes_cmp(e, e0) > 0 || p != p0))
