@@ -107,3 +107,21 @@ cfdb_rl_metadata *rlt_load(cfdb_arena *a, cfdb_pb_msg *md)
         fail_msg("from_proto: %d (%s)", rc, err.message);
     return out;
 }
+
+cfdb_bytes rlt_prefix(cfdb_arena *a, const char *tag)
+{
+    static int n;
+    char *p = cfdb_arena_alloc(a, 48);
+    assert_non_null(p);
+    snprintf(p, 48, "%s/%d/", tag, ++n);
+    return cfdb_bytes_str(p);
+}
+
+cfdb_bytes rlt_cat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y)
+{
+    uint8_t *p = cfdb_arena_alloc(a, (size_t)x.len + y.len + 1);
+    assert_non_null(p);
+    memcpy(p, x.ptr, x.len);
+    memcpy(p + x.len, y.ptr, y.len);
+    return cfdb_bytes_make(p, (size_t)x.len + y.len);
+}

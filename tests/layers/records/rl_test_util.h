@@ -25,5 +25,10 @@ cfdb_pb_msg *rlt_add_index(cfdb_arena *a, cfdb_pb_msg *md, const char *name, con
 cfdb_pb_msg *rlt_base_metadata(cfdb_arena *a, int32_t version);
 /* Encodes md and loads it (asserting success). */
 cfdb_rl_metadata *rlt_load(cfdb_arena *a, cfdb_pb_msg *md);
+/* A fresh key prefix "<tag>/<n>/" in a (n counts up across the process), so each test's
+ * store lives apart. */
+cfdb_bytes rlt_prefix(cfdb_arena *a, const char *tag);
+/* x followed by y, in a. */
+cfdb_bytes rlt_cat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y);
 
 #endif

@@ -42,22 +42,6 @@ static int group_teardown(void **state)
     return api_env_teardown();
 }
 
-static cfdb_bytes new_prefix(void)
-{
-    static int n;
-    char *p = cfdb_arena_alloc(&arena, 32);
-    snprintf(p, 32, "rb/%d/", ++n);
-    return cfdb_bytes_str(p);
-}
-
-static cfdb_bytes cat(cfdb_bytes a, cfdb_bytes b)
-{
-    uint8_t *p = cfdb_arena_alloc(&arena, (size_t)a.len + b.len + 1);
-    memcpy(p, a.ptr, a.len);
-    memcpy(p + a.len, b.ptr, b.len);
-    return cfdb_bytes_make(p, (size_t)a.len + b.len);
-}
-
 #define F(name) cfdb_kex_field(&arena, name, CFDB_KEX_SCALAR)
 
 /* Metadata version 1 (no indexes) or 2 (three indexes added at version 2). */
@@ -142,7 +126,8 @@ static dir_kv *read_under(cfdb_bytes p, cfdb_bytes space, uint32_t *n)
 {
     FDBTransaction *tr = api_tr();
     dir_kv *kvs = NULL;
-    assert_int_equal(dir_get_all(tr, &arena, cat(p, space), cat(cat(p, space), BYTES(0xff)), &kvs, n), 0);
+    cfdb_bytes b = rlt_cat(&arena, p, space);
+    assert_int_equal(dir_get_all(tr, &arena, b, rlt_cat(&arena, b, BYTES(0xff)), &kvs, n), 0);
     fdb_transaction_destroy(tr);
     return kvs;
 }
@@ -204,7 +189,7 @@ static void test_build_interrupted_and_resumed(void **state)
 {
     (void)state;
     cfdb_rl_metadata *md1 = metadata(1), *md2 = metadata(2);
-    cfdb_bytes p = new_prefix(), ref = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rb"), ref = rlt_prefix(&arena, "rb");
     assert_int_equal(save_range(md1, p, 1, 500, 0, NULL), 0);
     /* Newer metadata: 500 records > 200, so the new indexes are disabled (Java's default):
      * P + (5, "by_name") = pack((2)). */
@@ -212,7 +197,8 @@ static void test_build_interrupted_and_resumed(void **state)
     uint32_t n;
     dir_kv *st = read_under(p, BYTES(0x15, 0x05), &n);
     assert_int_equal(n, 3);
-    assert_true(cfdb_bytes_eq(st[0].key, cat(p, BYTES(0x15, 0x05, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e', 0x00))));
+    assert_true(cfdb_bytes_eq(st[0].key,
+                              rlt_cat(&arena, p, BYTES(0x15, 0x05, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e', 0x00))));
     assert_true(cfdb_bytes_eq(st[0].value, BYTES(0x15, 0x02)));
     /* Saves while disabled do not touch the index. */
     assert_int_equal(save_range(md2, p, 7, 7, 1, NULL), 0);
@@ -233,7 +219,7 @@ static void test_build_interrupted_and_resumed(void **state)
     /* The built range: [b"\x00", pack((1, 193))): P + (6, "by_name", b"\x00") = 15 01 15 c1. */
     dir_kv *rs = read_under(p, BYTES(0x15, 0x06, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e', 0x00), &n);
     assert_int_equal(n, 1);
-    assert_true(cfdb_bytes_eq(rs[0].key, cat(p, BYTES(0x15, 0x06, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e',
+    assert_true(cfdb_bytes_eq(rs[0].key, rlt_cat(&arena, p, BYTES(0x15, 0x06, 0x02, 'b', 'y', '_', 'n', 'a', 'm', 'e',
                                                       0x00, 0x01, 0x00, 0xff, 0x00))));
     assert_true(cfdb_bytes_eq(rs[0].value, BYTES(0x15, 0x01, 0x15, 0xc1)));
 
@@ -285,7 +271,7 @@ static void test_small_store_builds_in_line(void **state)
 {
     (void)state;
     cfdb_rl_metadata *md1 = metadata(1), *md2 = metadata(2);
-    cfdb_bytes p = new_prefix(), ref = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rb"), ref = rlt_prefix(&arena, "rb");
     assert_int_equal(save_range(md1, p, 1, 150, 0, NULL), 0);
     /* 150 records: built while opening, readable at once. */
     assert_int_equal(state_of(md2, p, "per_color"), CFDB_RL_INDEX_READABLE);
@@ -293,7 +279,7 @@ static void test_small_store_builds_in_line(void **state)
     expect_same_indexes(p, ref);
 
     /* Asking for WRITE_ONLY instead of DISABLED on a bigger store. */
-    cfdb_bytes q = new_prefix();
+    cfdb_bytes q = rlt_prefix(&arena, "rb");
     assert_int_equal(save_range(md1, q, 1, 250, 0, NULL), 0);
     cfdb_rl_open_options wo = { .too_many_records_state = CFDB_RL_INDEX_WRITE_ONLY };
     assert_int_equal(save_range(md2, q, 1, 1, 0, &wo), 0);
@@ -305,7 +291,7 @@ static void test_small_store_builds_in_line(void **state)
     cfdb_pb_msg *rank = rlt_add_index(&arena, mr, "rk", "rank", F("s32"), "Person");
     rl_set_int(rank, "last_modified_version", 2);
     cfdb_rl_metadata *mdr = rlt_load(&arena, mr);
-    cfdb_bytes r = new_prefix();
+    cfdb_bytes r = rlt_prefix(&arena, "rb");
     assert_int_equal(save_range(md1, r, 1, 10, 0, NULL), 0);
     assert_int_equal(state_of(mdr, r, "rk"), CFDB_RL_INDEX_DISABLED);
     assert_int_equal(save_range(mdr, r, 11, 11, 0, NULL), 0);

@@ -42,22 +42,6 @@ static int group_teardown(void **state)
     return api_env_teardown();
 }
 
-static cfdb_bytes new_prefix(void)
-{
-    static int n;
-    char *p = cfdb_arena_alloc(&arena, 32);
-    snprintf(p, 32, "rx/%d/", ++n);
-    return cfdb_bytes_str(p);
-}
-
-static cfdb_bytes cat(cfdb_bytes a, cfdb_bytes b)
-{
-    uint8_t *p = cfdb_arena_alloc(&arena, (size_t)a.len + b.len + 1);
-    memcpy(p, a.ptr, a.len);
-    memcpy(p + a.len, b.ptr, b.len);
-    return cfdb_bytes_make(p, (size_t)a.len + b.len);
-}
-
 /* ---- transactions on a store ---- */
 
 typedef int (*store_fn)(cfdb_rl_store *s, FDBTransaction *tr, void *ctx);
@@ -170,7 +154,7 @@ static int read_range_fn(FDBTransaction *tr, void *ctx)
 /* Every pair under P + space (committed). */
 static dir_kv *read_under(cfdb_bytes p, cfdb_bytes space, uint32_t *n)
 {
-    cfdb_bytes range[2] = { cat(p, space), cat(cat(p, space), BYTES(0xff)) };
+    cfdb_bytes range[2] = { rlt_cat(&arena, p, space), rlt_cat(&arena, rlt_cat(&arena, p, space), BYTES(0xff)) };
     dir_kv *kvs = NULL;
     void *io[3] = { range, &kvs, n };
     FDBTransaction *tr = api_tr();
@@ -199,7 +183,7 @@ static void expect_under(cfdb_bytes p, cfdb_bytes space, const cfdb_bytes *keys,
     dir_kv *kvs = read_under(p, space, &count);
     bool ok = count == n;
     for (uint32_t i = 0; ok && i < n; i++)
-        ok = cfdb_bytes_eq(kvs[i].key, cat(p, keys[i])) && cfdb_bytes_eq(kvs[i].value, values[i]);
+        ok = cfdb_bytes_eq(kvs[i].key, rlt_cat(&arena, p, keys[i])) && cfdb_bytes_eq(kvs[i].value, values[i]);
     if (!ok) {
         dump(p, kvs, count);
         fail_msg("%u pairs under the space, want %u (listed above)", count, n);
@@ -290,7 +274,7 @@ static void test_unique_value(void **state)
     cfdb_pb_msg *m = base(1);
     add_unique(rlt_add_index(&arena, m, "u", "value", F("name"), "Person"));
     cfdb_rl_metadata *md = rlt_load(&arena, m);
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rx");
     cfdb_bytes ix = BYTES(0x15, 0x02, 0x02, 'u', 0x00);
 
     assert_int_equal(save(md, p, person(md, 1, "a", 0, 0), NULL), 0);
@@ -342,7 +326,7 @@ static void test_atomic(void **state)
     rlt_add_index(&arena, m, "mt", "max_ever_tuple", cfdb_kex_grouping(&arena, F("name"), 1), "Person");
     rlt_add_index(&arena, m, "nt", "min_ever_tuple", cfdb_kex_grouping(&arena, F("name"), 1), "Person");
     cfdb_rl_metadata *md = rlt_load(&arena, m);
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rx");
 
     cfdb_pb_msg *a = person(md, 1, "b", 1, 5), *b = person(md, 2, "a", 1, -3), *c = person(md, 3, "c", 2, 7);
     set_u32(md, a, 5);
@@ -369,11 +353,11 @@ static void test_atomic(void **state)
     cfdb_pb_msg *m2 = base(1);
     rlt_add_index(&arena, m2, "bad", "max_ever_long", F("u32"), "Person");
     cfdb_rl_metadata *md2 = rlt_load(&arena, m2);
-    assert_int_equal(save(md2, new_prefix(), person(md2, 1, "a", 0, 0), NULL),
+    assert_int_equal(save(md2, rlt_prefix(&arena, "rx"), person(md2, 1, "a", 0, 0), NULL),
                      CFDB_ERR_CLIENT_INVALID_OPERATION);
     cfdb_rl_metadata_free(md2);
     /* SUM of -3 alone: NEG_LE */
-    cfdb_bytes p2 = new_prefix();
+    cfdb_bytes p2 = rlt_prefix(&arena, "rx");
     assert_int_equal(save(md, p2, person(md, 5, "e", 1, -3), NULL), 0);
     uint32_t n;
     dir_kv *kvs = read_under(p2, BYTES(0x15, 0x02, 0x02, 's', 0x00), &n);
@@ -429,7 +413,7 @@ static void test_version_index(void **state)
     cfdb_rl_metadata *bad;
     cfdb_pb_error err;
     assert_int_equal(cfdb_rl_metadata_from_proto(raw.ptr, raw.len, &bad, &err), CFDB_ERR_SERIALIZATION_FAILED);
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rx");
     assert_int_equal(with_store(md, p, twice_fn, (void *)md), 0);
     assert_int_equal(save(md, p, person(md, 3, "w", 0, 0), NULL), 0);
 
@@ -497,7 +481,7 @@ static void test_counts_delete_all_states(void **state)
     rlt_add_index(&arena, m, "nm", "value", F("name"), "Person");
     rlt_add_index(&arena, m, "off", "value", F("id"), "Person");
     cfdb_rl_metadata *md = rlt_load(&arena, m);
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rx");
     mark_op dis = { "off", CFDB_RL_INDEX_DISABLED };
     assert_int_equal(with_store(md, p, mark_fn, &dis), 0);
     expect_set(p, BYTES(0x15, 0x05), "state.disabled");
@@ -532,7 +516,7 @@ static void test_counts_delete_all_states(void **state)
     FDBTransaction *tr = api_tr();
     bool present;
     cfdb_bytes hv;
-    assert_int_equal(dir_get(tr, &arena, cat(p, hk[0]), false, &present, &hv), 0);
+    assert_int_equal(dir_get(tr, &arena, rlt_cat(&arena, p, hk[0]), false, &present, &hv), 0);
     fdb_transaction_destroy(tr);
     assert_true(present);
     cfdb_rl_metadata_free(md);
@@ -555,7 +539,7 @@ static void test_reads_per_save(void **state)
     rlt_add_index(&arena, m, "i2", "value", F("s32"), "Person");
     rlt_add_index(&arena, m, "i3", "value", F("color"), "Person");
     cfdb_rl_metadata *md = rlt_load(&arena, m);
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rx");
     assert_int_equal(save(md, p, person(md, 1, "a", 1, 1), NULL), 0);
     /* Store opened in one transaction, used in another: the second one's read conflict
      * ranges (\xff\xff/transaction/read_conflict_range/) are what the save read. */
@@ -572,7 +556,7 @@ static void test_reads_per_save(void **state)
     if (n != 2)
         dump(rb, kvs, n);
     assert_int_equal(n, 2);
-    cfdb_bytes want = cat(rb, cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x01, 0x00)));
+    cfdb_bytes want = rlt_cat(&arena, rb, rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x01, 0x00)));
     assert_true(cfdb_bytes_eq(kvs[0].key, want));
     cfdb_rl_store_free(s);
     fdb_transaction_destroy(t1);

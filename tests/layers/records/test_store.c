@@ -49,15 +49,6 @@ static int group_teardown(void **state)
     return api_env_teardown();
 }
 
-/* A fresh store prefix per test: "rl/<n>/". */
-static cfdb_bytes new_prefix(void)
-{
-    static int n;
-    char *p = cfdb_arena_alloc(&arena, 32);
-    snprintf(p, 32, "rl/%d/", ++n);
-    return cfdb_bytes_str(p);
-}
-
 typedef int (*txn_fn)(FDBTransaction *tr, void *ctx);
 
 /* Runs fn in a transaction with the usual retry loop; an error of fn that on_error does not
@@ -143,14 +134,6 @@ static int do_delete(FDBTransaction *tr, void *ctx)
     return rc;
 }
 
-static cfdb_bytes cat(cfdb_bytes a, cfdb_bytes b)
-{
-    uint8_t *p = cfdb_arena_alloc(&arena, (size_t)a.len + b.len + 1);
-    memcpy(p, a.ptr, a.len);
-    memcpy(p + a.len, b.ptr, b.len);
-    return cfdb_bytes_make(p, (size_t)a.len + b.len);
-}
-
 static bool read_key(cfdb_bytes key, cfdb_bytes *value)
 {
     static uint8_t buf[200000];
@@ -180,7 +163,7 @@ static cfdb_tuple *pk_of(int64_t type_key, int64_t id)
 
 static void test_create_and_header(void **state)
 {
-    op o = { .md = md12, .prefix = new_prefix(), .mode = CFDB_RL_OPEN };
+    op o = { .md = md12, .prefix = rlt_prefix(&arena, "rl"), .mode = CFDB_RL_OPEN };
     assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);   /* no store yet */
     o.mode = CFDB_RL_CREATE;
     assert_int_equal(run(do_open, &o), 0);
@@ -192,14 +175,14 @@ static void test_create_and_header(void **state)
 
     /* P + (0): DataStoreInfo { formatVersion: 7, metaDataversion: 12, lastUpdateTime: ... } */
     cfdb_bytes header;
-    assert_true(read_key(cat(o.prefix, BYTES(0x14)), &header));
+    assert_true(read_key(rlt_cat(&arena, o.prefix, BYTES(0x14)), &header));
     assert_true(header.len > 6);
     assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07, 0x10, 0x0c, 0x28 }), 5);
 }
 
 static void test_metadata_versions(void **state)
 {
-    op o = { .md = md12, .prefix = new_prefix(), .mode = CFDB_RL_CREATE };
+    op o = { .md = md12, .prefix = rlt_prefix(&arena, "rl"), .mode = CFDB_RL_CREATE };
     assert_int_equal(run(do_open, &o), 0);
     /* Older metadata than the store's: refused. */
     cfdb_rl_metadata *md11 = rlt_load(&arena, rlt_base_metadata(&arena, 11));
@@ -211,7 +194,7 @@ static void test_metadata_versions(void **state)
     o.md = md13;
     assert_int_equal(run(do_open, &o), 0);
     cfdb_bytes header;
-    assert_true(read_key(cat(o.prefix, BYTES(0x14)), &header));
+    assert_true(read_key(rlt_cat(&arena, o.prefix, BYTES(0x14)), &header));
     assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07, 0x10, 0x0d }), 4);
     o.md = md12;
     assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);
@@ -222,7 +205,7 @@ static void test_metadata_versions(void **state)
 static void test_headers_from_elsewhere(void **state)
 {
     /* A format version past what cfdb reads. */
-    cfdb_bytes p = new_prefix(), hk = cat(p, BYTES(0x14));
+    cfdb_bytes p = rlt_prefix(&arena, "rl"), hk = rlt_cat(&arena, p, BYTES(0x14));
     cfdb_bytes h99 = BYTES(0x08, 0x63, 0x10, 0x0c);
     assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, h99.ptr, (int)h99.len), 0);
     op o = { .md = md12, .prefix = p, .mode = CFDB_RL_CREATE_OR_OPEN };
@@ -232,16 +215,16 @@ static void test_headers_from_elsewhere(void **state)
     assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, junk.ptr, (int)junk.len), 0);
     assert_int_equal(run(do_open, &o), CFDB_ERR_SERIALIZATION_FAILED);
     /* Data but no header. */
-    p = new_prefix();
-    cfdb_bytes rec = cat(p, BYTES(0x15, 0x01, 0x15, 0x05, 0x14));
+    p = rlt_prefix(&arena, "rl");
+    cfdb_bytes rec = rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x05, 0x14));
     assert_int_equal(api_set_committed(rec.ptr, (int)rec.len, "x", 1), 0);
     o.prefix = p;
     assert_int_equal(run(do_open, &o), CFDB_ERR_CLIENT_INVALID_OPERATION);
 
     /* An old store (format 4) without split_long_records keeps unsplit records unsuffixed;
      * the header is upgraded to 7 with omit_unsplit_record_suffix. */
-    p = new_prefix();
-    hk = cat(p, BYTES(0x14));
+    p = rlt_prefix(&arena, "rl");
+    hk = rlt_cat(&arena, p, BYTES(0x14));
     cfdb_bytes h4 = BYTES(0x08, 0x04, 0x10, 0x0c);
     assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, h4.ptr, (int)h4.len), 0);
     o.prefix = p;
@@ -257,20 +240,20 @@ static void test_headers_from_elsewhere(void **state)
     op s = { .md = md12, .prefix = p, .record = ann() };
     assert_int_equal(run(do_save, &s), 0);
     cfdb_bytes v;
-    assert_true(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), &v));   /* no (0) */
-    assert_false(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), NULL));
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), &v));   /* no (0) */
+    assert_false(read_key(rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), NULL));
     op l = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
     assert_int_equal(run(do_load, &l), 0);
     assert_true(l.loaded.found);
     op d = { .md = md12, .prefix = p, .pk = pk_of(1, 7) };
     assert_int_equal(run(do_delete, &d), 0);
     assert_true(d.existed);
-    assert_false(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), NULL));
+    assert_false(read_key(rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), NULL));
 }
 
 static void test_save_load_delete(void **state)
 {
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rl");
     op s = { .md = md12, .prefix = p, .record = ann() };
     assert_int_equal(run(do_save, &s), 0);
     assert_false(s.existed);
@@ -278,7 +261,7 @@ static void test_save_load_delete(void **state)
     /* Key P + (1, 1, 7, 0): records keyspace, Person's record type key 1, id 7, unsplit.
      * Value: the union with the record in field 1 (_Person): 0a <len> <record bytes>. */
     cfdb_bytes v;
-    assert_true(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), &v));
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14)), &v));
     assert_int_equal(v.ptr[0], 0x0a);
     assert_true(person_bin.len < 128);
     assert_int_equal(v.ptr[1], person_bin.len);
@@ -317,7 +300,7 @@ static void test_save_load_delete(void **state)
     op sv = { .md = mdv, .prefix = p, .record = rv };
     assert_int_equal(run(do_save, &sv), 0);
     cfdb_bytes vval;
-    assert_true(read_key(cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x13, 0xfe)), &vval));
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x13, 0xfe)), &vval));
     assert_int_equal(vval.len, 13);
     assert_int_equal(vval.ptr[0], 0x33);
     assert_int_equal(vval.ptr[11], 0);
@@ -344,7 +327,7 @@ static cfdb_pb_msg *long_person(uint32_t name_len)
 
 static void test_split_records(void **state)
 {
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rl");
     /* Without split_long_records a record over 100,000 bytes is refused. */
     op s = { .md = md12, .prefix = p, .record = long_person(250000) };
     assert_int_equal(run(do_save, &s), CFDB_ERR_VALUE_TOO_LARGE);
@@ -358,12 +341,12 @@ static void test_split_records(void **state)
     s.record = big;
     assert_int_equal(run(do_save, &s), 0);
     /* Pieces (1), (2), (3) of 100,000, 100,000 and the rest; no (0). */
-    cfdb_bytes base = cat(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), v1, v2, v3;
-    assert_false(read_key(cat(base, BYTES(0x14)), NULL));
-    assert_true(read_key(cat(base, BYTES(0x15, 0x01)), &v1));
-    assert_true(read_key(cat(base, BYTES(0x15, 0x02)), &v2));
-    assert_true(read_key(cat(base, BYTES(0x15, 0x03)), &v3));
-    assert_false(read_key(cat(base, BYTES(0x15, 0x04)), NULL));
+    cfdb_bytes base = rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07)), v1, v2, v3;
+    assert_false(read_key(rlt_cat(&arena, base, BYTES(0x14)), NULL));
+    assert_true(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x01)), &v1));
+    assert_true(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x02)), &v2));
+    assert_true(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x03)), &v3));
+    assert_false(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x04)), NULL));
     assert_int_equal(v1.len, 100000);
     assert_int_equal(v2.len, 100000);
     assert_int_equal(v3.len, big_bin.len + 4 - 200000);   /* union tag + 3-byte length */
@@ -382,13 +365,14 @@ static void test_split_records(void **state)
     s.record = small;
     assert_int_equal(run(do_save, &s), 0);
     assert_true(s.existed);
-    assert_true(read_key(cat(base, BYTES(0x14)), NULL));
-    assert_false(read_key(cat(base, BYTES(0x15, 0x01)), NULL));
-    assert_false(read_key(cat(base, BYTES(0x15, 0x03)), NULL));
+    assert_true(read_key(rlt_cat(&arena, base, BYTES(0x14)), NULL));
+    assert_false(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x01)), NULL));
+    assert_false(read_key(rlt_cat(&arena, base, BYTES(0x15, 0x03)), NULL));
 
     /* Corrupt layouts whose bytes, put together, would still decode: pieces (1) and (3)
      * (a gap), and (0) beside (1). */
-    cfdb_bytes k1 = cat(base, BYTES(0x15, 0x01)), k3 = cat(base, BYTES(0x15, 0x03)), k0 = cat(base, BYTES(0x14));
+    cfdb_bytes k1 = rlt_cat(&arena, base, BYTES(0x15, 0x01)), k3 = rlt_cat(&arena, base, BYTES(0x15, 0x03)),
+               k0 = rlt_cat(&arena, base, BYTES(0x14));
     cfdb_bytes whole;
     assert_true(read_key(k0, &whole));
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, NULL, 0), 0);
@@ -403,12 +387,12 @@ static void test_split_records(void **state)
     assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, NULL, 0), 0);
     /* A union that holds nothing, and one that holds two records (an empty Order, field 2). */
     assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
-    cfdb_bytes two = cat(whole, BYTES(0x12, 0x00));
+    cfdb_bytes two = rlt_cat(&arena, whole, BYTES(0x12, 0x00));
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, two.ptr, (int)two.len), 0);
     assert_int_equal(run(do_load, &l), CFDB_ERR_SERIALIZATION_FAILED);
     /* A version (-1) with no record beside it: Java's FoundSplitWithoutStartException
      * (SplitHelper.loadWithSplit), 1044 here; a malformed version value, likewise. */
-    cfdb_bytes kv = cat(base, BYTES(0x13, 0xfe));
+    cfdb_bytes kv = rlt_cat(&arena, base, BYTES(0x13, 0xfe));
     const uint8_t vs[13] = { 0x33, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0 };
     assert_int_equal(api_set_committed(k0.ptr, (int)k0.len, NULL, 0), 0);
     assert_int_equal(api_set_committed(kv.ptr, (int)kv.len, vs, 13), 0);
@@ -427,7 +411,8 @@ static void test_split_records(void **state)
 static int read_index_space(FDBTransaction *tr, void *ctx)
 {
     void **io = ctx;
-    cfdb_bytes begin = cat(*(cfdb_bytes *)io[0], BYTES(0x15, 0x02)), end = cat(begin, BYTES(0xff));
+    cfdb_bytes begin = rlt_cat(&arena, *(cfdb_bytes *)io[0], BYTES(0x15, 0x02));
+    cfdb_bytes end = rlt_cat(&arena, begin, BYTES(0xff));
     return dir_get_all(tr, &arena, begin, end, (dir_kv **)io[1], (uint32_t *)io[2]);
 }
 
@@ -447,7 +432,7 @@ static void expect_index_space(cfdb_bytes p, const cfdb_bytes *keys, const cfdb_
         fail_msg("%u index entries, want %u", count, n);
     }
     for (uint32_t i = 0; i < n; i++) {
-        cfdb_bytes want = cat(p, keys[i]);
+        cfdb_bytes want = rlt_cat(&arena, p, keys[i]);
         if (!cfdb_bytes_eq(kvs[i].key, want)) {
             for (uint32_t b = p.len; b < kvs[i].key.len; b++)
                 print_message("%02x ", kvs[i].key.ptr[b]);
@@ -499,7 +484,7 @@ static void test_value_indexes(void **state)
     assert_null(cfdb_rl_index_by_name(md, "n")->pk_positions);
     assert_null(cfdb_rl_index_by_name(md, "w")->pk_positions);   /* universal: never */
 
-    cfdb_bytes p = new_prefix();
+    cfdb_bytes p = rlt_prefix(&arena, "rl");
     cfdb_pb_msg *rec;
     assert_int_equal(cfdb_pb_decode(&arena, pt->descriptor, person_bin.ptr, person_bin.len, 0, &rec,
                                     NULL), 0);
@@ -582,7 +567,7 @@ static void test_value_indexes(void **state)
         cfdb_pb_msg *r;
         assert_int_equal(cfdb_pb_decode(&arena, px->descriptor, person_bin.ptr, person_bin.len, 0, &r,
                                         NULL), 0);
-        op sx = { .md = mx, .prefix = new_prefix(), .record = r };
+        op sx = { .md = mx, .prefix = rlt_prefix(&arena, "rl"), .record = r };
         assert_int_equal(run(do_save, &sx), CFDB_ERR_UNSUPPORTED_OPERATION);
         cfdb_rl_metadata_free(mx);
     }
