@@ -389,16 +389,16 @@ fdb_error_t api_clear_prefix(const char *prefix)
     return e;
 }
 
-uint16_t api_free_port(void)
+
+int api_server_status(const api_server *s, const char *name, unsigned long long *out)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return 0;
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t l = sizeof sa;
-    uint16_t port = 0;
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && getsockname(fd, (struct sockaddr *)&sa, &l) == 0)
-        port = ntohs(sa.sin_port);
-    close(fd);
-    return port;
+    char ans[1024], key[64];
+    if (api_server_control(s, "status", ans, sizeof ans))
+        return -1;
+    snprintf(key, sizeof key, " %s=", name); /* every field follows a space ("ok version=...") */
+    const char *p = strstr(ans, key);
+    if (!p)
+        return -1;
+    *out = strtoull(p + strlen(key), NULL, 10);
+    return 0;
 }

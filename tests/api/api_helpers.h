@@ -25,9 +25,9 @@ int api_server_start(api_server *s, const char *const *extra_args);
 void api_server_stop(api_server *s);
 /* Sends one control command; copies the answer line into ans (may be NULL). 0 if "ok". */
 int api_server_control(const api_server *s, const char *cmd, char *ans, size_t cap);
-
-/* A TCP port on 127.0.0.1 nothing listens on right now (the kernel's choice); 0 on failure. */
-uint16_t api_free_port(void);
+/* The field `name` (e.g. "grv_requests") of the control port's `status` answer into *out.
+ * 0, or -1 when the server did not answer or the answer has no such field. */
+int api_server_status(const api_server *s, const char *name, unsigned long long *out);
 
 /* ---- the network (once per process) ---- */
 /* Selects API 730 (unless already done), sets up and runs the network on a thread. */

@@ -12,6 +12,7 @@
  *    each of the three and a get, with the hash of the new connection string (status
  *    config_hash_adopted=0: the client's std::hash matches the server's). */
 #include "api_helpers.h"
+#include "free_port.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -38,26 +39,15 @@ static unsigned g_p, g_q, g_r;
 static char g_pa[32], g_listen[40], g_q_arg[8], g_r_arg[8], g_all[128];
 static FDBDatabase *g_db;
 
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t l = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || getsockname(fd, (struct sockaddr *)&sa, &l))
-        return 0;
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
-    g_p = free_port();
+    g_p = test_free_port();
     do
-        g_q = free_port();
+        g_q = test_free_port();
     while (g_q == g_p);
     do
-        g_r = free_port();
+        g_r = test_free_port();
     while (g_r == g_p || g_r == g_q);
     if (!g_p || !g_q || !g_r)
         return -1;
@@ -85,12 +75,9 @@ static int group_teardown(void **state)
 
 static unsigned long long status_field(const char *name)
 {
-    char ans[1024], key[64];
-    assert_int_equal(api_server_control(&g_srv, "status", ans, sizeof ans), 0);
-    snprintf(key, sizeof key, " %s=", name);
-    const char *p = strstr(ans, key);
-    assert_non_null(p);
-    return strtoull(p + strlen(key), NULL, 10);
+    unsigned long long v;
+    assert_int_equal(api_server_status(&g_srv, name, &v), 0);
+    return v;
 }
 
 static unsigned long long config_requests(void)

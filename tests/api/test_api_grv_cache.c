@@ -53,11 +53,9 @@ static int64_t cached_version(bool skip)
 
 static unsigned long long grv_requests(void)
 {
-    char ans[1024];
-    assert_int_equal(api_server_control(&g_env.server, "status", ans, sizeof ans), 0);
-    const char *r = strstr(ans, "grv_requests=");
-    assert_non_null(r);
-    return strtoull(r + 13, NULL, 10);
+    unsigned long long n;
+    assert_int_equal(api_server_status(&g_env.server, "grv_requests", &n), 0);
+    return n;
 }
 
 /* Right after a read version, a cached one is that same version. On a loaded machine the two

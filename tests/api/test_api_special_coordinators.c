@@ -11,6 +11,7 @@
  * The cases run in order on one server: the cluster moves P -> {Q,R} -> P, and its new
  * name survives a restart. */
 #include "api_helpers.h"
+#include "free_port.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -71,12 +72,12 @@ static int group_setup(void **state)
         return -1;
     snprintf(g_datadir, sizeof g_datadir, "%s/data", g_dir);
     snprintf(g_client_file, sizeof g_client_file, "%s/client.cluster", g_dir);
-    g_p = api_free_port();
+    g_p = test_free_port();
     do
-        g_q = api_free_port();
+        g_q = test_free_port();
     while (g_q == g_p);
     do
-        g_r = api_free_port();
+        g_r = test_free_port();
     while (g_r == g_p || g_r == g_q);
     if (!g_p || !g_q || !g_r)
         return -1;
@@ -313,7 +314,7 @@ static void test_unreachable(void **state)
     (void)state;
     unsigned u;
     do
-        u = api_free_port();
+        u = test_free_port();
     while (u == g_p || u == g_q || u == g_r);
     char processes[128], want[256], msg[512], before[512], after[512];
     /* a hostname (Hostname::isHostname), resolved, then asked like the addresses */

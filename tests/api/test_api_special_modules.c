@@ -715,13 +715,8 @@ static int health_rows(FDBTransaction *tr)
 /* The server's count of GetHealthMetricsRequests: all, and the detailed ones. */
 static void health_requests(unsigned long long *all, unsigned long long *detailed)
 {
-    char ans[1024];
-    assert_int_equal(api_server_control(&g_env.server, "status", ans, sizeof ans), 0);
-    const char *h = strstr(ans, "health_requests="), *d = strstr(ans, "health_detailed=");
-    assert_non_null(h);
-    assert_non_null(d);
-    *all = strtoull(h + 16, NULL, 10);
-    *detailed = strtoull(d + 16, NULL, 10);
+    assert_int_equal(api_server_status(&g_env.server, "health_requests", all), 0);
+    assert_int_equal(api_server_status(&g_env.server, "health_detailed", detailed), 0);
 }
 
 /* DatabaseContext::getHealthMetrics: an answer within 0.5 s of the last is reused (no

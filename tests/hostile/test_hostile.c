@@ -583,7 +583,7 @@ static void test_control_port_emfile(void **state)
     sp_proc p;
     char log[300], port[16];
     snprintf(log, sizeof log, "%s/control-emfile.log", g_dir);
-    uint16_t cport = sp_free_port();
+    uint16_t cport = test_free_port();
     snprintf(port, sizeof port, "%u", cport);
     start(&p, log, 64, (const char *const[]){ "--control-port", port, "--max-connections", "1000", NULL });
     int fds[HELD];

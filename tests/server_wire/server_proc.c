@@ -116,16 +116,6 @@ int sp_connect(wc *w, cfdb_loop *loop, const sp_proc *p, cfdb_arena *a)
     return wc_open_database(w, p->key, &info, a) ? -1 : 0;
 }
 
-uint16_t sp_free_port(void)
-{
-    uint16_t port = 0;
-    int fd;
-    if (cfdb_tcp_listen("127.0.0.1", 0, 1, &port, &fd))
-        return 0;
-    close(fd);
-    return port;
-}
-
 void sp_rmtree(const char *dir)
 {
     if (strncmp(dir, "/tmp/", 5) != 0 || strstr(dir, ".."))

@@ -4,6 +4,7 @@
 #ifndef CFDB_TESTS_SERVER_PROC_H
 #define CFDB_TESTS_SERVER_PROC_H
 
+#include "free_port.h" /* test_free_port */
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -33,8 +34,6 @@ int sp_start_ex(sp_proc *p, const char *bin, const char *dir, const char *datadi
 void sp_kill9(sp_proc *p);
 /* Connects w and opens the database (discovers the proxies). 0 or -1. */
 int sp_connect(wc *w, cfdb_loop *loop, const sp_proc *p, cfdb_arena *a);
-/* A TCP port on 127.0.0.1 that was free a moment ago. */
-uint16_t sp_free_port(void);
 /* rm -rf dir (a path this test created under /tmp). */
 void sp_rmtree(const char *dir);
 

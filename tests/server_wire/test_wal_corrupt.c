@@ -422,7 +422,7 @@ static int setup(void **state)
     snprintf(g_err, sizeof g_err, "%s/stderr.txt", g_dir);
     sp_rmtree(g_dir);
     mkdir(g_dir, 0755);
-    g_cport = sp_free_port();
+    g_cport = test_free_port();
     g_loop = cfdb_loop_create();
     return g_loop ? 0 : -1;
 }

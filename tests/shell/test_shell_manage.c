@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "api_helpers.h"
+#include "free_port.h"
 #include "shell_driver.h"
 
 static const char *cf(void) { return g_env.server.cluster_file; }
@@ -198,7 +199,7 @@ static void test_exclude_waits(void **state)
 static int setup(void **state)
 {
     (void)state;
-    uint16_t q = api_free_port();
+    uint16_t q = test_free_port();
     if (!q)
         return -1;
     snprintf(g_q_port, sizeof g_q_port, "%u", q);

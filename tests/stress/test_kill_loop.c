@@ -359,7 +359,7 @@ static void sleep_ms(unsigned ms)
 static void start(uint16_t *cport)
 {
     char cp[16];
-    *cport = sp_free_port();
+    *cport = test_free_port();
     assert_true(*cport != 0);
     snprintf(cp, sizeof cp, "%u", *cport);
     const char *const args[] = { "--storage-servers", "1", "--control-port", cp, NULL };
@@ -367,7 +367,7 @@ static void start(uint16_t *cport)
     for (int i = 0; i < 5; i++) {
         if (sp_start(&g_p, CFDB_SERVER_BIN, g_dir, g_data, args) == 0)
             return;
-        *cport = sp_free_port();
+        *cport = test_free_port();
         snprintf(cp, sizeof cp, "%u", *cport);
     }
     fail_msg("cfdb-server did not start");

@@ -221,11 +221,6 @@ void rls_scan(rls_kind kind, cfdb_rl_metadata *md, cfdb_bytes prefix, const char
 
 void rls_counters(unsigned long long *reads, unsigned long long *mapped)
 {
-    char ans[1024];
-    assert_int_equal(api_server_control(&g_env.server, "status", ans, sizeof ans), 0);
-    const char *r = strstr(ans, " reads="), *m = strstr(ans, "mapped_requests=");
-    assert_non_null(r);
-    assert_non_null(m);
-    *reads = strtoull(r + 7, NULL, 10);
-    *mapped = strtoull(m + 16, NULL, 10);
+    assert_int_equal(api_server_status(&g_env.server, "reads", reads), 0);
+    assert_int_equal(api_server_status(&g_env.server, "mapped_requests", mapped), 0);
 }
