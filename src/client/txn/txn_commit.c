@@ -17,6 +17,7 @@
 #include "cfdb/errors.h"
 #include "special_keys.h"
 #include "tenant.h"
+#include "tenant_commit.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"
