@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
+#include "cfdb/errors.h"
 
 typedef struct cfdb_arena_block cfdb_arena_block;
 

@@ -19,8 +19,11 @@ add_library(cfdb_client_core STATIC
   ${CMAKE_CURRENT_LIST_DIR}/kv_rows.c
 )
 target_include_directories(cfdb_client_core PUBLIC ${PROJECT_SOURCE_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(cfdb_client_core PUBLIC cfdb_common)
+target_link_libraries(cfdb_client_core PUBLIC cfdb_wire cfdb_common)
 
 # tenants (issue 12, client): a tenant transaction's commit made absolute (applyTenantPrefix)
 target_sources(cfdb_client_core PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tenant_commit.c)
 
+# tenant_commit.c is declared in tenant.h, which reaches the event loop through database.h:
+# the one core file that still sees src/net's headers.
+target_include_directories(cfdb_client_core PRIVATE ${PROJECT_SOURCE_DIR}/src/net)

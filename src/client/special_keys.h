@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "transaction.h"
 
 /* Whether a key / a range read belongs to the special key space. */

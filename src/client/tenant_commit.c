@@ -11,8 +11,8 @@
  * may point into the transaction's own memory). Sans-I/O. */
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "tenant.h"
 
 #define METADATA_VERSION_KEY_LIT "\xff/metadataVersion"

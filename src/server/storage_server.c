@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "mapper.h"
 #include "storage_server.h"
 #include "tenant_map.h"
