@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "db_internal.h"
 #include "global_config.h"
 #include "special_keys.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "transaction.h"
 
 /* ---- the special key space's router (installed once, before the first transaction) ---- */
