@@ -179,7 +179,17 @@ int bench_report_write(const bench_analysis *an, int print_summary)
     fprintf(md, "- target: %s%s\n", c->cluster_file, c->server_managed ? " (cfdb-server started by the harness)" : "");
     fprintf(md, "- arms:\n");
     for (int a = 0; a < c->narms; a++)
-        fprintf(md, "  - **%s**: `%s` (sha256 `%s`)\n", c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+        if (c->arms[a].kind == BENCH_ARM_FLOOR)
+            fprintf(md, "  - **%s**: the floor, cfdb-bench's own minimal replay (`%s`, sha256 `%s`): "
+                        "each workload's requests encoded once and patched per transaction, one "
+                        "connection, one thread, one writev and one recv per loop iteration; no API, "
+                        "no read-your-writes, no location cache, no GRV batching, no allocation per "
+                        "transaction (bench/floor.h says all it leaves out)\n",
+                    c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+        else
+            fprintf(md, "  - **%s**: `%s` (sha256 `%s`)\n", c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+    if (c->floor_note[0])
+        fprintf(md, "- floor arm: %s\n", c->floor_note);
     fprintf(md, "- design: %d blocks per comparison, every order of the arms used %d time(s); "
                 "keys %llu, seed %llu; every run in a fresh process\n",
             c->blocks, (int)(c->blocks / (int)bench_factorial(c->narms)),
