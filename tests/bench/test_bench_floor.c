@@ -185,6 +185,50 @@ static void test_floor_refuses_several_shards(void **state)
     server_stop("s");
 }
 
+/* One field of the control port's status answer of server `name` (started with
+ * --control-port 0; the port is in its log). */
+static unsigned long long status_field(const char *name, const char *field)
+{
+    char cmd[512], line[4096] = "";
+    snprintf(cmd, sizeof cmd,
+             CFDB_SERVER " --control $(sed -n 's/.*control port \\([0-9]*\\).*/\\1/p' %s/%s.log) status",
+             tmp, name);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(line, sizeof line, p));
+    pclose(p);
+    char key[64];
+    snprintf(key, sizeof key, " %s=", field);
+    const char *v = strstr(line, key);
+    if (!v)
+        fail_msg("no %s in '%s'", field, line);
+    return strtoull(v + strlen(key), NULL, 10);
+}
+
+/* The server counts its commit and GRV batches: 8 floor slots send their requests in one
+ * writev, so the server's batches hold several of them, and every request is in one batch. */
+static void test_server_batch_counters(void **state)
+{
+    (void)state;
+    server_start("b", "--control-port 0");
+    assert_int_equal(status_field("b", "commit_batches"), 0);
+    assert_int_equal(status_field("b", "grv_batches"), 0);
+    kvfile kv;
+    worker(&kv, "floor", "b", "set100", 8, 200, 500, "batches");
+    assert_int_equal((int)num(&kv, "errors"), 0);
+    kv_free(&kv);
+    unsigned long long commits = status_field("b", "commits"), batches = status_field("b", "commit_batches");
+    assert_int_equal(commits, 210);
+    assert_int_equal(status_field("b", "commit_batch_txns"), 210);
+    assert_true(batches >= 210 / 8 && batches < 210);
+    unsigned long long cmax = status_field("b", "commit_batch_max");
+    assert_true(cmax >= 2 && cmax <= 8);
+    assert_int_equal(status_field("b", "grv_batch_requests"), status_field("b", "grv_requests"));
+    unsigned long long gb = status_field("b", "grv_batches"), gmax = status_field("b", "grv_batch_max");
+    assert_true(gb < 210 && gmax >= 2 && gmax <= 8);
+    server_stop("b");
+}
+
 /* A campaign with the floor: cfdb / floor ratios, no allocation per floor transaction, and
  * (allocations counted) batches of 1,000-byte values through libcfdb without malloc. */
 static void test_campaign_with_floor(void **state)
@@ -255,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_floor_reads_check_values),
         cmocka_unit_test(test_floor_commits_durable),
         cmocka_unit_test(test_floor_refuses_several_shards),
+        cmocka_unit_test(test_server_batch_counters),
         cmocka_unit_test(test_campaign_with_floor),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
