@@ -16,8 +16,13 @@
 #define BENCH_NAME_MAX 64
 #define BENCH_PATH_MAX 4096
 
+/* An arm is a library exporting fdb_c (loaded by the worker), or the floor (floor.h: the
+ * worker replays pre-encoded requests itself; path and sha256 are cfdb-bench's own). */
+enum { BENCH_ARM_LIBRARY = 0, BENCH_ARM_FLOOR = 1 };
+
 typedef struct bench_arm {
     char name[BENCH_NAME_MAX];
+    int kind;
     char path[BENCH_PATH_MAX];
     char sha256[BENCH_SHA256_HEX];
     int64_t size;
@@ -39,6 +44,7 @@ typedef struct bench_campaign {
     int orders[BENCH_MAX_BLOCKS * BENCH_MAX_ARMS]; /* [blocks][narms] arm indices */
     uint64_t keys, seed;
     int control_arm; /* arm used to populate and to read status */
+    char floor_note[1024]; /* why there is no floor arm ("" when there is one) */
 
     char cluster_file[BENCH_PATH_MAX];
     int server_managed; /* the harness starts and stops cfdb-server */

@@ -44,6 +44,7 @@ int bench_manifest_write(bench_campaign *c, const char *dir, char *err, size_t e
     for (int i = 0; i < c->narms; i++) {
         jo_obj(&j);
         jo_key(&j, "name"); jo_str(&j, c->arms[i].name);
+        jo_key(&j, "kind"); jo_str(&j, c->arms[i].kind == BENCH_ARM_FLOOR ? "floor" : "library");
         jo_key(&j, "path"); jo_str(&j, c->arms[i].path);
         jo_key(&j, "sha256"); jo_str(&j, c->arms[i].sha256);
         jo_key(&j, "size_bytes"); jo_int(&j, c->arms[i].size);
@@ -51,6 +52,7 @@ int bench_manifest_write(bench_campaign *c, const char *dir, char *err, size_t e
     }
     jo_end_arr(&j);
     jo_key(&j, "control_arm"); jo_str(&j, c->arms[c->control_arm].name);
+    jo_key(&j, "floor_note"); jo_str(&j, c->floor_note);
 
     jo_key(&j, "target");
     jo_obj(&j);
@@ -233,11 +235,15 @@ int bench_manifest_load(const char *dir, bench_campaign *c, char *err, size_t er
         snprintf(c->arms[i].name, sizeof c->arms[i].name, "%s", n);
         snprintf(c->arms[i].path, sizeof c->arms[i].path, "%s", p ? p : "");
         snprintf(c->arms[i].sha256, sizeof c->arms[i].sha256, "%s", h ? h : "");
+        const char *k = json_path_string(arms->items[i], "kind");
+        c->arms[i].kind = k && !strcmp(k, "floor") ? BENCH_ARM_FLOOR : BENCH_ARM_LIBRARY;
         double sz = 0;
         json_path_number(arms->items[i], "size_bytes", &sz);
         c->arms[i].size = (int64_t)sz;
     }
     c->narms = (int)arms->count;
+    const char *fnote = json_path_string(root, "floor_note");
+    snprintf(c->floor_note, sizeof c->floor_note, "%s", fnote ? fnote : "");
     const char *ctl = json_path_string(root, "control_arm");
     c->control_arm = ctl && arm_index(c, ctl) >= 0 ? arm_index(c, ctl) : 0;
 

@@ -36,13 +36,14 @@ static const bench_ratio *find_ratio(const bench_comparison *cm, int a, int b, i
     return NULL;
 }
 
-/* Ratio plot: per worker level and pair, workloads on x, one series per metric. */
+/* Ratio plot: per worker level and pair, one panel per metric (each its own log scale, so
+ * allocation ratios cannot squash the others), workloads on x with rotated labels. */
 static int plot_ratios(const bench_analysis *an, const char *rdir, int li, int a, int b, FILE *md)
 {
     const bench_campaign *c = &an->c;
     int workers = c->levels[li].workers;
     static const int shown[] = {M_MEAN, M_P99, M_CPU, M_ALLOCS, M_TPUT};
-    const int nshown = (int)(sizeof shown / sizeof *shown);
+    enum { NSHOWN = (int)(sizeof shown / sizeof *shown) };
     char dat[BENCH_PATH_MAX + 128], gp[BENCH_PATH_MAX + 128], png[256];
     snprintf(png, sizeof png, "ratios-%s-vs-%s-w%d.png", c->arms[a].name, c->arms[b].name, workers);
     snprintf(dat, sizeof dat, "%s/ratios-%s-vs-%s-w%d.dat", rdir, c->arms[a].name, c->arms[b].name,
@@ -52,9 +53,12 @@ static int plot_ratios(const bench_analysis *an, const char *rdir, int li, int a
     FILE *d = fopen(dat, "w");
     if (!d)
         return -1;
-    int rows = 0;
+    int rows = 0, valid[NSHOWN] = {0};
+    double lo[NSHOWN], hi[NSHOWN];
+    for (int s = 0; s < NSHOWN; s++)
+        lo[s] = hi[s] = 1; /* every panel shows parity */
     fprintf(d, "# x workload");
-    for (int s = 0; s < nshown; s++)
+    for (int s = 0; s < NSHOWN; s++)
         fprintf(d, " %s lo hi", bench_metric_names[shown[s]]);
     fprintf(d, "\n");
     for (int i = 0; i < an->ncmp; i++) {
@@ -62,12 +66,16 @@ static int plot_ratios(const bench_analysis *an, const char *rdir, int li, int a
         if (cm->level != li || cm->excluded)
             continue;
         fprintf(d, "%d %s", rows, bench_workload_name(cm->wl));
-        for (int s = 0; s < nshown; s++) {
+        for (int s = 0; s < NSHOWN; s++) {
             const bench_ratio *r = find_ratio(cm, a, b, shown[s]);
-            if (r && r->valid)
+            if (r && r->valid && r->ci.lo > 0 && isfinite(r->ci.hi)) {
                 fprintf(d, " %.6g %.6g %.6g", r->ci.estimate, r->ci.lo, r->ci.hi);
-            else
+                valid[s]++;
+                lo[s] = fmin(lo[s], r->ci.lo);
+                hi[s] = fmax(hi[s], r->ci.hi);
+            } else {
                 fprintf(d, " NaN NaN NaN");
+            }
         }
         fprintf(d, "\n");
         rows++;
@@ -78,21 +86,43 @@ static int plot_ratios(const bench_analysis *an, const char *rdir, int li, int a
     FILE *g = fopen(gp, "w");
     if (!g)
         return -1;
-    fprintf(g, "set terminal pngcairo size 1000,520 noenhanced\n");
+    fprintf(g, "set terminal pngcairo size 1200,1000 noenhanced font ',10'\n");
     fprintf(g, "set output '%s/%s'\n", rdir, png);
-    fprintf(g, "set title '%s / %s at %d workers (geometric mean of block ratios, 95%% bootstrap interval)'\n",
-            c->arms[a].name, c->arms[b].name, workers);
-    fprintf(g, "set logscale y\nset grid ytics\nset ylabel 'ratio (log scale; 1 = parity)'\n");
-    fprintf(g, "set xrange [-0.6:%d.6]\nset key outside right\nset datafile missing 'NaN'\n", rows - 1);
-    fprintf(g, "set arrow from -0.6,1 to %d.6,1 nohead dt 2 lc rgb 'black'\n", rows - 1);
-    fprintf(g, "plot ");
-    for (int s = 0; s < nshown; s++) {
-        double off = -0.3 + 0.6 * s / (nshown - 1);
-        fprintf(g, "%s'%s' using ($1%+.3f):%d:%d:%d%s with yerrorbars pt 7 title '%s'",
-                s ? ", " : "", dat, off, 3 + 3 * s, 4 + 3 * s, 5 + 3 * s,
-                s ? "" : ":xtic(2)", bench_metric_labels[shown[s]]);
+    fprintf(g, "set multiplot layout 3,2 title '%s / %s at %d worker%s: geometric mean of block ratios "
+               "and 95%% bootstrap interval (log scale; dashed line = parity)'\n",
+            c->arms[a].name, c->arms[b].name, workers, workers == 1 ? "" : "s");
+    fprintf(g, "set logscale y\nset format y '%%g'\nset grid ytics mytics\nset datafile missing 'NaN'\n");
+    fprintf(g, "set xrange [-0.6:%d.6]\nset xtics rotate by -35 left\nset bmargin 6\nunset key\n", rows - 1);
+    fprintf(g, "set arrow 1 from -0.6,1 to %d.6,1 nohead dt 2 lc rgb 'black'\n", rows - 1);
+    for (int s = 0; s < NSHOWN; s++) {
+        fprintf(g, "set title '%s'\nset ylabel 'ratio %s / %s'\n", bench_metric_labels[shown[s]],
+                c->arms[a].name, c->arms[b].name);
+        if (!valid[s]) {
+            /* nothing to plot (allocations not counted, or an arm allocates nothing) */
+            fprintf(g, "set yrange [0.5:2]\nunset xtics\nunset ytics\n"
+                       "set label 1 'no ratio: allocations not counted, or an arm allocates nothing' "
+                       "at graph 0.5,0.5 center front\n"
+                       "plot 1 with lines lc rgb 'white' notitle\nunset label 1\n"
+                       "set xtics rotate by -35 left\nset ytics\n");
+            continue;
+        }
+        double ylo = lo[s] / 1.25, yhi = hi[s] * 1.25;
+        fprintf(g, "set yrange [%.6g:%.6g]\n", ylo, yhi);
+        /* ticks at 1, 1.5, 2, 3, 5, 7 x 10^k inside the range: a narrow log axis still reads */
+        static const double steps[] = {1, 1.5, 2, 3, 5, 7};
+        fprintf(g, "set ytics (");
+        int nt = 0;
+        for (int e = -6; e <= 6; e++)
+            for (int k = 0; k < 6; k++) {
+                double t = steps[k] * pow(10, e);
+                if (t >= ylo && t <= yhi && (yhi / ylo < 20 || k == 0 || k == 2 || k == 4))
+                    fprintf(g, "%s%g", nt++ ? ", " : "", t);
+            }
+        fprintf(g, ")\n");
+        fprintf(g, "plot '%s' using 1:%d:%d:%d:xtic(2) with yerrorbars pt 7 ps 1.2 lc %d notitle\n", dat,
+                3 + 3 * s, 4 + 3 * s, 5 + 3 * s, s + 1);
     }
-    fprintf(g, "\n");
+    fprintf(g, "unset multiplot\n");
     fclose(g);
     char cmd[BENCH_PATH_MAX * 3];
     snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>>'%s/gnuplot.log'", gp, rdir);
@@ -131,7 +161,7 @@ static int plot_latency(const bench_analysis *an, const char *rdir, const bench_
     fprintf(g, "set terminal pngcairo size 800,480 noenhanced\n");
     fprintf(g, "set output '%s/latency-%s-w%d.png'\n", rdir, wn, workers);
     fprintf(g, "set title '%s at %d workers: latency distribution (all blocks pooled)'\n", wn, workers);
-    fprintf(g, "set logscale x\nset grid\nset xlabel 'latency (us, log scale)'\nset ylabel 'cumulative fraction'\n");
+    fprintf(g, "set logscale x\nset format x '%%g'\nset grid\nset xlabel 'latency (us, log scale)'\nset ylabel 'cumulative fraction'\n");
     fprintf(g, "set key bottom right\nset yrange [0:1]\nplot ");
     for (int a = 0; a < c->narms; a++)
         fprintf(g, "%s'%s' using %d:1 with lines lw 2 title '%s'", a ? ", " : "", dat, a + 2,
@@ -179,7 +209,17 @@ int bench_report_write(const bench_analysis *an, int print_summary)
     fprintf(md, "- target: %s%s\n", c->cluster_file, c->server_managed ? " (cfdb-server started by the harness)" : "");
     fprintf(md, "- arms:\n");
     for (int a = 0; a < c->narms; a++)
-        fprintf(md, "  - **%s**: `%s` (sha256 `%s`)\n", c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+        if (c->arms[a].kind == BENCH_ARM_FLOOR)
+            fprintf(md, "  - **%s**: the floor, cfdb-bench's own minimal replay (`%s`, sha256 `%s`): "
+                        "each workload's requests encoded once and patched per transaction, one "
+                        "connection, one thread, one writev and one recv per loop iteration; no API, "
+                        "no read-your-writes, no location cache, no GRV batching, no allocation per "
+                        "transaction (bench/floor.h says all it leaves out)\n",
+                    c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+        else
+            fprintf(md, "  - **%s**: `%s` (sha256 `%s`)\n", c->arms[a].name, c->arms[a].path, c->arms[a].sha256);
+    if (c->floor_note[0])
+        fprintf(md, "- floor arm: %s\n", c->floor_note);
     fprintf(md, "- design: %d blocks per comparison, every order of the arms used %d time(s); "
                 "keys %llu, seed %llu; every run in a fresh process\n",
             c->blocks, (int)(c->blocks / (int)bench_factorial(c->narms)),

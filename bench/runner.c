@@ -139,6 +139,64 @@ static int add_arm(bench_campaign *c, const char *name, const char *path, char *
     return 0;
 }
 
+/* Probes the cluster with "_worker --mode floor-probe" and adds the floor arm, re-planning the
+ * blocks for one more arm. -1 with the reason when it cannot be had. */
+static int add_floor_arm(bench_campaign *c, const char *self, const char *dir, char *err, size_t errlen)
+{
+    if (c->narms >= BENCH_MAX_ARMS) {
+        snprintf(err, errlen, "already %d arms, the most a campaign takes", c->narms);
+        return -1;
+    }
+    for (int i = 0; i < c->narms; i++)
+        if (!strcmp(c->arms[i].name, "floor")) {
+            snprintf(err, errlen, "an arm is already named 'floor'");
+            return -1;
+        }
+    char prefix[BENCH_PATH_MAX + 32], log[BENCH_PATH_MAX + 64], kvpath[BENCH_PATH_MAX + 64];
+    snprintf(prefix, sizeof prefix, "%s/floor-probe", dir);
+    snprintf(log, sizeof log, "%s.log", prefix);
+    snprintf(kvpath, sizeof kvpath, "%s.kv", prefix);
+    char *argv[] = {(char *)self, "_worker", "--mode", "floor-probe", "--cluster-file",
+                    (char *)c->cluster_file, "--out", prefix, NULL};
+    bench_spawn_result r;
+    if (bench_spawn(argv, log, NULL, c->client_cpus, 60, &r) < 0 || !r.exited || r.exit_code) {
+        kvfile kv;
+        const char *why = NULL;
+        if (kv_load(&kv, kvpath) == 0)
+            why = kv_get(&kv, "failure");
+        char d[128];
+        bench_spawn_describe(&r, d, sizeof d);
+        snprintf(err, errlen, "%s", why ? why : d);
+        if (why)
+            kv_free(&kv);
+        return -1;
+    }
+    bench_arm *a = &c->arms[c->narms];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "floor");
+    a->kind = BENCH_ARM_FLOOR;
+    snprintf(a->path, sizeof a->path, "%s", self);
+    struct stat st;
+    a->size = stat(self, &st) == 0 ? (int64_t)st.st_size : -1;
+    if (bench_sha256_file(self, a->sha256) < 0) {
+        snprintf(err, errlen, "cannot read %.900s", self);
+        return -1;
+    }
+    int blocks = bench_blocks_for(c->narms + 1, c->blocks_requested);
+    if (blocks < 1 || blocks > BENCH_MAX_BLOCKS || bench_orders(c->narms + 1, blocks, c->orders) < 0) {
+        bench_orders(c->narms, c->blocks, c->orders);
+        snprintf(err, errlen, "cannot counterbalance %d arms in at most %d blocks", c->narms + 1,
+                 BENCH_MAX_BLOCKS);
+        return -1;
+    }
+    c->narms++;
+    if (blocks != c->blocks)
+        fprintf(stderr, "cfdb-bench: note: %d blocks with the floor arm (all %zu orders of %d arms)\n",
+                blocks, bench_factorial(c->narms), c->narms);
+    c->blocks = blocks;
+    return 0;
+}
+
 static int parse_list_int(const char *s, int *out, int max)
 {
     int n = 0;
@@ -165,6 +223,8 @@ static void usage_run(void)
         "  --no-default-arm        do not add the cfdb arm\n"
         "  --all-arms              also add every system libfdb_c.so found\n"
         "  --control-arm NAME      arm used to populate and read status (default: first)\n"
+        "  --no-floor              no floor arm (default: added when the cluster suits it: the\n"
+        "                          bench keyspace on one shard, proxies and storage in one process)\n"
         "Target:\n"
         "  --cluster-file PATH     use an existing cluster (default: start cfdb-server)\n"
         "  --server PATH           cfdb-server binary (default: found next to the binary)\n"
@@ -202,7 +262,7 @@ static void usage_run(void)
 
 typedef struct run_opts {
     const char *cfdb_lib, *server, *cluster_file, *out, *malloc_lib, *control;
-    int no_default_arm, all_arms, quick, no_populate, no_report;
+    int no_default_arm, all_arms, quick, no_populate, no_report, no_floor;
     double scale;
 } run_opts;
 
@@ -325,7 +385,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
     enum {
         O_ARM = 1, O_CFDB, O_NODEF, O_ALL, O_CTL, O_CLUSTER, O_SERVER, O_WL, O_WORKERS, O_COUNTS,
         O_SCALE, O_BLOCKS, O_KEYS, O_SEED, O_QUICK, O_NOPOP, O_QCPU, O_QAGG, O_QWIN, O_QWAIT,
-        O_NOQ, O_LOGQ, O_MOVE, O_NOH, O_REQH, O_OUT, O_MALLOC, O_TIMEOUT, O_NOREPORT, O_HELP, O_CCPUS, O_SCPUS
+        O_NOQ, O_LOGQ, O_MOVE, O_NOH, O_REQH, O_OUT, O_MALLOC, O_TIMEOUT, O_NOREPORT, O_HELP, O_CCPUS, O_SCPUS, O_NOFLOOR
     };
     static const struct option opts[] = {
         {"arm", required_argument, 0, O_ARM},          {"cfdb-lib", required_argument, 0, O_CFDB},
@@ -344,7 +404,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         {"malloc-lib", required_argument, 0, O_MALLOC}, {"run-timeout", required_argument, 0, O_TIMEOUT},
         {"no-report", no_argument, 0, O_NOREPORT},     {"help", no_argument, 0, O_HELP},
         {"client-cpus", required_argument, 0, O_CCPUS}, {"server-cpus", required_argument, 0, O_SCPUS},
-        {0, 0, 0, 0}};
+        {"no-floor", no_argument, 0, O_NOFLOOR},       {0, 0, 0, 0}};
     int o;
     optind = 1;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -419,6 +479,7 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         case O_MALLOC: ro.malloc_lib = optarg; break;
         case O_TIMEOUT: c.run_timeout_s = atof(optarg); break;
         case O_NOREPORT: ro.no_report = 1; break;
+        case O_NOFLOOR: ro.no_floor = 1; break;
         case O_CCPUS:
         case O_SCPUS: {
             char *dst = o == O_CCPUS ? c.client_cpus : c.server_cpus, why[128];
@@ -663,6 +724,15 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
         say("cfdb-server pid %d listening on 127.0.0.1:%d\n", (int)srv.pid, srv.port);
     }
 
+    /* The floor arm, when the cluster suits it (floor.h); otherwise the campaign goes on
+     * without it and says why. */
+    if (ro.no_floor) {
+        snprintf(c.floor_note, sizeof c.floor_note, "off (--no-floor)");
+    } else if (add_floor_arm(&c, self, dir, err, sizeof err) < 0) {
+        snprintf(c.floor_note, sizeof c.floor_note, "off: %.1000s", err);
+        say("cfdb-bench: note: no floor arm: %s\n", err);
+    }
+
     /* Seal the design before any timing. */
     if (bench_manifest_write(&c, dir, err, sizeof err) < 0) {
         say("cfdb-bench: %s\n", err);
@@ -744,8 +814,13 @@ int bench_run_main(int argc, char **argv, char *out_dir, size_t out_len, int *wa
                                          c.cluster_file, "--out", prefix, "--workload", (char *)wname,
                                          "--workers", workers, "--warmup", warm, "--measured", meas,
                                          "--keys", keys, "--seed", seeds, NULL};
+                        char *fargv[] = {self, "_worker", "--mode", "floor", "--cluster-file",
+                                         c.cluster_file, "--out", prefix, "--workload", (char *)wname,
+                                         "--workers", workers, "--warmup", warm, "--measured", meas,
+                                         "--keys", keys, "--seed", seeds, NULL};
                         bench_spawn_result r;
-                        if (bench_spawn(wargv, log, c.malloc_lib, c.client_cpus, c.run_timeout_s, &r) < 0) {
+                        if (bench_spawn(a->kind == BENCH_ARM_FLOOR ? fargv : wargv, log, c.malloc_lib,
+                                        c.client_cpus, c.run_timeout_s, &r) < 0) {
                             r.exited = 1;
                             r.exit_code = 126;
                         }

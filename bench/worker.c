@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fdb_api.h"
+#include "floor.h"
 #include "kvfile.h"
 #include "rng.h"
 #include "sha256.h"
@@ -233,7 +234,7 @@ static int read_status(wctx *c, const char *out_path, char *err, size_t errlen)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: cfdb-bench _worker --mode run|populate|status --lib PATH "
+    fprintf(stderr, "usage: cfdb-bench _worker --mode run|populate|status|floor|floor-probe [--lib PATH] "
                     "--cluster-file PATH --out PREFIX [--lib-sha256 HEX] [--workload W] "
                     "[--workers N] [--warmup N] [--measured N] [--keys N] [--seed N]\n");
 }
@@ -290,6 +291,25 @@ int bench_worker_main(int argc, char **argv)
         case O_SEED: c.seed = strtoull(optarg, NULL, 10); break;
         default: usage(); return 2;
         }
+    }
+    /* The floor arm (floor.c) loads no library. */
+    if (cluster && prefix && !strcmp(c.mode, "floor-probe")) {
+        char why[1024];
+        if (bench_floor_probe(cluster, why, sizeof why) < 0)
+            return write_failure(prefix, why);
+        char path[4096];
+        snprintf(path, sizeof path, "%s.kv", prefix);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return 1;
+        kv_put_str(f, "status", "ok");
+        kv_put_str(f, "mode", "floor-probe");
+        return fclose(f) ? 1 : 0;
+    }
+    if (cluster && prefix && !strcmp(c.mode, "floor") && c.workers >= 1 && c.workers <= 4096) {
+        bench_floor_opts fo = {cluster, prefix, bench_workload_parse(wl_name), c.workers,
+                               c.warmup, c.measured, c.keys, c.seed};
+        return bench_floor_main(&fo);
     }
     if (!lib || !cluster || !prefix || c.workers < 1 || c.workers > 4096) {
         usage();

@@ -432,6 +432,10 @@ void cp_flush(srv *s)
     srv_pending_commit *pend = s->commits;
     s->commits = NULL;
     s->ncommits = s->commits_cap = 0;
+    s->n_commit_batches++;
+    s->n_commit_batched += n;
+    if (n > s->max_commit_batch)
+        s->max_commit_batch = n;
 
     cfdb_arena a;
     cfdb_arena_init(&a);

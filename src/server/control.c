@@ -110,13 +110,21 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
         snprintf(out, cap,
                  "ok version=%lld connections=%d shards=%zu storage_servers=%d commits=%llu conflicts=%llu "
                  "grv_requests=%llu grv_transactions=%llu reads=%llu mapped_requests=%llu health_requests=%llu "
-                 "health_detailed=%llu config_requests=%llu config_hash_adopted=%llu",
+                 "health_detailed=%llu config_requests=%llu config_hash_adopted=%llu "
+                 "commit_batches=%llu commit_batch_txns=%llu commit_batch_mean=%.2f commit_batch_max=%llu "
+                 "grv_batches=%llu grv_batch_requests=%llu grv_batch_mean=%.2f grv_batch_max=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
                  (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
                  (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs,
                  (unsigned long long)s->n_reads, (unsigned long long)s->n_mapped_requests,
                  (unsigned long long)s->n_health_requests, (unsigned long long)s->n_health_detailed,
-                 (unsigned long long)s->n_config_requests, (unsigned long long)s->n_config_adopted);
+                 (unsigned long long)s->n_config_requests, (unsigned long long)s->n_config_adopted,
+                 (unsigned long long)s->n_commit_batches, (unsigned long long)s->n_commit_batched,
+                 s->n_commit_batches ? (double)s->n_commit_batched / (double)s->n_commit_batches : 0.0,
+                 (unsigned long long)s->max_commit_batch, (unsigned long long)s->n_grv_batches,
+                 (unsigned long long)s->n_grv_batched,
+                 s->n_grv_batches ? (double)s->n_grv_batched / (double)s->n_grv_batches : 0.0,
+                 (unsigned long long)s->max_grv_batch);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {

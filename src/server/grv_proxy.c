@@ -45,6 +45,10 @@ void grv_flush(srv *s)
 {
     if (s->ngrvs == 0)
         return;
+    s->n_grv_batches++;
+    s->n_grv_batched += s->ngrvs;
+    if (s->ngrvs > s->max_grv_batch)
+        s->max_grv_batch = s->ngrvs;
     int64_t v = srv_advance_version(s);
     cfdb_get_read_version_reply r;
     memset(&r, 0, sizeof r);

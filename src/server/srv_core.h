@@ -223,6 +223,9 @@ struct cfdb_server {
     /* counters (status) */
     uint64_t n_commits, n_conflicts, n_grvs, n_reads, n_writes, n_unknown;
     uint64_t n_grv_requests; /* GetReadVersionRequests received (n_grvs counts their transactions) */
+    /* batching (status): batches flushed, requests / transactions in them, the largest */
+    uint64_t n_commit_batches, n_commit_batched, max_commit_batch;
+    uint64_t n_grv_batches, n_grv_batched, max_grv_batch;
     uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
     uint64_t n_health_requests, n_health_detailed; /* GetHealthMetricsRequests received, detailed ones */
     /* configuration database (config_node.c, wt-configdb): the node's state, requests received */

@@ -370,6 +370,50 @@ static void test_large_frames(void **state)
     cfdb_loop_destroy(loop);
 }
 
+/* The output buffer after bursts: kept while large bursts keep coming (no regrowth from 16 KiB
+ * each time), given back after a run of small ones, and at most 4 MiB once drained. Seen
+ * through the pool's count of the sending side. */
+static void test_output_buffer_kept(void **state)
+{
+    cfdb_loop *loop = cfdb_loop_create();
+    server srv;
+    start_server(loop, &srv);
+    srv.side.count_only = true;
+    cfdb_conn_pool pool = { 0 };
+    cfdb_conn_options opt = { .pool = &pool };
+    side cli = { .loop = loop };
+    cli.conn = cfdb_conn_connect(loop, "127.0.0.1", srv.port, &opt, &callbacks, &cli);
+    run_until(loop, &srv.side.opened, 1);
+    run_until(loop, &cli.opened, 1);
+    const size_t base = pool.used, big = 200 * 1024, huge = 6u << 20;
+    uint8_t *msg = calloc(1, huge);
+    assert_non_null(msg);
+    cfdb_uid tok = { 0x5, 0x6 };
+    int sent = 0;
+    for (int i = 0; i < 10; i++) {
+        assert_int_equal(cfdb_conn_send_raw(cli.conn, tok, msg, (uint32_t)big), 0);
+        run_until(loop, &srv.side.frames, ++sent);
+        assert_true(pool.used >= base + big); /* drained, and kept for the next burst */
+    }
+    for (int i = 0; i < 64; i++) {
+        assert_int_equal(cfdb_conn_send_raw(cli.conn, tok, msg, 100), 0);
+        run_until(loop, &srv.side.frames, ++sent);
+    }
+    assert_int_equal(pool.used, base); /* 64 small bursts in a row: back to the minimum */
+    assert_int_equal(cfdb_conn_send_raw(cli.conn, tok, msg, (uint32_t)huge), 0);
+    run_until(loop, &srv.side.frames, ++sent);
+    assert_true(pool.peak >= base + huge);
+    assert_true(pool.used <= base + (4u << 20)); /* the bound on what a drained buffer keeps */
+    assert_true(pool.used >= base + (2u << 20));
+    free(msg);
+    cfdb_conn_close(cli.conn);
+    run_until(loop, &cli.closed, 1);
+    run_until(loop, &srv.side.closed, 1);
+    assert_int_equal(pool.used, 0);
+    stop_server(loop, &srv);
+    cfdb_loop_destroy(loop);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_bad_peers),
         cmocka_unit_test(test_back_pressure),
         cmocka_unit_test(test_large_frames),
+        cmocka_unit_test(test_output_buffer_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
