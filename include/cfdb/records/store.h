@@ -62,6 +62,7 @@ extern "C" {
 
 /* Java's FormatVersion values cfdb knows; it writes CACHEABLE_STATE (7) and reads up to 7. */
 #define CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX 5
+#define CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD 6
 #define CFDB_RL_FORMAT_CACHEABLE_STATE 7
 #define CFDB_RL_MAX_FORMAT_VERSION 7
 /* SplitHelper.SPLIT_RECORD_SIZE */

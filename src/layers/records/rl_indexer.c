@@ -54,8 +54,8 @@ static int acc_push(cfdb_arena *a, rec_acc *r, const dir_kv *kv)
     return 0;
 }
 
-static int flush(cfdb_rl_store *s, cfdb_arena *a, rec_acc *r, rl_record_cb cb, void *ctx,
-                 uint32_t *scanned)
+static int flush(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, rec_acc *r, rl_record_cb cb,
+                 void *ctx, uint32_t *scanned)
 {
     if (!r->n)
         return 0;
@@ -68,6 +68,8 @@ static int flush(cfdb_rl_store *s, cfdb_arena *a, rec_acc *r, rl_record_cb cb, v
     if (!rc)
         rc = rl_record_from_kvs(s, a, base, r->kvs, r->n, &found, &type, &rec, &version);
     r->n = 0;
+    if (!rc && found)
+        rc = rl_old_version(s, tr, a, &r->pk, &version);   /* old format: at P + (8, pk...) */
     if (rc || !found)
         return rc;
     (*scanned)++;
@@ -130,7 +132,7 @@ int rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_by
             if (rc)
                 break;
             if (r.n && !cfdb_bytes_eq(pk_packed, r.pk_packed)) {
-                if ((rc = flush(s, a, &r, cb, ctx, scanned)))
+                if ((rc = flush(s, tr, a, &r, cb, ctx, scanned)))
                     break;
                 if (*scanned >= max_records || bytes >= max_bytes) {
                     *more = true;
@@ -154,7 +156,7 @@ int rl_scan_records(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_by
         if ((rc = dir_concat(a, last, CFDB_BYTES_LIT("\x00"), &kb)))
             return rc;
     }
-    return flush(s, a, &r, cb, ctx, scanned);
+    return flush(s, tr, a, &r, cb, ctx, scanned);
 }
 
 /* ---- online indexer ---- */

@@ -68,6 +68,9 @@ struct cfdb_rl_store {
     int32_t format_version;
     int32_t metadata_version;
     bool omit_unsplit_suffix;
+    /* record versions at P + (8, pk...) as 12 raw bytes, not beside the record (Java's
+     * useOldVersionFormat: format < 6 or omit_unsplit_suffix) */
+    bool old_versions;
     uint8_t *states;            /* cfdb_rl_index_state per md->indexes[i] */
     cfdb_arena pending_arena;
     rl_pending *pending;
@@ -143,6 +146,10 @@ int rl_read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
 int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const void *kvs, uint32_t n,
                        bool *found, const cfdb_rl_record_type **type, cfdb_pb_msg **record,
                        cfdb_rl_version *version);
+/* Stores with old-format versions: the version of pk read from P + (8, pk...) (or held in
+ * this transaction) into *version; nothing for other stores. */
+int rl_old_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                   cfdb_rl_version *version);
 
 /* Record scans for the indexer and in-line rebuilds (rl_indexer.c): records whose packed
  * primary key is in [begin, end) (raw pk bytes after P + (1); empty end: to the end), in

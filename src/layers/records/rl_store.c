@@ -117,6 +117,53 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
 static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
                                const cfdb_rl_open_options *opts);
 
+/* [P + (8), strinc): the old-format version space (FDBRecordStore.getLegacyVersionSubspace). */
+static int old_version_space(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes *begin, cfdb_bytes *end)
+{
+    int rc = rl_space(s, a, RL_KS_RECORD_VERSION, NULL, begin);
+    return rc ? rc : dir_strinc(a, *begin, end);
+}
+
+static int clear_old_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
+{
+    cfdb_bytes b, e;
+    int rc = old_version_space(s, a, &b, &e);
+    if (!rc)
+        dir_clear_range(tr, b, e);
+    return rc;
+}
+
+/* P + (8, pk...) = 12 raw bytes becomes R + (pk..., -1) = pack((versionstamp)) (0x33 + the 12
+ * bytes, SplitHelper.packVersion); then the old space is cleared. A key that is no tuple or
+ * a value not 12 bytes long is 1044 (FDBRecordVersion.fromBytes). */
+static int convert_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
+{
+    cfdb_bytes b, e;
+    dir_kv *kvs;
+    uint32_t n;
+    int rc = old_version_space(s, a, &b, &e);
+    if (!rc)
+        rc = dir_get_all(tr, a, b, e, &kvs, &n);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        cfdb_tuple pk;
+        cfdb_bytes base, key;
+        uint8_t packed[13];
+        if (kvs[i].value.len != 12 ||
+            cfdb_tuple_unpack(a, cfdb_bytes_make(kvs[i].key.ptr + b.len, kvs[i].key.len - b.len), &pk) ||
+            !cfdb_tuple_count(&pk))
+            return CFDB_ERR_SERIALIZATION_FAILED;
+        if ((rc = cfdb_tuple_pack(a, s->records, &pk, &base)) ||
+            (rc = keyspace_key(a, base, -1, &key)))
+            return rc;
+        packed[0] = CFDB_TUPLE_VERSIONSTAMP;
+        memcpy(packed + 1, kvs[i].value.ptr, 12);
+        dir_set(tr, key, cfdb_bytes_make(packed, 13));
+    }
+    if (!rc)
+        dir_clear_range(tr, b, e);
+    return rc;
+}
+
 static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_open_mode mode,
                         const cfdb_rl_open_options *opts)
 {
@@ -164,12 +211,28 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     s->format_version = format > CFDB_RL_FORMAT_CACHEABLE_STATE ? format
                                                                : CFDB_RL_FORMAT_CACHEABLE_STATE;
     s->metadata_version = md->version;
+    /* the format is at least 7 now, so old-format versions only where the unsplit suffix is
+     * omitted (FDBRecordStore.useOldVersionFormat) */
+    s->old_versions = s->omit_unsplit_suffix;
     if (format == s->format_version && stored_md == md->version)
         return 0;
     /* Upgrade: unsplit records written before format 5 keep their key without a suffix. */
     if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX && !md->split_long_records)
         s->omit_unsplit_suffix = true;
+    s->old_versions = s->omit_unsplit_suffix;
     if ((rc = write_header(s, tr, a, info)))
+        return rc;
+    /* FDBRecordStore.checkRebuild: versions of a store that began below format 6 move from
+     * P + (8, pk...) beside their records (addConvertRecordVersions) when the store no longer
+     * uses the old format; a store that stopped storing versions loses the old space when
+     * its metadata version changes. cfdb moves them before any index is rebuilt, so VERSION
+     * indexes rebuilt below read the moved versions. */
+    if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD && md->store_record_versions &&
+        !s->old_versions && (rc = convert_versions(s, tr, a)))
+        return rc;
+    if (format >= 1 && stored_md != md->version && !md->store_record_versions &&
+        (format < CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD || s->omit_unsplit_suffix) &&
+        (rc = clear_old_versions(s, tr, a)))
         return rc;
     return rebuild_new_indexes(s, tr, a, stored_md, opts);
 }
@@ -308,19 +371,58 @@ static bool stores_unsuffixed(const cfdb_rl_store *s)
     return s->omit_unsplit_suffix && !s->md->split_long_records;
 }
 
-/* A held version (saved in this transaction) overrides the stored one. */
-static void pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
+/* pk's version key (FDBRecordStore.recordVersionKey): R + pack(pk) + pack((-1)) beside the
+ * record (base = R + pack(pk)), or P + pack((8, pk...)) with old-format versions. */
+static int version_key(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const cfdb_tuple *pk,
+                       cfdb_bytes *out)
+{
+    if (!s->old_versions)
+        return keyspace_key(a, base, SUFFIX_VERSION, out);
+    cfdb_bytes space;
+    int rc = rl_space(s, a, RL_KS_RECORD_VERSION, NULL, &space);
+    return rc ? rc : cfdb_tuple_pack(a, space, pk, out);
+}
+
+/* A held version (saved in this transaction) overrides the stored one. Its value is
+ * 0x33 + 12 bytes + offset beside the record, 12 bytes + offset in the old format. */
+static bool pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
 {
     const rl_pending *p = version ? rl_pending_find(s, version_key) : NULL;
     if (!p)
-        return;
+        return false;
     version->present = true;
     version->complete = false;
-    memcpy(version->bytes, p->value.ptr + 1, 12);   /* 0x33 + 12 bytes + offset */
+    memcpy(version->bytes, p->value.ptr + (s->old_versions ? 0 : 1), 12);
+    return true;
 }
 
-int rl_pending_item_version(const cfdb_rl_store *s, cfdb_arena *a, cfdb_rl_item *item)
+int rl_old_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                   cfdb_rl_version *version)
 {
+    if (!s->old_versions)
+        return 0;
+    cfdb_bytes vkey, value;
+    bool present;
+    int rc = version_key(s, a, (cfdb_bytes){ NULL, 0 }, pk, &vkey);
+    if (rc || pending_version(s, vkey, version))
+        return rc;
+    /* FDBRecordStore.loadRecordVersionAsync: no versions stored, nothing read */
+    if (!s->md->store_record_versions)
+        return 0;
+    if ((rc = dir_get(tr, a, vkey, false, &present, &value)) || !present)
+        return rc;
+    if (value.len != 12)
+        return CFDB_ERR_SERIALIZATION_FAILED;    /* FDBRecordVersion.complete(bytes) */
+    version->present = true;
+    version->complete = true;
+    memcpy(version->bytes, value.ptr, 12);
+    return 0;
+}
+
+int rl_pending_item_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_item *item)
+{
+    if (s->old_versions)
+        return rl_old_version(s, tr, a, &item->primary_key, &item->version);
     if (!s->pending_count)
         return 0;
     cfdb_bytes base, vkey;
@@ -360,8 +462,8 @@ int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const v
 }
 
 /* Reads the record stored under pk: *found, its type, message and version. */
-static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
-                       cfdb_bytes begin, cfdb_bytes end, bool *found,
+static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                       cfdb_bytes base, cfdb_bytes begin, cfdb_bytes end, bool *found,
                        const cfdb_rl_record_type **type, cfdb_pb_msg **record,
                        cfdb_rl_version *version)
 {
@@ -381,6 +483,8 @@ static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb
             rc = rl_record_from_kvs(s, a, base, kvs, n, found, type, record, version);
     }
     if (!rc && *found && version) {
+        if (s->old_versions)
+            return rl_old_version(s, tr, a, pk, version);
         cfdb_bytes vkey;
         if ((rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
             return rc;
@@ -395,7 +499,7 @@ int rl_read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
 {
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
-    return rc ? rc : read_record(s, tr, a, base, begin, end, found, type, record, version);
+    return rc ? rc : read_record(s, tr, a, pk, base, begin, end, found, type, record, version);
 }
 
 /* ---- indexes ---- */
@@ -501,7 +605,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_bytes value, base, begin, end, vkey;
     if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
         (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)) ||
-        (rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
+        (rc = version_key(s, a, base, &pk, &vkey)))
         return rc;
     if (value.len > CFDB_RL_SPLIT_RECORD_SIZE && !md->split_long_records)
         return CFDB_ERR_VALUE_TOO_LARGE;
@@ -511,7 +615,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_pb_msg *old = NULL;
     cfdb_rl_version old_version = { 0 };
     if ((md->index_count || existed || md->record_count_key) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
+        (rc = read_record(s, tr, a, &pk, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
     if (found && old_type != type && (rc = check_maintained(s, old_type)))
         return rc;
@@ -553,7 +657,15 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
             dir_set(tr, key, cfdb_bytes_make(value.ptr + off, len));
         }
     }
-    if (versioned) {
+    if (versioned && s->old_versions) {
+        /* P + (8, pk...) = the 12 bytes of the incomplete version + offset 0, at commit
+         * (FDBRecordStore.saveVersionWithOldFormat) */
+        uint8_t raw[16] = { 0 };
+        memcpy(raw, version, 12);
+        if ((rc = rl_pending_add(s, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE, vkey,
+                                 cfdb_bytes_make(raw, sizeof raw))))
+            return rc;
+    } else if (versioned) {
         /* P + (1, pk..., -1) = pack((incomplete versionstamp)) + offset, at commit */
         cfdb_tuple vt;
         cfdb_tuple_init(&vt, a);
@@ -576,7 +688,7 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
     if (!rc)
-        rc = read_record(s, tr, a, base, begin, end, &out->found, &out->type, &out->record, NULL);
+        rc = read_record(s, tr, a, pk, base, begin, end, &out->found, &out->type, &out->record, NULL);
     if (rc || !out->found) {
         out->found = false;
         return rc;
@@ -606,7 +718,7 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     cfdb_bytes base, begin, end, vkey;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
     if (!rc)
-        rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey);
+        rc = version_key(s, a, base, pk, &vkey);
     if (rc)
         return rc;
     bool found = false;
@@ -615,7 +727,7 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     cfdb_rl_version old_version = { 0 };
     const cfdb_rl_metadata *md = s->md;
     if ((md->index_count || existed || md->record_count_key) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
+        (rc = read_record(s, tr, a, pk, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
     if (found && (rc = check_maintained(s, old_type)))
         return rc;
@@ -632,6 +744,9 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     rl_pending_remove(s, vkey);
     if (stores_unsuffixed(s))
         dir_clear(tr, base);
+    /* FDBRecordStore.deleteTypedRecord: the old-format version key goes with the record */
+    if (s->old_versions && md->store_record_versions)
+        dir_clear(tr, vkey);
     return 0;
 }
 

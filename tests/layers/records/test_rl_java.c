@@ -24,6 +24,7 @@
 #include "../../api/api_helpers.h"
 #include "../../../src/layers/dir_io.h"
 #include "cfdb/errors.h"
+#include "cfdb/records/cursor.h"
 #include "cfdb/records/store.h"
 #include "rl_internal.h"
 #include "rl_test_util.h"
@@ -208,10 +209,185 @@ static void test_pk_positions_ignore_null_interpretation(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- record versions in stores that began below format version 6 ---- */
+
+typedef struct version_io {
+    const cfdb_tuple *pk;
+    cfdb_rl_version v;        /* cfdb_rl_store_load_version */
+    cfdb_rl_version scanned;  /* the record scan's item */
+    uint32_t items;
+} version_io;
+
+static int versions_fn(cfdb_rl_store *s, FDBTransaction *tr, void *ctx)
+{
+    version_io *io = ctx;
+    int rc = cfdb_rl_store_load_version(s, tr, &arena, io->pk, &io->v);
+    cfdb_rl_range all = cfdb_rl_range_all();
+    cfdb_rl_cursor *c = NULL;
+    io->items = 0;
+    if (!rc)
+        rc = cfdb_rl_scan_records(s, tr, &all, cfdb_bytes_make(NULL, 0), NULL, &c);
+    for (bool has = true; !rc && has;) {
+        cfdb_rl_item it;
+        rc = cfdb_rl_cursor_next(c, &arena, &it, &has);
+        if (!rc && has) {
+            io->items++;
+            io->scanned = it.version;
+        }
+    }
+    cfdb_rl_cursor_free(c);
+    return rc;
+}
+
+static bool read_key(cfdb_bytes key, cfdb_bytes *value)
+{
+    static uint8_t buf[4096];
+    int present = 0, len = 0;
+    assert_int_equal(api_read_committed(key.ptr, (int)key.len, &present, buf, sizeof buf, &len), 0);
+    if (value)
+        *value = cfdb_bytes_make(cfdb_arena_dup(&arena, buf, (size_t)len + 1), (size_t)len);
+    return present != 0;
+}
+
+static void put(cfdb_bytes p, cfdb_bytes key, cfdb_bytes value)
+{
+    cfdb_bytes k = rlt_cat(&arena, p, key);
+    assert_int_equal(api_set_committed(k.ptr, (int)k.len, value.ptr, (int)value.len), 0);
+}
+
+static cfdb_rl_metadata *versioned_md(int32_t version, bool store_versions)
+{
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, version);
+    if (store_versions)
+        rl_set_int(m, "store_record_versions", 1);
+    return rlt_load(&arena, m);
+}
+
+/* A store that began at format 4 without split_long_records keeps its unsplit records
+ * without a suffix (omit_unsplit_record_suffix) and so, at any later format, its versions at
+ * P + (8, pk...) as the 12 bytes of the version (FDBRecordStore.useOldVersionFormat,
+ * recordVersionKey, saveVersionWithOldFormat; loadRecordVersionAsync reads them back with
+ * FDBRecordVersion.complete(bytes)); nothing beside the record (SplitHelper's
+ * KeyValueUnsplitter refuses a version key there with the old format). A delete clears it
+ * (deleteTypedRecord). */
+static void test_old_format_versions(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata *md = versioned_md(1, true);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    put(p, BYTES(0x14), BYTES(0x08, 0x04, 0x10, 0x01));   /* DataStoreInfo format 4, md 1 */
+    assert_int_equal(with_store(md, p, save_fn, person(md, 7, "a")), 0);
+    /* the record unsuffixed at P + (1, 1, 7); its version at P + (8, 1, 7): 12 bytes, the
+     * commit's 10-byte version and local version 0 */
+    uint32_t n;
+    dir_kv *recs = read_under(p, BYTES(0x15, 0x01), &n);
+    if (n != 1)
+        dump(p, recs, n);
+    assert_int_equal(n, 1);
+    assert_true(cfdb_bytes_eq(recs[0].key, rlt_cat(&arena, p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07))));
+    dir_kv *vers = read_under(p, BYTES(0x15, 0x08), &n);
+    if (n != 1)
+        dump(p, vers, n);
+    assert_int_equal(n, 1);
+    assert_true(cfdb_bytes_eq(vers[0].key, rlt_cat(&arena, p, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07))));
+    assert_int_equal(vers[0].value.len, 12);
+    assert_int_equal(vers[0].value.ptr[10], 0);
+    assert_int_equal(vers[0].value.ptr[11], 0);
+    assert_true(memcmp(vers[0].value.ptr, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", 10) != 0);
+    /* load and scan give that version */
+    version_io io = { .pk = pk_of(1, 7) };
+    assert_int_equal(with_store(md, p, versions_fn, &io), 0);
+    assert_true(io.v.present && io.v.complete);
+    assert_memory_equal(io.v.bytes, vers[0].value.ptr, 12);
+    assert_int_equal(io.items, 1);
+    assert_true(io.scanned.present && io.scanned.complete);
+    assert_memory_equal(io.scanned.bytes, vers[0].value.ptr, 12);
+    /* a version Java wrote: P + (8, 1, 7) = 12 bytes, read back as they are */
+    cfdb_bytes javav = BYTES(0x00, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09);
+    put(p, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07), javav);
+    assert_int_equal(with_store(md, p, versions_fn, &io), 0);
+    assert_true(io.v.present && io.v.complete);
+    assert_memory_equal(io.v.bytes, javav.ptr, 12);
+    assert_memory_equal(io.scanned.bytes, javav.ptr, 12);
+    /* not 12 bytes: FDBRecordVersion refuses it */
+    put(p, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07), BYTES(0x33, 0x01));
+    assert_int_equal(with_store(md, p, versions_fn, &io), CFDB_ERR_SERIALIZATION_FAILED);
+    /* the delete clears the record and its version */
+    assert_int_equal(with_store(md, p, delete_fn, pk_of(1, 7)), 0);
+    expect_under(p, BYTES(0x15, 0x01), NULL, NULL, 0);
+    expect_under(p, BYTES(0x15, 0x08), NULL, NULL, 0);
+    cfdb_rl_metadata_free(md);
+}
+
+/* A store at format 5 (unsplit records with the (0) suffix) keeps versions at P + (8, pk...);
+ * opened at format 7 with store_record_versions, FDBRecordStore.checkRebuild /
+ * addConvertRecordVersions moves each to P + (1, pk..., -1) = pack((versionstamp)) (0x33 +
+ * the 12 bytes, SplitHelper.packVersion) and clears P + (8). Without store_record_versions
+ * and a new metadata version, checkRebuild clears P + (8). */
+static void test_old_versions_upgraded(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata *md = versioned_md(1, true);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    /* the records as a store at format 5 has them: made by cfdb, then the inline versions
+     * moved to where format 5 keeps them, and the header put back to 5 */
+    assert_int_equal(with_store(md, p, save_fn, person(md, 7, "a")), 0);
+    assert_int_equal(with_store(md, p, save_fn, person(md, 8, "b")), 0);
+    cfdb_bytes rec7k = BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x14);
+    cfdb_bytes rec7;
+    assert_true(read_key(rlt_cat(&arena, p, rec7k), &rec7));
+    cfdb_bytes v7 = BYTES(0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x03);
+    cfdb_bytes v8 = BYTES(0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00, 0x00, 0x00, 0x00);
+    FDBTransaction *tr = api_tr();
+    cfdb_bytes b = rlt_cat(&arena, p, BYTES(0x15, 0x01)), e = rlt_cat(&arena, p, BYTES(0x15, 0x02));
+    fdb_transaction_clear_range(tr, b.ptr, (int)b.len, e.ptr, (int)e.len);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    cfdb_bytes rec8k = BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x08, 0x14);
+    put(p, rec7k, rec7);
+    put(p, rec8k, rec7);   /* the same bytes: Person 7; only keys matter below */
+    put(p, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07), v7);
+    put(p, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x08), v8);
+    put(p, BYTES(0x14), BYTES(0x08, 0x05, 0x10, 0x01));   /* format 5, md 1 */
+
+    assert_int_equal(with_store(md, p, NULL, NULL), 0);
+    cfdb_bytes keys[] = { rec7k, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x13, 0xfe),
+                          rec8k, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x08, 0x13, 0xfe) };
+    cfdb_bytes values[] = {
+        rec7, BYTES(0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x03),
+        rec7, BYTES(0x33, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2b, 0x00, 0x00, 0x00, 0x00) };
+    /* P + (1, 1, 7, 0) and (1, 1, 7, -1): the version key sorts first (0x13 < 0x14) */
+    cfdb_bytes sorted_k[] = { keys[1], keys[0], keys[3], keys[2] };
+    cfdb_bytes sorted_v[] = { values[1], values[0], values[3], values[2] };
+    expect_under(p, BYTES(0x15, 0x01), sorted_k, sorted_v, 4);
+    expect_under(p, BYTES(0x15, 0x08), NULL, NULL, 0);
+    cfdb_bytes header;
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x14)), &header));
+    assert_memory_equal(header.ptr, ((uint8_t[]){ 0x08, 0x07 }), 2);
+    version_io io = { .pk = pk_of(1, 7) };
+    assert_int_equal(with_store(md, p, versions_fn, &io), 0);
+    assert_true(io.v.present && io.v.complete);
+    assert_memory_equal(io.v.bytes, v7.ptr, 12);
+
+    /* format 5 without store_record_versions, metadata version 1 -> 2: P + (8) cleared */
+    cfdb_rl_metadata *md2 = versioned_md(2, false);
+    cfdb_bytes q = rlt_prefix(&arena, "rj");
+    put(q, rec7k, rec7);
+    put(q, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07), v7);
+    put(q, BYTES(0x14), BYTES(0x08, 0x05, 0x10, 0x01));
+    assert_int_equal(with_store(md2, q, NULL, NULL), 0);
+    expect_under(q, BYTES(0x15, 0x08), NULL, NULL, 0);
+    expect_under(q, BYTES(0x15, 0x01), &rec7k, &rec7, 1);
+    cfdb_rl_metadata_free(md2);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pk_positions_ignore_null_interpretation),
+        cmocka_unit_test(test_old_format_versions),
+        cmocka_unit_test(test_old_versions_upgraded),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
