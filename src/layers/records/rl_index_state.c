@@ -85,6 +85,8 @@ int rl_state_write(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
         dir_set(tr, key, packed);
     }
     s->states[rl_index_pos(s, ix)] = (uint8_t)st;
+    /* FDBRecordStore.updateIndexState: the state is in the cached store state */
+    rl_bump_metadata_version(s, tr);
     return 0;
 }
 

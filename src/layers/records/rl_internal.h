@@ -71,6 +71,8 @@ struct cfdb_rl_store {
     /* record versions at P + (8, pk...) as 12 raw bytes, not beside the record (Java's
      * useOldVersionFormat: format < 6 or omit_unsplit_suffix) */
     bool old_versions;
+    /* the header's cacheable flag: state changes bump \xff/metadataVersion */
+    bool cacheable;
     uint8_t *states;            /* cfdb_rl_index_state per md->indexes[i] */
     cfdb_arena pending_arena;
     rl_pending *pending;
@@ -120,6 +122,12 @@ bool rl_atomic_idempotent(const char *type);
 int rl_index_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_);
 bool rl_index_type_supported(const cfdb_rl_index *ix);
+
+/* Stores with a cacheable state (format 7's DataStoreInfo.cacheable): the database's
+ * metadata version stamp set at commit, so Java's MetaDataVersionStampStoreStateCache drops
+ * what it holds of this store (FDBRecordContext.setMetaDataVersionStamp: SET_VERSIONSTAMPED_VALUE
+ * of \xff/metadataVersion with 14 zero bytes). Nothing for other stores. */
+void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr);
 
 /* Index states (rl_index_state.c). */
 int rl_states_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a);

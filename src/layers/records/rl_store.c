@@ -208,6 +208,7 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         return CFDB_ERR_CLIENT_INVALID_OPERATION;       /* our metadata is stale */
     s->omit_unsplit_suffix = format >= CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX &&
                              rl_bool(info, "omit_unsplit_record_suffix");
+    s->cacheable = rl_bool(info, "cacheable");
     s->format_version = format > CFDB_RL_FORMAT_CACHEABLE_STATE ? format
                                                                : CFDB_RL_FORMAT_CACHEABLE_STATE;
     s->metadata_version = md->version;
@@ -222,6 +223,8 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     s->old_versions = s->omit_unsplit_suffix;
     if ((rc = write_header(s, tr, a, info)))
         return rc;
+    /* FDBRecordStore.updateStoreHeaderAsync: a new header of a cacheable store */
+    rl_bump_metadata_version(s, tr);
     /* FDBRecordStore.checkRebuild: versions of a store that began below format 6 move from
      * P + (8, pk...) beside their records (addConvertRecordVersions) when the store no longer
      * uses the old format; a store that stopped storing versions loses the old space when
@@ -797,6 +800,15 @@ int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         *out += (int64_t)v;
     }
     return rc;
+}
+
+void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr)
+{
+    static const uint8_t key[] = "\xff/metadataVersion";
+    static const uint8_t stamp_at_0[14] = { 0 };   /* 10-byte stamp, then offset 0 (LE) */
+    if (s->cacheable)
+        fdb_transaction_atomic_op(tr, key, (int)sizeof key - 1, stamp_at_0, (int)sizeof stamp_at_0,
+                                  FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
 }
 
 /* ---- held version mutations ---- */

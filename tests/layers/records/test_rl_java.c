@@ -382,12 +382,99 @@ static void test_old_versions_upgraded(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- cacheable store state ---- */
+
+static cfdb_bytes mdv_key(void)
+{
+    return cfdb_bytes_str("\xff/metadataVersion");
+}
+
+/* Opens the store and marks an index in one transaction, giving the commit's versionstamp. */
+static int mark_stamped(const cfdb_rl_metadata *md, cfdb_bytes p, const char *name,
+                        cfdb_rl_index_state st, uint8_t stamp[10])
+{
+    FDBTransaction *tr = api_tr();
+    cfdb_rl_store *s = NULL;
+    int rc = cfdb_rl_store_open(tr, md, p, CFDB_RL_OPEN, &s);
+    if (!rc)
+        rc = cfdb_rl_store_mark_index(s, tr, name, st);
+    cfdb_rl_store_free(s);
+    FDBFuture *vf = rc ? NULL : fdb_transaction_get_versionstamp(tr);
+    if (!rc)
+        rc = api_commit(tr);
+    if (vf) {
+        const uint8_t *k;
+        int len;
+        if (!rc && !(rc = fdb_future_block_until_ready(vf)) && !(rc = fdb_future_get_error(vf)) &&
+            !(rc = fdb_future_get_key(vf, &k, &len)) && len == 10)
+            memcpy(stamp, k, 10);
+        fdb_future_destroy(vf);
+    }
+    fdb_transaction_destroy(tr);
+    return rc;
+}
+
+/* A store whose header says cacheable (DataStoreInfo.cacheable = 7, format 7): every index
+ * state change sets the database's metadata version stamp, so a Java process caching the
+ * store state (MetaDataVersionStampStoreStateCache) re-reads it:
+ * FDBRecordStore.updateIndexState -> FDBRecordContext.setMetaDataVersionStamp =
+ * SET_VERSIONSTAMPED_VALUE of \xff/metadataVersion with META_DATA_VERSION_STAMP_VALUE (10
+ * zero bytes + offset 0), so the key holds the commit's 10-byte versionstamp. A store that is
+ * not cacheable leaves the key alone. */
+static void test_cacheable_state_bumps_metadata_version(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, 1);
+    rlt_add_index(&arena, m, "pn", "value", F("name"), "Person");
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md, p, NULL, NULL), 0);
+    /* not cacheable: the key stays as it was */
+    cfdb_bytes before = { NULL, 0 }, after;
+    bool had = read_key(mdv_key(), &before);
+    uint8_t stamp[10] = { 0 };
+    assert_int_equal(mark_stamped(md, p, "pn", CFDB_RL_INDEX_WRITE_ONLY, stamp), 0);
+    bool has = read_key(mdv_key(), &after);
+    assert_int_equal(has, had);
+    if (has)
+        assert_true(cfdb_bytes_eq(before, after));
+    /* cacheable (header 08 07 10 01 38 01): each mark sets it to its commit's stamp */
+    put(p, BYTES(0x14), BYTES(0x08, 0x07, 0x10, 0x01, 0x38, 0x01));
+    assert_int_equal(mark_stamped(md, p, "pn", CFDB_RL_INDEX_DISABLED, stamp), 0);
+    assert_true(read_key(mdv_key(), &after));
+    assert_int_equal(after.len, 10);
+    assert_memory_equal(after.ptr, stamp, 10);
+    assert_int_equal(mark_stamped(md, p, "pn", CFDB_RL_INDEX_WRITE_ONLY, stamp), 0);
+    assert_true(read_key(mdv_key(), &after));
+    assert_memory_equal(after.ptr, stamp, 10);
+    /* an upgrade's new header of a cacheable store (FDBRecordStore.updateStoreHeaderAsync) */
+    cfdb_rl_metadata *md2 = rlt_load(&arena, rlt_base_metadata(&arena, 2));
+    FDBTransaction *tr = api_tr();
+    cfdb_rl_store *s = NULL;
+    assert_int_equal(cfdb_rl_store_open(tr, md2, p, CFDB_RL_OPEN, &s), 0);
+    cfdb_rl_store_free(s);
+    FDBFuture *vf = fdb_transaction_get_versionstamp(tr);
+    assert_int_equal(api_commit(tr), 0);
+    const uint8_t *k;
+    int len;
+    assert_int_equal(fdb_future_block_until_ready(vf), 0);
+    assert_int_equal(fdb_future_get_key(vf, &k, &len), 0);
+    assert_int_equal(len, 10);
+    assert_true(read_key(mdv_key(), &after));
+    assert_memory_equal(after.ptr, k, 10);
+    fdb_future_destroy(vf);
+    fdb_transaction_destroy(tr);
+    cfdb_rl_metadata_free(md2);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pk_positions_ignore_null_interpretation),
         cmocka_unit_test(test_old_format_versions),
         cmocka_unit_test(test_old_versions_upgraded),
+        cmocka_unit_test(test_cacheable_state_bumps_metadata_version),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
