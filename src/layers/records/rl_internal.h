@@ -51,6 +51,7 @@ enum {
     RL_KS_STORE_INFO = 0, RL_KS_RECORD = 1, RL_KS_INDEX = 2, RL_KS_SECONDARY = 3,
     RL_KS_RECORD_COUNT = 4, RL_KS_INDEX_STATE = 5, RL_KS_INDEX_RANGE = 6,
     RL_KS_UNIQUENESS_VIOLATIONS = 7, RL_KS_RECORD_VERSION = 8, RL_KS_INDEX_BUILD = 9,
+    RL_KS_SLIDING_WINDOW = 10,
 };
 
 /* A versionstamped mutation held until commit (FDBRecordContext's version mutations). */
@@ -133,8 +134,14 @@ void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr);
 int rl_states_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a);
 int rl_state_write(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                    cfdb_rl_index_state st);
-/* Clears an index's entries, secondary space, built ranges and uniqueness violations. */
+/* Clears an index's entries, secondary and sliding-window spaces, built ranges, uniqueness
+ * violations and build bookkeeping (FDBRecordStore.clearIndexData). */
 int rl_index_clear_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix);
+/* Clears P + (9, subspace key) but its lock, P + (9, subspace key, 0): the type stamp,
+ * heartbeats and the rest of an online build's bookkeeping
+ * (IndexingSubspaces.eraseAllIndexingDataButTheLockAndRangeSet). */
+int rl_index_clear_build_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                              const cfdb_rl_index *ix);
 
 /* Range sets (rl_rangeset.c): Java's com.apple.foundationdb.async.RangeSet under subspace
  * `space`: key space + pack((begin bytes)) -> end bytes; begin {0x00}, end {0xff} stand for

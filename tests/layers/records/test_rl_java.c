@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -59,6 +60,11 @@ static const cfdb_kex *field_ni(const char *name, uint8_t ni)
 
 /* ---- transactions on a store ---- */
 
+typedef struct mark_op {
+    const char *name;
+    cfdb_rl_index_state state;
+} mark_op;
+
 typedef int (*store_fn)(cfdb_rl_store *s, FDBTransaction *tr, void *ctx);
 
 /* Opens the store (creating it), runs fn, writes held versions and commits, retrying. */
@@ -93,6 +99,12 @@ static int save_fn(cfdb_rl_store *s, FDBTransaction *tr, void *ctx)
 static int delete_fn(cfdb_rl_store *s, FDBTransaction *tr, void *ctx)
 {
     return cfdb_rl_store_delete(s, tr, &arena, ctx, NULL);
+}
+
+static int mark_fn(cfdb_rl_store *s, FDBTransaction *tr, void *ctx)
+{
+    mark_op *m = ctx;
+    return cfdb_rl_store_mark_index(s, tr, m->name, m->state);
 }
 
 static cfdb_tuple *pk_of(int64_t type_key, int64_t id)
@@ -468,6 +480,118 @@ static void test_cacheable_state_bumps_metadata_version(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- the online indexer's type stamp and heartbeats ---- */
+
+/* protobuf varint of v into out; its length */
+static size_t varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+/* IndexBuildProto.IndexBuildHeartbeat {info "BY_RECORDS", createTimeMilliseconds t,
+ * heartbeatTimeMilliseconds t} as Java's toByteArray: 0a 0a "BY_RECORDS", 10 varint, 18 varint */
+static cfdb_bytes java_heartbeat(int64_t t)
+{
+    uint8_t *b = cfdb_arena_alloc(&arena, 64);
+    assert_non_null(b);
+    size_t n = 0;
+    b[n++] = 0x0a;
+    b[n++] = 10;
+    memcpy(b + n, "BY_RECORDS", 10);
+    n += 10;
+    b[n++] = 0x10;
+    n += varint(b + n, (uint64_t)t);
+    b[n++] = 0x18;
+    n += varint(b + n, (uint64_t)t);
+    return cfdb_bytes_make(b, n);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* IndexingBase / IndexingSubspaces / IndexingHeartbeat (provider/foundationdb): the online
+ * indexer building one index by records keeps P + (9, "pn", 2) = IndexBuildIndexingStamp
+ * {method BY_RECORDS} = 08 01 (IndexingMultiTargetByRecords
+ * .compileSingleTargetLegacyIndexingTypeStamp, FDBRecordStore.saveIndexingTypeStamp); refuses
+ * a stamp of another method (a BY_INDEX build: 08 02 12 <source subspace key> 18 <version>),
+ * a blocked one (block = field 5) and another indexer's live heartbeat at
+ * P + (9, "pn", 7, UUID); clears its own heartbeat when it stops
+ * (IndexingBase.clearHeartbeats) and, once readable, all of P + (9, "pn") but the lock
+ * (IndexingSubspaces.eraseAllIndexingDataButTheLockAndRangeSet). */
+static void test_indexer_stamp_and_heartbeats(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, 1);
+    rlt_add_index(&arena, m, "pn", "value", F("name"), "Person");
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    mark_op dis = { "pn", CFDB_RL_INDEX_DISABLED };
+    assert_int_equal(with_store(md, p, mark_fn, &dis), 0);
+    for (int i = 1; i <= 10; i++)
+        assert_int_equal(with_store(md, p, save_fn, person(md, i, "x")), 0);
+    cfdb_bytes build = BYTES(0x15, 0x09, 0x02, 'p', 'n', 0x00);
+    cfdb_bytes stamp_k = BYTES(0x15, 0x09, 0x02, 'p', 'n', 0x00, 0x15, 0x02);
+    cfdb_bytes other_hb = BYTES(0x15, 0x09, 0x02, 'p', 'n', 0x00, 0x15, 0x07, 0x30,
+                                0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0x4d, 0xef,
+                                0x81, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef);
+    cfdb_bytes entries = BYTES(0x15, 0x02, 0x02, 'p', 'n', 0x00);
+    cfdb_rl_indexer_stats st;
+
+    /* a BY_INDEX build of Java's in progress: refused, nothing indexed */
+    cfdb_bytes by_index = BYTES(0x08, 0x02, 0x12, 0x03, 0x02, 'a', 0x00, 0x18, 0x01);
+    put(p, stamp_k, by_index);
+    cfdb_rl_indexer_options o = { .max_records = 3, .max_batches = 2 };
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md, p, "pn", &o, &st), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_int_equal(st.other_method, 2);
+    assert_int_equal(st.records, 0);
+    expect_under(p, entries, NULL, NULL, 0);
+    expect_under(p, build, &stamp_k, &by_index, 1);
+    /* a blocked BY_RECORDS stamp (block = true, no expiry): refused */
+    cfdb_bytes blocked = BYTES(0x08, 0x01, 0x28, 0x01);
+    put(p, stamp_k, blocked);
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md, p, "pn", &o, &st), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_true(st.blocked);
+    /* block expired (blockExpireEpochMilliSeconds = 1): similar, replaced by 08 01 */
+    put(p, stamp_k, BYTES(0x08, 0x01, 0x28, 0x01, 0x30, 0x01));
+    /* ... but another indexer's heartbeat of now: refused */
+    put(p, other_hb, java_heartbeat(wall_ms()));
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md, p, "pn", &o, &st), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_true(st.other_indexer);
+    /* its heartbeat 20 s old (lease 10 s): two batches, then stopped with the stamp 08 01 and
+     * no heartbeat of its own left */
+    cfdb_bytes old_hb = java_heartbeat(wall_ms() - 20000);
+    put(p, other_hb, old_hb);
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md, p, "pn", &o, &st), 0);
+    assert_int_equal(st.batches, 2);
+    assert_int_equal(st.records, 6);
+    assert_false(st.readable);
+    cfdb_bytes by_records = BYTES(0x08, 0x01);
+    expect_under(p, build, (cfdb_bytes[]){ stamp_k, other_hb }, (cfdb_bytes[]){ by_records, old_hb }, 2);
+    /* resumed at once (its own cleared heartbeat does not block): readable, and P + (9, "pn")
+     * empty */
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md, p, "pn", NULL, &st), 0);
+    assert_true(st.readable);
+    assert_int_equal(st.records, 4);
+    expect_under(p, build, NULL, NULL, 0);
+    uint32_t n;
+    read_under(p, entries, &n);
+    assert_int_equal(n, 10);
+    /* disabling clears the stamp too (FDBRecordStore.clearIndexData) */
+    put(p, stamp_k, by_index);
+    assert_int_equal(with_store(md, p, mark_fn, &dis), 0);
+    expect_under(p, build, NULL, NULL, 0);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -475,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_old_format_versions),
         cmocka_unit_test(test_old_versions_upgraded),
         cmocka_unit_test(test_cacheable_state_bumps_metadata_version),
+        cmocka_unit_test(test_indexer_stamp_and_heartbeats),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
