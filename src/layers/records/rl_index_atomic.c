@@ -15,10 +15,15 @@
  *   min_ever_long    MIN  as max
  *   max_ever_tuple   BYTE_MAX  pack(grouped value), none on removal
  *   min_ever_tuple   BYTE_MIN  as max
+ * With the index option clearWhenZero (true, any case: Index.getBooleanOption), count,
+ * count_not_null and sum follow each ADD with COMPARE_AND_CLEAR of 8 zero bytes, so a group
+ * whose total comes back to 0 has no key (AtomicMutation.Standard *_CLEAR_WHEN_ZERO,
+ * getCompareAndClearParam = FDBRecordStore.INT64_ZERO).
  * Entries both the old and the new record have are left alone (skipUpdateForUnchangedKeys),
  * except for count_updates. A root that is not a grouping expression is refused (2000; Java's
  * maintainer casts it to GroupingKeyExpression). */
 #include <string.h>
+#include <strings.h>
 
 #include "rl_internal.h"
 
@@ -85,7 +90,7 @@ static bool in_list(const cfdb_tuple *t, const cfdb_tuple *list, uint32_t n)
 
 /* One entry's mutation (or none). */
 static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_bytes space,
-                  uint32_t grouped, const cfdb_tuple *key, bool remove)
+                  uint32_t grouped, const cfdb_tuple *key, bool remove, bool clear_when_zero)
 {
     uint32_t cols = cfdb_tuple_count(key);
     if (grouped > cols)
@@ -137,6 +142,10 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
     if (k.len > CFDB_RL_MAX_KEY_SIZE)
         return CFDB_ERR_KEY_TOO_LARGE;
     fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, param.ptr, (int)param.len, t->op);
+    if (clear_when_zero && t->op == FDB_MUTATION_TYPE_ADD && strcmp(t->name, "count_updates")) {
+        static const uint8_t zero[8] = { 0 };
+        fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, zero, 8, FDB_MUTATION_TYPE_COMPARE_AND_CLEAR);
+    }
     return 0;
 }
 
@@ -160,11 +169,13 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
     if (!rc)
         rc = evaluate(a, ix, new_, &news, &nn);
     bool skip_common = strcmp(t->name, "count_updates") != 0;
+    const char *cwz = cfdb_rl_index_option_value(ix, "clearWhenZero");
+    bool clear_when_zero = cwz && !strcasecmp(cwz, "true");
     for (uint32_t i = 0; i < no && !rc; i++)
         if (!(skip_common && in_list(&olds[i], news, nn)))
-            rc = mutate(a, tr, t, space, grouped, &olds[i], true);
+            rc = mutate(a, tr, t, space, grouped, &olds[i], true, clear_when_zero);
     for (uint32_t i = 0; i < nn && !rc; i++)
         if (!(skip_common && in_list(&news[i], olds, no)))
-            rc = mutate(a, tr, t, space, grouped, &news[i], false);
+            rc = mutate(a, tr, t, space, grouped, &news[i], false, clear_when_zero);
     return rc;
 }

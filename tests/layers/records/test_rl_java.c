@@ -592,6 +592,53 @@ static void test_indexer_stamp_and_heartbeats(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- aggregate indexes ---- */
+
+static cfdb_pb_msg *add_option(cfdb_pb_msg *ix, const char *key, const char *value)
+{
+    cfdb_pb_msg *opt;
+    assert_int_equal(rl_add_msg(ix, "options", &opt), 0);
+    rl_set_bytes(opt, "key", cfdb_bytes_str(key));
+    rl_set_bytes(opt, "value", cfdb_bytes_str(value));
+    return ix;
+}
+
+/* clearWhenZero (IndexOptions.CLEAR_WHEN_ZERO): AtomicMutationIndexMaintainer.updateIndexKeys
+ * follows the ADD of a COUNT_CLEAR_WHEN_ZERO / SUM_LONG_CLEAR_WHEN_ZERO mutation with
+ * COMPARE_AND_CLEAR of FDBRecordStore.INT64_ZERO (8 zero bytes), so once the last record of
+ * a group goes its key does too; without the option the key stays with 8 zero bytes. Counts
+ * grouped by name (GroupingKeyExpression(name, 0)): P + (2, "c", "a") = ADD 01 00 .. 00. */
+static void test_clear_when_zero(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, 1);
+    add_option(rlt_add_index(&arena, m, "c", "count", cfdb_kex_grouping(&arena, F("name"), 0), "Person"),
+               "clearWhenZero", "True");
+    rlt_add_index(&arena, m, "k", "count", cfdb_kex_grouping(&arena, F("name"), 0), "Person");
+    const cfdb_kex *name_id[] = { F("name"), F("id") };
+    add_option(rlt_add_index(&arena, m, "s", "sum", cfdb_kex_grouping(&arena, cfdb_kex_then(&arena, name_id, 2), 1),
+                             "Person"),
+               "clearWhenZero", "true");
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md, p, save_fn, person(md, 5, "a")), 0);
+    cfdb_bytes c = BYTES(0x15, 0x02, 0x02, 'c', 0x00), k = BYTES(0x15, 0x02, 0x02, 'k', 0x00);
+    cfdb_bytes sp = BYTES(0x15, 0x02, 0x02, 's', 0x00);
+    cfdb_bytes ca = BYTES(0x15, 0x02, 0x02, 'c', 0x00, 0x02, 'a', 0x00);
+    cfdb_bytes ka = BYTES(0x15, 0x02, 0x02, 'k', 0x00, 0x02, 'a', 0x00);
+    cfdb_bytes sa = BYTES(0x15, 0x02, 0x02, 's', 0x00, 0x02, 'a', 0x00);
+    cfdb_bytes one = BYTES(0x01, 0, 0, 0, 0, 0, 0, 0), five = BYTES(0x05, 0, 0, 0, 0, 0, 0, 0);
+    cfdb_bytes zero = BYTES(0, 0, 0, 0, 0, 0, 0, 0);
+    expect_under(p, c, &ca, &one, 1);
+    expect_under(p, k, &ka, &one, 1);
+    expect_under(p, sp, &sa, &five, 1);
+    assert_int_equal(with_store(md, p, delete_fn, pk_of(1, 5)), 0);
+    expect_under(p, c, NULL, NULL, 0);
+    expect_under(p, sp, NULL, NULL, 0);
+    expect_under(p, k, &ka, &zero, 1);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_old_versions_upgraded),
         cmocka_unit_test(test_cacheable_state_bumps_metadata_version),
         cmocka_unit_test(test_indexer_stamp_and_heartbeats),
+        cmocka_unit_test(test_clear_when_zero),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
