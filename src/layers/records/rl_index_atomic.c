@@ -13,7 +13,8 @@
  *   sum              ADD  +v / -v of the grouped value's first column (an integer; null: none)
  *   max_ever_long    MAX  v (little-endian, so negatives are refused: 2000), none on removal
  *   min_ever_long    MIN  as max
- *   max_ever_tuple   BYTE_MAX  pack(grouped value), none on removal
+ *   max_ever_tuple   BYTE_MAX  pack(grouped value), on removal too (Java's getMutationParam
+ *                              gives the packed key whatever `remove`)
  *   min_ever_tuple   BYTE_MIN  as max
  * With the index option clearWhenZero (true, any case: Index.getBooleanOption), count,
  * count_not_null and sum follow each ADD with COMPARE_AND_CLEAR of 8 zero bytes, so a group
@@ -130,9 +131,7 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
         if (first->type != CFDB_TUPLE_INT || first->v.i < 0)
             return CFDB_ERR_CLIENT_INVALID_OPERATION;
         le64(buf, first->v.i);
-    } else {   /* max/min_ever_tuple */
-        if (remove)
-            return 0;
+    } else {   /* max/min_ever_tuple, added or removed alike */
         if ((rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, &value, &param)))
             return rc;
     }
