@@ -9,7 +9,8 @@
  *   count            ADD  +1 / -1 (little-endian int64)
  *   count_updates    ADD  +1 on every new entry, nothing on removal; entries the old and
  *                         new record share are not skipped (counts updates)
- *   count_not_null   ADD  +1 / -1, nothing when the grouped value holds a null
+ *   count_not_null   ADD  +1 / -1, nothing when the grouped value holds a null not from a
+ *                         field with the UNIQUE null interpretation
  *   sum              ADD  +v / -v of the grouped value's first column (an integer; null: none)
  *   max_ever_long    MAX  v (little-endian, so negatives are refused: 2000), none on removal
  *   min_ever_long    MIN  as max
@@ -90,8 +91,9 @@ static bool in_list(const cfdb_tuple *t, const cfdb_tuple *list, uint32_t n)
 }
 
 /* One entry's mutation (or none). */
-static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_bytes space,
-                  uint32_t grouped, const cfdb_tuple *key, bool remove, bool clear_when_zero)
+static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const cfdb_kex *root,
+                  cfdb_bytes space, uint32_t grouped, const cfdb_tuple *key, bool remove,
+                  bool clear_when_zero)
 {
     uint32_t cols = cfdb_tuple_count(key);
     if (grouped > cols)
@@ -115,9 +117,8 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
             return 0;
         le64(buf, 1);
     } else if (!strcmp(t->name, "count_not_null")) {
-        for (uint32_t i = 0; i < cfdb_tuple_count(&value); i++)
-            if (cfdb_tuple_get(&value, i)->type == CFDB_TUPLE_NULL)
-                return 0;
+        if (rl_key_has_non_unique_null(root, &value, prefix))   /* keyContainsNonUniqueNull */
+            return 0;
         le64(buf, remove ? -1 : 1);
     } else if (!strcmp(t->name, "sum")) {
         if (!first || first->type == CFDB_TUPLE_NULL)
@@ -172,9 +173,9 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
     bool clear_when_zero = cwz && !strcasecmp(cwz, "true");
     for (uint32_t i = 0; i < no && !rc; i++)
         if (!(skip_common && in_list(&olds[i], news, nn)))
-            rc = mutate(a, tr, t, space, grouped, &olds[i], true, clear_when_zero);
+            rc = mutate(a, tr, t, ix->root, space, grouped, &olds[i], true, clear_when_zero);
     for (uint32_t i = 0; i < nn && !rc; i++)
         if (!(skip_common && in_list(&news[i], olds, no)))
-            rc = mutate(a, tr, t, space, grouped, &news[i], false, clear_when_zero);
+            rc = mutate(a, tr, t, ix->root, space, grouped, &news[i], false, clear_when_zero);
     return rc;
 }

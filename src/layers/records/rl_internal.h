@@ -106,6 +106,10 @@ typedef struct rl_side {
 /* Entries as cfdb_rl_index_entries, with the record's version for version() columns. */
 int rl_index_entries_v(cfdb_arena *a, const cfdb_rl_index *ix, const rl_side *r,
                        cfdb_rl_index_entry **out, uint32_t *count);
+/* Whether key (columns first_col.. of root's keys) holds a null that Java's Key.Evaluated
+ * marks NullStandin.NULL: one not from a field with the UNIQUE null interpretation
+ * (IndexEntry.keyContainsNonUniqueNull). */
+bool rl_key_has_non_unique_null(const cfdb_kex *root, const cfdb_tuple *key, uint32_t first_col);
 /* Columns of an entry's index key (before the primary key): split point or all. */
 uint32_t rl_index_key_columns(const cfdb_rl_index *ix);
 

@@ -674,6 +674,48 @@ static void test_ever_tuple_on_removal(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* Nulls of fields with the UNIQUE null interpretation are values for uniqueness and counts:
+ * StandardIndexMaintainer.updateOneKeyAsync checks uniqueness unless
+ * IndexEntry.keyContainsNonUniqueNull (only NullStandin.NULL, the NOT_UNIQUE default, counts);
+ * AtomicMutation.Standard COUNT_NOT_NULL skips the same. A unique index "un" on
+ * name UNIQUE: the first Person without a name writes P + (2, "un", null, 1, 1) =
+ * 15 02 02 75 6e 00 00 15 01 15 01 = '', the second is a violation. On plain name both go in.
+ * count_not_null "cn" of name UNIQUE counts them: P + (2, "cn") = 02 00 .. 00. */
+static void test_unique_nulls(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, 1);
+    cfdb_pb_msg *un = rlt_add_index(&arena, m, "un", "value", field_ni("name", CFDB_KEX_NULL_UNIQUE), "Person");
+    add_option(un, "unique", "true");
+    add_option(rlt_add_index(&arena, m, "up", "value", F("name"), "Person"), "unique", "true");
+    rlt_add_index(&arena, m, "cn", "count_not_null",
+                  cfdb_kex_grouping(&arena, field_ni("name", CFDB_KEX_NULL_UNIQUE), 1), "Person");
+    rlt_add_index(&arena, m, "cp", "count_not_null", cfdb_kex_grouping(&arena, F("name"), 1), "Person");
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md, p, save_fn, person(md, 1, NULL)), 0);
+    cfdb_bytes k1 = BYTES(0x15, 0x02, 0x02, 'u', 'n', 0x00, 0x00, 0x15, 0x01, 0x15, 0x01);
+    cfdb_bytes e = EMPTY;
+    expect_under(p, BYTES(0x15, 0x02, 0x02, 'u', 'n', 0x00), &k1, &e, 1);
+    assert_int_equal(with_store(md, p, save_fn, person(md, 2, NULL)), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    /* without "un": "up" (NOT_UNIQUE nulls) takes both */
+    cfdb_pb_msg *m2 = rlt_base_metadata(&arena, 1);
+    add_option(rlt_add_index(&arena, m2, "up", "value", F("name"), "Person"), "unique", "true");
+    rlt_add_index(&arena, m2, "cn", "count_not_null",
+                  cfdb_kex_grouping(&arena, field_ni("name", CFDB_KEX_NULL_UNIQUE), 1), "Person");
+    rlt_add_index(&arena, m2, "cp", "count_not_null", cfdb_kex_grouping(&arena, F("name"), 1), "Person");
+    cfdb_rl_metadata *md2 = rlt_load(&arena, m2);
+    cfdb_bytes q = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md2, q, save_fn, person(md2, 1, NULL)), 0);
+    assert_int_equal(with_store(md2, q, save_fn, person(md2, 2, NULL)), 0);
+    cfdb_bytes v;
+    assert_true(read_key(rlt_cat(&arena, q, BYTES(0x15, 0x02, 0x02, 'c', 'n', 0x00)), &v));
+    assert_true(cfdb_bytes_eq(v, BYTES(0x02, 0, 0, 0, 0, 0, 0, 0)));
+    assert_false(read_key(rlt_cat(&arena, q, BYTES(0x15, 0x02, 0x02, 'c', 'p', 0x00)), NULL));
+    cfdb_rl_metadata_free(md2);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -684,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_indexer_stamp_and_heartbeats),
         cmocka_unit_test(test_clear_when_zero),
         cmocka_unit_test(test_ever_tuple_on_removal),
+        cmocka_unit_test(test_unique_nulls),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
