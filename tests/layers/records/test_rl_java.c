@@ -716,6 +716,75 @@ static void test_unique_nulls(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- a record type in several union fields ---- */
+
+/* The one FileDescriptorProto of a FileDescriptorSet made by make_pb_vectors.sh. */
+static cfdb_bytes only_file(const char *vector)
+{
+    cfdb_bytes set = rlt_read_vector(&arena, vector);
+    assert_int_equal(set.ptr[0], 0x0a);
+    uint32_t len = 0, shift = 0, i = 1;
+    while (set.ptr[i] & 0x80) {
+        len |= (uint32_t)(set.ptr[i++] & 0x7f) << shift;
+        shift += 7;
+    }
+    len |= (uint32_t)set.ptr[i++] << shift;
+    assert_int_equal(i + len, set.len);
+    return cfdb_bytes_make(set.ptr + i, len);
+}
+
+/* tests/vectors/records/rl_union2.proto: RecordTypeUnion { Rec old = 1; Other a = 2;
+ * Rec _Rec = 3; Other b = 4; Rec newer = 5; }. RecordMetaDataBuilder.fillUnionFields /
+ * remapUnionField keep, for writing, the field named "_" + the type's name, else the one
+ * with the larger number: Rec under _Rec (3), Other under b (4); RecordType.getRecordTypeKey
+ * stays the smallest number (Rec 1, Other 2). DynamicMessageRecordSerializer.serialize then
+ * writes the union with that field: Rec {id 7} at P + (1, 7, 0) = 1a 02 08 07, Other {id 9}
+ * at P + (1, 9, 0) = 22 02 08 09. A record Java wrote under another field of the type
+ * (old: 0a 02 08 08) is read as that type. */
+static void test_union_field_for_writing(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = rlt_schema_msg(&arena, RL_PKG "MetaData");
+    assert_int_equal(rl_set_bytes(m, "records", only_file("rl_union2_only.pb")), 0);
+    rlt_add_type(&arena, m, "Rec", F("id"));
+    rlt_add_type(&arena, m, "Other", F("id"));
+    rl_set_int(m, "version", 1);
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    const cfdb_rl_record_type *rec = cfdb_rl_record_type_by_name(md, "Rec");
+    const cfdb_rl_record_type *other = cfdb_rl_record_type_by_name(md, "Other");
+    assert_int_equal(rec->union_field->number, 3);
+    assert_int_equal(other->union_field->number, 4);
+    assert_int_equal(rec->record_type_key.v.i, 1);
+    assert_int_equal(other->record_type_key.v.i, 2);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    cfdb_pb_value v;
+    cfdb_pb_msg *r = cfdb_pb_msg_new(&arena, rec->descriptor);
+    v.i = 7;
+    cfdb_pb_set(r, cfdb_pb_field_by_name(rec->descriptor, "id"), v);
+    cfdb_pb_msg *o = cfdb_pb_msg_new(&arena, other->descriptor);
+    v.i = 9;
+    cfdb_pb_set(o, cfdb_pb_field_by_name(other->descriptor, "id"), v);
+    assert_int_equal(with_store(md, p, save_fn, r), 0);
+    assert_int_equal(with_store(md, p, save_fn, o), 0);
+    cfdb_bytes keys[] = { BYTES(0x15, 0x01, 0x15, 0x07, 0x14), BYTES(0x15, 0x01, 0x15, 0x09, 0x14) };
+    cfdb_bytes values[] = { BYTES(0x1a, 0x02, 0x08, 0x07), BYTES(0x22, 0x02, 0x08, 0x09) };
+    expect_under(p, BYTES(0x15, 0x01), keys, values, 2);
+    put(p, BYTES(0x15, 0x01, 0x15, 0x08, 0x14), BYTES(0x0a, 0x02, 0x08, 0x08));
+    FDBTransaction *tr = api_tr();
+    cfdb_rl_store *s;
+    assert_int_equal(cfdb_rl_store_open(tr, md, p, CFDB_RL_OPEN, &s), 0);
+    cfdb_tuple pk;
+    cfdb_tuple_init(&pk, &arena);
+    cfdb_tuple_add_int(&pk, 8);
+    cfdb_rl_loaded l;
+    assert_int_equal(cfdb_rl_store_load(s, tr, &arena, &pk, &l), 0);
+    assert_true(l.found);
+    assert_ptr_equal(l.type, rec);
+    cfdb_rl_store_free(s);
+    fdb_transaction_destroy(tr);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -727,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_clear_when_zero),
         cmocka_unit_test(test_ever_tuple_on_removal),
         cmocka_unit_test(test_unique_nulls),
+        cmocka_unit_test(test_union_field_for_writing),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
