@@ -93,10 +93,12 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         rc = rl_set_int(info, "lastUpdateTime", now_ms());
     if (!rc && s->omit_unsplit_suffix)
         rc = rl_set_int(info, "omit_unsplit_record_suffix", 1);
+    const cfdb_pb_field *f = rl_f(info, "record_count_key");
+    if (!rc && !s->md->record_count_key)
+        cfdb_pb_clear(info, f);
     if (!rc && s->md->record_count_key && !rl_has(info, "record_count_key")) {
         cfdb_bytes raw;
         cfdb_pb_msg *key;
-        const cfdb_pb_field *f = rl_f(info, "record_count_key");
         rc = cfdb_kex_serialize(a, s->md->record_count_key, &raw);
         if (!rc)
             rc = cfdb_pb_decode(a, f->message, raw.ptr, raw.len, 0, &key, NULL);
@@ -116,6 +118,115 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
 
 static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
                                const cfdb_rl_open_options *opts);
+
+/* FDBRecordStore.checkPossiblyRebuildRecordCounts: the counts are rebuilt when the store
+ * began before format 2 (RECORD_COUNT_ADDED) or the header's record count key is not the
+ * metadata's (compared as serialized KeyExpressions; absent on either side counts). */
+static int counts_stale(const cfdb_rl_store *s, cfdb_arena *a, const cfdb_pb_msg *info,
+                        int32_t format, bool *stale)
+{
+    const cfdb_kex *want = s->md->record_count_key;
+    bool has = rl_has(info, "record_count_key");
+    *stale = (format >= 1 && format < 2) || (!want && has) || (want && !has);
+    if (*stale || !want)
+        return 0;
+    cfdb_bytes stored, mine;
+    const cfdb_kex *k;
+    int rc = cfdb_pb_encode((cfdb_pb_msg *)rl_msg(info, "record_count_key"), a, &stored);
+    if (!rc && cfdb_kex_parse(a, stored.ptr, stored.len, &k)) {
+        *stale = true;      /* a key cfdb cannot read is replaced */
+        return 0;
+    }
+    if (!rc)
+        rc = cfdb_kex_serialize(a, k, &stored);
+    if (!rc)
+        rc = cfdb_kex_serialize(a, want, &mine);
+    if (!rc)
+        *stale = !cfdb_bytes_eq(stored, mine);
+    return rc;
+}
+
+typedef struct recount_ctx {
+    cfdb_rl_store *s;
+    cfdb_arena *a;
+    cfdb_bytes *keys;
+    int64_t *counts;
+    uint32_t n, cap;
+} recount_ctx;
+
+static int recount_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type *type,
+                      const cfdb_pb_msg *rec, const cfdb_rl_version *version)
+{
+    (void)pk, (void)version;
+    recount_ctx *c = ctx;
+    cfdb_kex_ctx kc = { &type->record_type_key, NULL };
+    cfdb_tuple *keys;
+    uint32_t n;
+    cfdb_bytes space, key;
+    int rc = cfdb_kex_evaluate(c->a, c->s->md->record_count_key, rec, &kc, &keys, &n);
+    if (rc)
+        return rc;
+    if (n != 1)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* evaluateSingleton */
+    if ((rc = rl_space(c->s, c->a, RL_KS_RECORD_COUNT, NULL, &space)) ||
+        (rc = cfdb_tuple_pack(c->a, space, &keys[0], &key)))
+        return rc;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (cfdb_bytes_eq(c->keys[i], key)) {
+            c->counts[i]++;
+            return 0;
+        }
+    }
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 16;
+        cfdb_bytes *k = cfdb_arena_alloc(c->a, cap * sizeof *k);
+        int64_t *v = cfdb_arena_alloc(c->a, cap * sizeof *v);
+        if (!k || !v)
+            return CFDB_ERR_OUT_OF_MEMORY;
+        if (c->n) {
+            memcpy(k, c->keys, c->n * sizeof *k);
+            memcpy(v, c->counts, c->n * sizeof *v);
+        }
+        c->keys = k;
+        c->counts = v;
+        c->cap = cap;
+    }
+    c->keys[c->n] = key;
+    c->counts[c->n++] = 1;
+    return 0;
+}
+
+/* The rebuild: P + (4, ...) cleared (the tuple range: like Java, a count at P + (4) itself
+ * stays), then every record counted under the new key and each count SET as a little-endian
+ * int64 (FDBRecordStore.addRebuildRecordCountsJob: not while the header's
+ * record_count_state is DISABLED), in the open transaction. */
+static int rebuild_counts(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_pb_msg *info)
+{
+    cfdb_bytes space, b, e, next;
+    cfdb_tuple empty;
+    cfdb_tuple_init(&empty, a);
+    int rc = rl_space(s, a, RL_KS_RECORD_COUNT, NULL, &space);
+    if (!rc)
+        rc = cfdb_tuple_range(a, space, &empty, &b, &e);
+    if (rc)
+        return rc;
+    dir_clear_range(tr, b, e);
+    if (!s->md->record_count_key || rl_int(info, "record_count_state") == 3)   /* DISABLED */
+        return 0;
+    recount_ctx c = { s, a, NULL, NULL, 0, 0 };
+    bool more;
+    uint32_t scanned;
+    if ((rc = rl_scan_records(s, tr, a, (cfdb_bytes){ NULL, 0 }, (cfdb_bytes){ NULL, 0 }, UINT32_MAX,
+                              UINT32_MAX, recount_cb, &c, &more, &next, &scanned)))
+        return rc;
+    for (uint32_t i = 0; i < c.n; i++) {
+        uint8_t le[8];
+        for (int j = 0; j < 8; j++)
+            le[j] = (uint8_t)((uint64_t)c.counts[i] >> (8 * j));
+        dir_set(tr, c.keys[i], cfdb_bytes_make(le, 8));
+    }
+    return 0;
+}
 
 /* [P + (8), strinc): the old-format version space (FDBRecordStore.getLegacyVersionSubspace). */
 static int old_version_space(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes *begin, cfdb_bytes *end)
@@ -221,7 +332,14 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
     if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX && !md->split_long_records)
         s->omit_unsplit_suffix = true;
     s->old_versions = s->omit_unsplit_suffix;
+    bool recount;
+    if ((rc = counts_stale(s, a, info, format, &recount)))
+        return rc;
+    if (recount)
+        cfdb_pb_clear(info, rl_f(info, "record_count_key"));   /* write_header sets the new one */
     if ((rc = write_header(s, tr, a, info)))
+        return rc;
+    if (recount && (rc = rebuild_counts(s, tr, a, info)))
         return rc;
     /* FDBRecordStore.updateStoreHeaderAsync: a new header of a cacheable store */
     rl_bump_metadata_version(s, tr);

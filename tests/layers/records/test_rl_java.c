@@ -785,6 +785,62 @@ static void test_union_field_for_writing(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* ---- record counts ---- */
+
+static cfdb_rl_metadata *counted_md(int32_t version, const cfdb_kex *count_key)
+{
+    cfdb_pb_msg *m = rlt_base_metadata(&arena, version);
+    if (count_key)
+        rlt_kex_into(&arena, m, "record_count_key", count_key);
+    return rlt_load(&arena, m);
+}
+
+/* FDBRecordStore.checkPossiblyRebuildRecordCounts: when the header's record_count_key is not
+ * the metadata's, P + (4, ...) is cleared, the header gets the new key (or none), and
+ * addRebuildRecordCountsJob SETs each group's count as a little-endian int64. Counts by name
+ * (P + (4, "a") = ADD 1 per record), then by record type key: P + (4, 1) = 03 00 .. 00 for
+ * three Persons; then no count key: P + (4) empty and the header without field 4. */
+static void test_record_count_key_changed(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata *md1 = counted_md(1, F("name"));
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md1, p, save_fn, person(md1, 1, "a")), 0);
+    assert_int_equal(with_store(md1, p, save_fn, person(md1, 2, "a")), 0);
+    assert_int_equal(with_store(md1, p, save_fn, person(md1, 3, "b")), 0);
+    cfdb_bytes counts = BYTES(0x15, 0x04);
+    cfdb_bytes by_name[] = { BYTES(0x15, 0x04, 0x02, 'a', 0x00), BYTES(0x15, 0x04, 0x02, 'b', 0x00) };
+    cfdb_bytes n_by_name[] = { BYTES(2, 0, 0, 0, 0, 0, 0, 0), BYTES(1, 0, 0, 0, 0, 0, 0, 0) };
+    expect_under(p, counts, by_name, n_by_name, 2);
+
+    cfdb_rl_metadata *md2 = counted_md(2, cfdb_kex_record_type_key(&arena));
+    assert_int_equal(with_store(md2, p, NULL, NULL), 0);
+    cfdb_bytes by_type = BYTES(0x15, 0x04, 0x15, 0x01), three = BYTES(3, 0, 0, 0, 0, 0, 0, 0);
+    expect_under(p, counts, &by_type, &three, 1);
+    /* the header's record_count_key (field 4) is KeyExpression {record_type_key (11): {}} =
+     * 22 02 5a 00 */
+    cfdb_bytes header;
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x14)), &header));
+    bool found = false;
+    for (uint32_t i = 0; i + 4 <= header.len; i++)
+        found |= !memcmp(header.ptr + i, "\x22\x02\x5a\x00", 4);
+    assert_true(found);
+    /* saves count under the new key */
+    assert_int_equal(with_store(md2, p, save_fn, person(md2, 4, "c")), 0);
+    cfdb_bytes four = BYTES(4, 0, 0, 0, 0, 0, 0, 0);
+    expect_under(p, counts, &by_type, &four, 1);
+
+    cfdb_rl_metadata *md3 = counted_md(3, NULL);
+    assert_int_equal(with_store(md3, p, NULL, NULL), 0);
+    expect_under(p, counts, NULL, NULL, 0);
+    assert_true(read_key(rlt_cat(&arena, p, BYTES(0x14)), &header));
+    for (uint32_t i = 0; i + 4 <= header.len; i++)
+        assert_false(!memcmp(header.ptr + i, "\x22\x02\x5a\x00", 4));
+    cfdb_rl_metadata_free(md3);
+    cfdb_rl_metadata_free(md2);
+    cfdb_rl_metadata_free(md1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -797,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_ever_tuple_on_removal),
         cmocka_unit_test(test_unique_nulls),
         cmocka_unit_test(test_union_field_for_writing),
+        cmocka_unit_test(test_record_count_key_changed),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
