@@ -134,6 +134,12 @@ bool rl_index_type_supported(const cfdb_rl_index *ix);
  * of \xff/metadataVersion with 14 zero bytes). Nothing for other stores. */
 void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr);
 
+/* Former indexes (rl_former.c): read from a MetaData message into md (1044 for a subspace
+ * key that is not a one-element tuple or null), and their data cleared when the stored
+ * metadata version is one they existed at and were removed after. */
+int rl_former_indexes_from_proto(cfdb_arena *a, const cfdb_pb_msg *p, cfdb_rl_metadata *md);
+int rl_remove_former_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md);
+
 /* Index states (rl_index_state.c). */
 int rl_states_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a);
 int rl_state_write(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,

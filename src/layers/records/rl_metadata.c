@@ -425,6 +425,8 @@ static int from_proto(md_impl *m, const uint8_t *data, size_t len)
         return md_fail(m, "bad record count key", NULL);
     if (rl_has(p, "version"))
         m->pub.version = (int32_t)rl_int(p, "version");
+    if ((rc = rl_former_indexes_from_proto(a, p, &m->pub)))
+        return rc == CFDB_ERR_OUT_OF_MEMORY ? md_oom(m) : md_fail(m, "bad former index subspace key", NULL);
     return link_indexes(m);
 }
 

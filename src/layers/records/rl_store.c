@@ -341,6 +341,9 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         return rc;
     if (recount && (rc = rebuild_counts(s, tr, a, info)))
         return rc;
+    /* FDBRecordStore.checkRebuild: former indexes go before indexes are rebuilt */
+    if (format >= 1 && stored_md != md->version && (rc = rl_remove_former_indexes(s, tr, a, stored_md)))
+        return rc;
     /* FDBRecordStore.updateStoreHeaderAsync: a new header of a cacheable store */
     rl_bump_metadata_version(s, tr);
     /* FDBRecordStore.checkRebuild: versions of a store that began below format 6 move from

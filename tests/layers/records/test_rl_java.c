@@ -841,6 +841,70 @@ static void test_record_count_key_changed(void **state)
     cfdb_rl_metadata_free(md1);
 }
 
+/* ---- former indexes ---- */
+
+static void add_former(cfdb_pb_msg *m, const char *name, cfdb_bytes subspace_key, int32_t added,
+                       int32_t removed)
+{
+    cfdb_pb_msg *f;
+    assert_int_equal(rl_add_msg(m, "former_indexes", &f), 0);
+    if (name)
+        rl_set_bytes(f, "former_name", cfdb_bytes_str(name));
+    rl_set_bytes(f, "subspace_key", subspace_key);
+    rl_set_int(f, "added_version", added);
+    rl_set_int(f, "removed_version", removed);
+}
+
+/* FDBRecordStore.checkRebuild -> removeFormerIndex for each of
+ * RecordMetaData.getFormerIndexesSince(stored version) (added <= stored < removed): the
+ * tuple ranges under P + (2, "old"), (3, "old"), (10, "old"), (6, "old"), (7, "old") cleared and
+ * the state P + (5, "old") set READABLE (cleared). A former index added after the stored
+ * version ("x": added 2, removed 2) is left alone. FormerIndex.subspace_key is the packed
+ * tuple ("old") = 02 6f 6c 64 00 (FormerIndex.toProto). */
+static void test_former_indexes(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m1 = rlt_base_metadata(&arena, 1);
+    rlt_add_index(&arena, m1, "old", "value", F("name"), "Person");
+    cfdb_rl_metadata *md1 = rlt_load(&arena, m1);
+    cfdb_bytes p = rlt_prefix(&arena, "rj");
+    assert_int_equal(with_store(md1, p, save_fn, person(md1, 1, "a")), 0);
+    mark_op wo = { "old", CFDB_RL_INDEX_WRITE_ONLY };
+    assert_int_equal(with_store(md1, p, mark_fn, &wo), 0);
+    cfdb_bytes x_entry = BYTES(0x15, 0x02, 0x02, 'x', 0x00, 0x15, 0x01);
+    put(p, x_entry, BYTES(0x01));
+    cfdb_bytes old_ix = BYTES(0x15, 0x02, 0x02, 'o', 'l', 'd', 0x00);
+    uint32_t n;
+    read_under(p, old_ix, &n);
+    assert_int_equal(n, 1);
+    read_under(p, BYTES(0x15, 0x05), &n);
+    assert_int_equal(n, 1);
+    read_under(p, BYTES(0x15, 0x06), &n);
+    assert_int_equal(n, 1);
+
+    cfdb_pb_msg *m2 = rlt_base_metadata(&arena, 2);
+    add_former(m2, "old", BYTES(0x02, 'o', 'l', 'd', 0x00), 1, 2);
+    add_former(m2, NULL, BYTES(0x02, 'x', 0x00), 2, 2);
+    cfdb_rl_metadata *md2 = rlt_load(&arena, m2);
+    assert_int_equal(md2->former_index_count, 2);
+    assert_int_equal(with_store(md2, p, NULL, NULL), 0);
+    expect_under(p, old_ix, NULL, NULL, 0);
+    expect_under(p, BYTES(0x15, 0x05), NULL, NULL, 0);
+    expect_under(p, BYTES(0x15, 0x06), NULL, NULL, 0);
+    cfdb_bytes one = BYTES(0x01);
+    expect_under(p, BYTES(0x15, 0x02, 0x02, 'x', 0x00), &x_entry, &one, 1);
+    /* a former index whose subspace key is no one-element tuple: 1044 */
+    cfdb_pb_msg *m3 = rlt_base_metadata(&arena, 3);
+    add_former(m3, "bad", BYTES(0x02, 'a', 0x00, 0x02, 'b', 0x00), 1, 3);
+    cfdb_bytes raw;
+    assert_int_equal(cfdb_pb_encode(m3, &arena, &raw), 0);
+    cfdb_rl_metadata *bad;
+    cfdb_pb_error err;
+    assert_int_equal(cfdb_rl_metadata_from_proto(raw.ptr, raw.len, &bad, &err), CFDB_ERR_SERIALIZATION_FAILED);
+    cfdb_rl_metadata_free(md2);
+    cfdb_rl_metadata_free(md1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,6 +918,7 @@ int main(void)
         cmocka_unit_test(test_unique_nulls),
         cmocka_unit_test(test_union_field_for_writing),
         cmocka_unit_test(test_record_count_key_changed),
+        cmocka_unit_test(test_former_indexes),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
