@@ -79,6 +79,13 @@ struct cfdb_rl_index {
     uint32_t pk_position_count;
 };
 
+/* An index removed from the metadata (MetaData.former_indexes, FormerIndex). */
+typedef struct cfdb_rl_former_index {
+    const char *former_name;                /* NULL when none */
+    cfdb_tuple_elem subspace_key;
+    int32_t added_version, removed_version; /* 0 when unset */
+} cfdb_rl_former_index;
+
 typedef struct cfdb_rl_metadata {
     cfdb_pb_pool *pool;
     const cfdb_pb_file *records_file;
@@ -91,6 +98,8 @@ typedef struct cfdb_rl_metadata {
     bool split_long_records;
     bool store_record_versions;
     const cfdb_kex *record_count_key;       /* NULL when none */
+    const cfdb_rl_former_index *former_indexes;
+    uint32_t former_index_count;
 } cfdb_rl_metadata;
 
 int cfdb_rl_metadata_from_proto(const uint8_t *data, size_t len, cfdb_rl_metadata **out,

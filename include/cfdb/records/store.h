@@ -66,6 +66,7 @@ extern "C" {
 
 /* Java's FormatVersion values cfdb knows; it writes CACHEABLE_STATE (7) and reads up to 7. */
 #define CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX 5
+#define CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD 6
 #define CFDB_RL_FORMAT_CACHEABLE_STATE 7
 #define CFDB_RL_MAX_FORMAT_VERSION 7
 /* SplitHelper.SPLIT_RECORD_SIZE */
@@ -189,7 +190,11 @@ int cfdb_rl_store_delete_all(cfdb_rl_store *s, FDBTransaction *tr);
 /* Online indexer (rl_indexer.c): builds index `index_name` of the store at prefix over its
  * existing records in batches, one transaction each, recording built primary-key ranges in
  * P + (6, subspace key) (Java's RangeSet) so that a later call resumes after the last
- * committed batch, then marks the index readable. */
+ * committed batch, then marks the index readable. As Java's OnlineIndexer building one index
+ * by records, it stamps the build BY_RECORDS at P + (9, subspace key, 2) and keeps a
+ * heartbeat at P + (9, subspace key, 7, its UUID) in every batch; a build another method
+ * started (a BY_INDEX build's ranges are index keys, not primary keys), a blocked stamp or
+ * another live indexer is refused with 2000 (see the stats). */
 typedef struct cfdb_rl_indexer_options {
     uint32_t max_records;      /* per transaction; 0: 100 */
     uint32_t max_bytes;        /* record bytes read per transaction; 0: 1,000,000 */
@@ -200,6 +205,13 @@ typedef struct cfdb_rl_indexer_stats {
     uint64_t records;          /* records indexed */
     uint32_t retries;
     bool readable;             /* the index was marked readable */
+    /* Why another indexer's bookkeeping under P + (9, subspace key) refused the build (2000):
+     * the method of an indexing type stamp other than BY_RECORDS (IndexBuildIndexingStamp
+     * .Method: 2 BY_INDEX, 4 MULTI_TARGET_BY_RECORDS, 5 MUTUAL_BY_RECORDS, ...; 0 none),
+     * a blocked stamp, or a heartbeat of another indexer younger than its 10 s lease. */
+    int32_t other_method;
+    bool blocked;
+    bool other_indexer;
 } cfdb_rl_indexer_stats;
 int cfdb_rl_index_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix,
                         const char *index_name, const cfdb_rl_indexer_options *opts,

@@ -178,7 +178,8 @@ int rl_index_item(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_bytes key, cfdb_bytes v
 int rl_record_from_rows(cfdb_rl_cursor *c, cfdb_arena *a, const FDBKeyValue *rows, int n,
                         cfdb_rl_item *item, bool *found);
 /* item->version from a versionstamp held for commit, when item's record was saved with one in
- * this transaction (rl_store.c; as a load gets it). */
-int rl_pending_item_version(const cfdb_rl_store *s, cfdb_arena *a, cfdb_rl_item *item);
+ * this transaction, or, in a store with old-format versions, from P + (8, pk...) (rl_store.c;
+ * as a load gets it). */
+int rl_pending_item_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_item *item);
 
 #endif

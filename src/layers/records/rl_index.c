@@ -119,12 +119,14 @@ static int normalize(cfdb_arena *a, const cfdb_kex *k, kex_list *out)
     }
 }
 
+/* Structural equality as Java's equals: FieldKeyExpression.equals compares the field name and
+ * fan type only, not the null interpretation (its NullStandin), so field("id") and
+ * field("id", NOT_NULL) are one component. */
 static bool kex_equal(const cfdb_kex *x, const cfdb_kex *y)
 {
     if (x == y)
         return true;
-    if (x->kind != y->kind || x->fan_type != y->fan_type ||
-        x->null_interpretation != y->null_interpretation || x->n1 != y->n1 || x->n2 != y->n2 ||
+    if (x->kind != y->kind || x->fan_type != y->fan_type || x->n1 != y->n1 || x->n2 != y->n2 ||
         x->child_count != y->child_count)
         return false;
     if ((x->field_name || y->field_name) &&

@@ -9,16 +9,23 @@
  *   count            ADD  +1 / -1 (little-endian int64)
  *   count_updates    ADD  +1 on every new entry, nothing on removal; entries the old and
  *                         new record share are not skipped (counts updates)
- *   count_not_null   ADD  +1 / -1, nothing when the grouped value holds a null
+ *   count_not_null   ADD  +1 / -1, nothing when the grouped value holds a null not from a
+ *                         field with the UNIQUE null interpretation
  *   sum              ADD  +v / -v of the grouped value's first column (an integer; null: none)
  *   max_ever_long    MAX  v (little-endian, so negatives are refused: 2000), none on removal
  *   min_ever_long    MIN  as max
- *   max_ever_tuple   BYTE_MAX  pack(grouped value), none on removal
+ *   max_ever_tuple   BYTE_MAX  pack(grouped value), on removal too (Java's getMutationParam
+ *                              gives the packed key whatever `remove`)
  *   min_ever_tuple   BYTE_MIN  as max
+ * With the index option clearWhenZero (true, any case: Index.getBooleanOption), count,
+ * count_not_null and sum follow each ADD with COMPARE_AND_CLEAR of 8 zero bytes, so a group
+ * whose total comes back to 0 has no key (AtomicMutation.Standard *_CLEAR_WHEN_ZERO,
+ * getCompareAndClearParam = FDBRecordStore.INT64_ZERO).
  * Entries both the old and the new record have are left alone (skipUpdateForUnchangedKeys),
  * except for count_updates. A root that is not a grouping expression is refused (2000; Java's
  * maintainer casts it to GroupingKeyExpression). */
 #include <string.h>
+#include <strings.h>
 
 #include "rl_internal.h"
 
@@ -84,8 +91,9 @@ static bool in_list(const cfdb_tuple *t, const cfdb_tuple *list, uint32_t n)
 }
 
 /* One entry's mutation (or none). */
-static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_bytes space,
-                  uint32_t grouped, const cfdb_tuple *key, bool remove)
+static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const cfdb_kex *root,
+                  cfdb_bytes space, uint32_t grouped, const cfdb_tuple *key, bool remove,
+                  bool clear_when_zero)
 {
     uint32_t cols = cfdb_tuple_count(key);
     if (grouped > cols)
@@ -109,9 +117,8 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
             return 0;
         le64(buf, 1);
     } else if (!strcmp(t->name, "count_not_null")) {
-        for (uint32_t i = 0; i < cfdb_tuple_count(&value); i++)
-            if (cfdb_tuple_get(&value, i)->type == CFDB_TUPLE_NULL)
-                return 0;
+        if (rl_key_has_non_unique_null(root, &value, prefix))   /* keyContainsNonUniqueNull */
+            return 0;
         le64(buf, remove ? -1 : 1);
     } else if (!strcmp(t->name, "sum")) {
         if (!first || first->type == CFDB_TUPLE_NULL)
@@ -125,9 +132,7 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
         if (first->type != CFDB_TUPLE_INT || first->v.i < 0)
             return CFDB_ERR_CLIENT_INVALID_OPERATION;
         le64(buf, first->v.i);
-    } else {   /* max/min_ever_tuple */
-        if (remove)
-            return 0;
+    } else {   /* max/min_ever_tuple, added or removed alike */
         if ((rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, &value, &param)))
             return rc;
     }
@@ -137,6 +142,10 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, cfdb_
     if (k.len > CFDB_RL_MAX_KEY_SIZE)
         return CFDB_ERR_KEY_TOO_LARGE;
     fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, param.ptr, (int)param.len, t->op);
+    if (clear_when_zero && t->op == FDB_MUTATION_TYPE_ADD && strcmp(t->name, "count_updates")) {
+        static const uint8_t zero[8] = { 0 };
+        fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, zero, 8, FDB_MUTATION_TYPE_COMPARE_AND_CLEAR);
+    }
     return 0;
 }
 
@@ -160,11 +169,13 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
     if (!rc)
         rc = evaluate(a, ix, new_, &news, &nn);
     bool skip_common = strcmp(t->name, "count_updates") != 0;
+    const char *cwz = cfdb_rl_index_option_value(ix, "clearWhenZero");
+    bool clear_when_zero = cwz && !strcasecmp(cwz, "true");
     for (uint32_t i = 0; i < no && !rc; i++)
         if (!(skip_common && in_list(&olds[i], news, nn)))
-            rc = mutate(a, tr, t, space, grouped, &olds[i], true);
+            rc = mutate(a, tr, t, ix->root, space, grouped, &olds[i], true, clear_when_zero);
     for (uint32_t i = 0; i < nn && !rc; i++)
         if (!(skip_common && in_list(&news[i], olds, no)))
-            rc = mutate(a, tr, t, space, grouped, &news[i], false);
+            rc = mutate(a, tr, t, ix->root, space, grouped, &news[i], false, clear_when_zero);
     return rc;
 }

@@ -85,6 +85,8 @@ int rl_state_write(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
         dir_set(tr, key, packed);
     }
     s->states[rl_index_pos(s, ix)] = (uint8_t)st;
+    /* FDBRecordStore.updateIndexState: the state is in the cached store state */
+    rl_bump_metadata_version(s, tr);
     return 0;
 }
 
@@ -108,15 +110,48 @@ static int clear_space(const cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a
     return rc;
 }
 
+/* P + (9, subspace key, key): one part of an index's build bookkeeping (IndexingSubspaces). */
+static int build_key(const cfdb_rl_store *s, cfdb_arena *a, const cfdb_rl_index *ix, int64_t key,
+                     cfdb_bytes *out)
+{
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, a);
+    int rc = cfdb_tuple_add_int(&t, RL_KS_INDEX_BUILD);
+    if (!rc)
+        rc = cfdb_tuple_add_elem(&t, &ix->subspace_key);
+    if (!rc)
+        rc = cfdb_tuple_add_int(&t, key);
+    return rc ? rc : cfdb_tuple_pack(a, s->prefix, &t, out);
+}
+
+int rl_index_clear_build_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                              const cfdb_rl_index *ix)
+{
+    /* [P + (9, sk, 1), end of P + (9, sk)): everything after the lock (key 0) */
+    cfdb_bytes begin, space, end;
+    int rc = build_key(s, a, ix, 1, &begin);
+    if (!rc)
+        rc = rl_space(s, a, RL_KS_INDEX_BUILD, &ix->subspace_key, &space);
+    if (!rc)
+        rc = dir_concat(a, space, CFDB_BYTES_LIT("\xff"), &end);
+    if (!rc)
+        dir_clear_range(tr, begin, end);
+    return rc;
+}
+
 int rl_index_clear_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix)
 {
     int rc = clear_space(s, tr, a, RL_KS_INDEX, ix, true);   /* ungrouped aggregates too */
     if (!rc)
         rc = clear_space(s, tr, a, RL_KS_SECONDARY, ix, false);
     if (!rc)
+        rc = clear_space(s, tr, a, RL_KS_SLIDING_WINDOW, ix, false);
+    if (!rc)
         rc = clear_space(s, tr, a, RL_KS_INDEX_RANGE, ix, false);
     if (!rc)
         rc = clear_space(s, tr, a, RL_KS_UNIQUENESS_VIOLATIONS, ix, false);
+    if (!rc)
+        rc = rl_index_clear_build_data(s, tr, a, ix);
     return rc;
 }
 
@@ -173,8 +208,12 @@ static int mark(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_
                 return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* RecordIndexUniquenessViolation */
             }
         }
-        if ((rc = clear_space(s, tr, a, RL_KS_INDEX_RANGE, ix, false)))
+        /* FDBRecordStore.clearReadableIndexBuildData: the range set and every heartbeat */
+        cfdb_bytes hb, hb_end;
+        if ((rc = clear_space(s, tr, a, RL_KS_INDEX_RANGE, ix, false)) ||
+            (rc = build_key(s, a, ix, 7, &hb)) || (rc = dir_strinc(a, hb, &hb_end)))
             return rc;
+        dir_clear_range(tr, hb, hb_end);
     }
     return rl_state_write(s, tr, a, ix, st);
 }

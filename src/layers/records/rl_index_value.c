@@ -11,7 +11,8 @@
  *
  * Update: entries both records have (same key and value) are left alone; the old record's
  * others are cleared, the new one's others set. A unique index checks every new entry whose
- * index key holds no null: the entries under P + (2, subspace key, index key...) (read with
+ * index key holds no null but those of fields with the UNIQUE null interpretation
+ * (IndexEntry.keyContainsNonUniqueNull): the entries under P + (2, subspace key, index key...) (read with
  * the transaction, so saves earlier in it count) belonging to another primary key are a
  * violation: refused (2000, cfdb_rl_store_last_violation names the index) when the index is
  * readable, recorded both ways when it is write-only. Clearing an entry of a write-only
@@ -45,10 +46,37 @@ static int head(cfdb_arena *a, const cfdb_tuple *t, uint32_t k, cfdb_tuple *out)
     return rc;
 }
 
-static bool has_null(const cfdb_tuple *t)
+/* The null interpretation behind column col of k's keys: a field's own (FieldKeyExpression
+ * .getNullResult gives NULL_UNIQUE or NULL), a nest's child's (the child is evaluated on the
+ * missing message), a then's child holding it, a grouping's or key_with_value's whole key;
+ * anything else NOT_UNIQUE. */
+static uint8_t null_standin(const cfdb_kex *k, uint32_t col)
 {
-    for (uint32_t i = 0; i < cfdb_tuple_count(t); i++)
-        if (cfdb_tuple_get(t, i)->type == CFDB_TUPLE_NULL)
+    switch (k->kind) {
+    case CFDB_KEX_FIELD:
+        return k->fan_type == CFDB_KEX_CONCATENATE ? CFDB_KEX_NULL_NOT_UNIQUE : k->null_interpretation;
+    case CFDB_KEX_NEST:
+        return null_standin(k->children[1], col);
+    case CFDB_KEX_GROUPING: case CFDB_KEX_KEY_WITH_VALUE:
+        return null_standin(k->children[0], col);
+    case CFDB_KEX_THEN:
+        for (uint32_t i = 0; i < k->child_count; i++) {
+            uint32_t n = cfdb_kex_columns(k->children[i]);
+            if (col < n)
+                return null_standin(k->children[i], col);
+            col -= n;
+        }
+        return CFDB_KEX_NULL_NOT_UNIQUE;
+    default:
+        return CFDB_KEX_NULL_NOT_UNIQUE;
+    }
+}
+
+bool rl_key_has_non_unique_null(const cfdb_kex *root, const cfdb_tuple *key, uint32_t first_col)
+{
+    for (uint32_t i = 0; i < cfdb_tuple_count(key); i++)
+        if (cfdb_tuple_get(key, i)->type == CFDB_TUPLE_NULL &&
+            null_standin(root, first_col + i) != CFDB_KEX_NULL_UNIQUE)
             return true;
     return false;
 }
@@ -188,7 +216,9 @@ int rl_value_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const c
             cfdb_tuple vk;
             if ((rc = head(a, &news[j].key, kcols, &vk)))
                 break;
-            if (!has_null(&vk) && (rc = check_unique(s, tr, a, ix, space, &vk, new_->pk)))
+            /* StandardIndexMaintainer.updateOneKeyAsync: checked unless a non-unique null */
+            if (!rl_key_has_non_unique_null(ix->root, &vk, 0) &&
+                (rc = check_unique(s, tr, a, ix, space, &vk, new_->pk)))
                 break;
         }
         dir_set(tr, key, value);

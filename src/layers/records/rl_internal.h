@@ -51,6 +51,7 @@ enum {
     RL_KS_STORE_INFO = 0, RL_KS_RECORD = 1, RL_KS_INDEX = 2, RL_KS_SECONDARY = 3,
     RL_KS_RECORD_COUNT = 4, RL_KS_INDEX_STATE = 5, RL_KS_INDEX_RANGE = 6,
     RL_KS_UNIQUENESS_VIOLATIONS = 7, RL_KS_RECORD_VERSION = 8, RL_KS_INDEX_BUILD = 9,
+    RL_KS_SLIDING_WINDOW = 10,
 };
 
 /* A versionstamped mutation held until commit (FDBRecordContext's version mutations). */
@@ -68,6 +69,11 @@ struct cfdb_rl_store {
     int32_t format_version;
     int32_t metadata_version;
     bool omit_unsplit_suffix;
+    /* record versions at P + (8, pk...) as 12 raw bytes, not beside the record (Java's
+     * useOldVersionFormat: format < 6 or omit_unsplit_suffix) */
+    bool old_versions;
+    /* the header's cacheable flag: state changes bump \xff/metadataVersion */
+    bool cacheable;
     uint8_t *states;            /* cfdb_rl_index_state per md->indexes[i] */
     cfdb_arena pending_arena;
     rl_pending *pending;
@@ -100,6 +106,10 @@ typedef struct rl_side {
 /* Entries as cfdb_rl_index_entries, with the record's version for version() columns. */
 int rl_index_entries_v(cfdb_arena *a, const cfdb_rl_index *ix, const rl_side *r,
                        cfdb_rl_index_entry **out, uint32_t *count);
+/* Whether key (columns first_col.. of root's keys) holds a null that Java's Key.Evaluated
+ * marks NullStandin.NULL: one not from a field with the UNIQUE null interpretation
+ * (IndexEntry.keyContainsNonUniqueNull). */
+bool rl_key_has_non_unique_null(const cfdb_kex *root, const cfdb_tuple *key, uint32_t first_col);
 /* Columns of an entry's index key (before the primary key): split point or all. */
 uint32_t rl_index_key_columns(const cfdb_rl_index *ix);
 
@@ -118,12 +128,30 @@ int rl_index_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const c
                     const rl_side *old, const rl_side *new_);
 bool rl_index_type_supported(const cfdb_rl_index *ix);
 
+/* Stores with a cacheable state (format 7's DataStoreInfo.cacheable): the database's
+ * metadata version stamp set at commit, so Java's MetaDataVersionStampStoreStateCache drops
+ * what it holds of this store (FDBRecordContext.setMetaDataVersionStamp: SET_VERSIONSTAMPED_VALUE
+ * of \xff/metadataVersion with 14 zero bytes). Nothing for other stores. */
+void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr);
+
+/* Former indexes (rl_former.c): read from a MetaData message into md (1044 for a subspace
+ * key that is not a one-element tuple or null), and their data cleared when the stored
+ * metadata version is one they existed at and were removed after. */
+int rl_former_indexes_from_proto(cfdb_arena *a, const cfdb_pb_msg *p, cfdb_rl_metadata *md);
+int rl_remove_former_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md);
+
 /* Index states (rl_index_state.c). */
 int rl_states_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a);
 int rl_state_write(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                    cfdb_rl_index_state st);
-/* Clears an index's entries, secondary space, built ranges and uniqueness violations. */
+/* Clears an index's entries, secondary and sliding-window spaces, built ranges, uniqueness
+ * violations and build bookkeeping (FDBRecordStore.clearIndexData). */
 int rl_index_clear_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix);
+/* Clears P + (9, subspace key) but its lock, P + (9, subspace key, 0): the type stamp,
+ * heartbeats and the rest of an online build's bookkeeping
+ * (IndexingSubspaces.eraseAllIndexingDataButTheLockAndRangeSet). */
+int rl_index_clear_build_data(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                              const cfdb_rl_index *ix);
 
 /* Range sets (rl_rangeset.c): Java's com.apple.foundationdb.async.RangeSet under subspace
  * `space`: key space + pack((begin bytes)) -> end bytes; begin {0x00}, end {0xff} stand for
@@ -143,6 +171,10 @@ int rl_read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
 int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const void *kvs, uint32_t n,
                        bool *found, const cfdb_rl_record_type **type, cfdb_pb_msg **record,
                        cfdb_rl_version *version);
+/* Stores with old-format versions: the version of pk read from P + (8, pk...) (or held in
+ * this transaction) into *version; nothing for other stores. */
+int rl_old_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                   cfdb_rl_version *version);
 
 /* Record scans for the indexer and in-line rebuilds (rl_indexer.c): records whose packed
  * primary key is in [begin, end) (raw pk bytes after P + (1); empty end: to the end), in

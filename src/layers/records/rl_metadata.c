@@ -130,6 +130,12 @@ static int find_union(md_impl *m)
     return 0;
 }
 
+/* A union field named "_" + its message's name. */
+static bool is_canonical(const cfdb_pb_field *f)
+{
+    return f->name[0] == '_' && strcmp(f->name + 1, f->message->name) == 0;
+}
+
 /* One record type per distinct message type of the union's fields. */
 static int build_record_types(md_impl *m, bool from_options)
 {
@@ -156,8 +162,15 @@ static int build_record_types(md_impl *m, bool from_options)
         uint32_t k = 0;
         while (k < n && m->types[k].descriptor != f->message)
             k++;
-        if (k < n)
-            continue;   /* the smallest field number keeps the type */
+        if (k < n) {
+            /* The smallest field number is the type's key (RecordType.getRecordTypeKey); a
+             * record is written under the field named "_" + type name, else the largest
+             * number (RecordMetaDataBuilder.remapUnionField). */
+            const cfdb_pb_field *cur = m->types[k].union_field;
+            if (!is_canonical(cur) && (is_canonical(f) || f->number > cur->number))
+                m->types[k].union_field = f;
+            continue;
+        }
         for (uint32_t j = 0; j < n; j++)
             if (strcmp(m->types[j].name, f->message->name) == 0)
                 return md_fail(m, "there is already a record type named", f->message->name);
@@ -412,6 +425,8 @@ static int from_proto(md_impl *m, const uint8_t *data, size_t len)
         return md_fail(m, "bad record count key", NULL);
     if (rl_has(p, "version"))
         m->pub.version = (int32_t)rl_int(p, "version");
+    if ((rc = rl_former_indexes_from_proto(a, p, &m->pub)))
+        return rc == CFDB_ERR_OUT_OF_MEMORY ? md_oom(m) : md_fail(m, "bad former index subspace key", NULL);
     return link_indexes(m);
 }
 

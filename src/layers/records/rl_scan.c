@@ -113,7 +113,7 @@ int rl_record_from_rows(cfdb_rl_cursor *c, cfdb_arena *a, const FDBKeyValue *row
         if (!cfdb_tuple_equal(&epk, &item->primary_key))
             rc = CFDB_ERR_SERIALIZATION_FAILED;
         if (!rc)
-            rc = rl_pending_item_version(c->s, a, item);
+            rc = rl_pending_item_version(c->s, c->tr, a, item);
     }
     return rc;
 }
@@ -331,7 +331,7 @@ static int next_record(cfdb_rl_cursor *c, cfdb_arena *a, cfdb_rl_item *item, boo
                 continue;
         }
         if ((rc = rl_unsplit_take(&c->us, c->md, a, item)) ||
-            (rc = rl_pending_item_version(c->s, a, item)))
+            (rc = rl_pending_item_version(c->s, c->tr, a, item)))
             return rc;
         *has = true;
         return set_cont_inner(c, c->cons_key, c->cons_len);

@@ -93,10 +93,12 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         rc = rl_set_int(info, "lastUpdateTime", now_ms());
     if (!rc && s->omit_unsplit_suffix)
         rc = rl_set_int(info, "omit_unsplit_record_suffix", 1);
+    const cfdb_pb_field *f = rl_f(info, "record_count_key");
+    if (!rc && !s->md->record_count_key)
+        cfdb_pb_clear(info, f);
     if (!rc && s->md->record_count_key && !rl_has(info, "record_count_key")) {
         cfdb_bytes raw;
         cfdb_pb_msg *key;
-        const cfdb_pb_field *f = rl_f(info, "record_count_key");
         rc = cfdb_kex_serialize(a, s->md->record_count_key, &raw);
         if (!rc)
             rc = cfdb_pb_decode(a, f->message, raw.ptr, raw.len, 0, &key, NULL);
@@ -116,6 +118,162 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
 
 static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
                                const cfdb_rl_open_options *opts);
+
+/* FDBRecordStore.checkPossiblyRebuildRecordCounts: the counts are rebuilt when the store
+ * began before format 2 (RECORD_COUNT_ADDED) or the header's record count key is not the
+ * metadata's (compared as serialized KeyExpressions; absent on either side counts). */
+static int counts_stale(const cfdb_rl_store *s, cfdb_arena *a, const cfdb_pb_msg *info,
+                        int32_t format, bool *stale)
+{
+    const cfdb_kex *want = s->md->record_count_key;
+    bool has = rl_has(info, "record_count_key");
+    *stale = (format >= 1 && format < 2) || (!want && has) || (want && !has);
+    if (*stale || !want)
+        return 0;
+    cfdb_bytes stored, mine;
+    const cfdb_kex *k;
+    int rc = cfdb_pb_encode((cfdb_pb_msg *)rl_msg(info, "record_count_key"), a, &stored);
+    if (!rc && cfdb_kex_parse(a, stored.ptr, stored.len, &k)) {
+        *stale = true;      /* a key cfdb cannot read is replaced */
+        return 0;
+    }
+    if (!rc)
+        rc = cfdb_kex_serialize(a, k, &stored);
+    if (!rc)
+        rc = cfdb_kex_serialize(a, want, &mine);
+    if (!rc)
+        *stale = !cfdb_bytes_eq(stored, mine);
+    return rc;
+}
+
+typedef struct recount_ctx {
+    cfdb_rl_store *s;
+    cfdb_arena *a;
+    cfdb_bytes *keys;
+    int64_t *counts;
+    uint32_t n, cap;
+} recount_ctx;
+
+static int recount_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type *type,
+                      const cfdb_pb_msg *rec, const cfdb_rl_version *version)
+{
+    (void)pk, (void)version;
+    recount_ctx *c = ctx;
+    cfdb_kex_ctx kc = { &type->record_type_key, NULL };
+    cfdb_tuple *keys;
+    uint32_t n;
+    cfdb_bytes space, key;
+    int rc = cfdb_kex_evaluate(c->a, c->s->md->record_count_key, rec, &kc, &keys, &n);
+    if (rc)
+        return rc;
+    if (n != 1)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;   /* evaluateSingleton */
+    if ((rc = rl_space(c->s, c->a, RL_KS_RECORD_COUNT, NULL, &space)) ||
+        (rc = cfdb_tuple_pack(c->a, space, &keys[0], &key)))
+        return rc;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (cfdb_bytes_eq(c->keys[i], key)) {
+            c->counts[i]++;
+            return 0;
+        }
+    }
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 16;
+        cfdb_bytes *k = cfdb_arena_alloc(c->a, cap * sizeof *k);
+        int64_t *v = cfdb_arena_alloc(c->a, cap * sizeof *v);
+        if (!k || !v)
+            return CFDB_ERR_OUT_OF_MEMORY;
+        if (c->n) {
+            memcpy(k, c->keys, c->n * sizeof *k);
+            memcpy(v, c->counts, c->n * sizeof *v);
+        }
+        c->keys = k;
+        c->counts = v;
+        c->cap = cap;
+    }
+    c->keys[c->n] = key;
+    c->counts[c->n++] = 1;
+    return 0;
+}
+
+/* The rebuild: P + (4, ...) cleared (the tuple range: like Java, a count at P + (4) itself
+ * stays), then every record counted under the new key and each count SET as a little-endian
+ * int64 (FDBRecordStore.addRebuildRecordCountsJob: not while the header's
+ * record_count_state is DISABLED), in the open transaction. */
+static int rebuild_counts(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_pb_msg *info)
+{
+    cfdb_bytes space, b, e, next;
+    cfdb_tuple empty;
+    cfdb_tuple_init(&empty, a);
+    int rc = rl_space(s, a, RL_KS_RECORD_COUNT, NULL, &space);
+    if (!rc)
+        rc = cfdb_tuple_range(a, space, &empty, &b, &e);
+    if (rc)
+        return rc;
+    dir_clear_range(tr, b, e);
+    if (!s->md->record_count_key || rl_int(info, "record_count_state") == 3)   /* DISABLED */
+        return 0;
+    recount_ctx c = { s, a, NULL, NULL, 0, 0 };
+    bool more;
+    uint32_t scanned;
+    if ((rc = rl_scan_records(s, tr, a, (cfdb_bytes){ NULL, 0 }, (cfdb_bytes){ NULL, 0 }, UINT32_MAX,
+                              UINT32_MAX, recount_cb, &c, &more, &next, &scanned)))
+        return rc;
+    for (uint32_t i = 0; i < c.n; i++) {
+        uint8_t le[8];
+        for (int j = 0; j < 8; j++)
+            le[j] = (uint8_t)((uint64_t)c.counts[i] >> (8 * j));
+        dir_set(tr, c.keys[i], cfdb_bytes_make(le, 8));
+    }
+    return 0;
+}
+
+/* [P + (8), strinc): the old-format version space (FDBRecordStore.getLegacyVersionSubspace). */
+static int old_version_space(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes *begin, cfdb_bytes *end)
+{
+    int rc = rl_space(s, a, RL_KS_RECORD_VERSION, NULL, begin);
+    return rc ? rc : dir_strinc(a, *begin, end);
+}
+
+static int clear_old_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
+{
+    cfdb_bytes b, e;
+    int rc = old_version_space(s, a, &b, &e);
+    if (!rc)
+        dir_clear_range(tr, b, e);
+    return rc;
+}
+
+/* P + (8, pk...) = 12 raw bytes becomes R + (pk..., -1) = pack((versionstamp)) (0x33 + the 12
+ * bytes, SplitHelper.packVersion); then the old space is cleared. A key that is no tuple or
+ * a value not 12 bytes long is 1044 (FDBRecordVersion.fromBytes). */
+static int convert_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
+{
+    cfdb_bytes b, e;
+    dir_kv *kvs;
+    uint32_t n;
+    int rc = old_version_space(s, a, &b, &e);
+    if (!rc)
+        rc = dir_get_all(tr, a, b, e, &kvs, &n);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        cfdb_tuple pk;
+        cfdb_bytes base, key;
+        uint8_t packed[13];
+        if (kvs[i].value.len != 12 ||
+            cfdb_tuple_unpack(a, cfdb_bytes_make(kvs[i].key.ptr + b.len, kvs[i].key.len - b.len), &pk) ||
+            !cfdb_tuple_count(&pk))
+            return CFDB_ERR_SERIALIZATION_FAILED;
+        if ((rc = cfdb_tuple_pack(a, s->records, &pk, &base)) ||
+            (rc = keyspace_key(a, base, -1, &key)))
+            return rc;
+        packed[0] = CFDB_TUPLE_VERSIONSTAMP;
+        memcpy(packed + 1, kvs[i].value.ptr, 12);
+        dir_set(tr, key, cfdb_bytes_make(packed, 13));
+    }
+    if (!rc)
+        dir_clear_range(tr, b, e);
+    return rc;
+}
 
 static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_open_mode mode,
                         const cfdb_rl_open_options *opts)
@@ -161,15 +319,44 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         return CFDB_ERR_CLIENT_INVALID_OPERATION;       /* our metadata is stale */
     s->omit_unsplit_suffix = format >= CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX &&
                              rl_bool(info, "omit_unsplit_record_suffix");
+    s->cacheable = rl_bool(info, "cacheable");
     s->format_version = format > CFDB_RL_FORMAT_CACHEABLE_STATE ? format
                                                                : CFDB_RL_FORMAT_CACHEABLE_STATE;
     s->metadata_version = md->version;
+    /* the format is at least 7 now, so old-format versions only where the unsplit suffix is
+     * omitted (FDBRecordStore.useOldVersionFormat) */
+    s->old_versions = s->omit_unsplit_suffix;
     if (format == s->format_version && stored_md == md->version)
         return 0;
     /* Upgrade: unsplit records written before format 5 keep their key without a suffix. */
     if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_UNSPLIT_WITH_SUFFIX && !md->split_long_records)
         s->omit_unsplit_suffix = true;
+    s->old_versions = s->omit_unsplit_suffix;
+    bool recount;
+    if ((rc = counts_stale(s, a, info, format, &recount)))
+        return rc;
+    if (recount)
+        cfdb_pb_clear(info, rl_f(info, "record_count_key"));   /* write_header sets the new one */
     if ((rc = write_header(s, tr, a, info)))
+        return rc;
+    if (recount && (rc = rebuild_counts(s, tr, a, info)))
+        return rc;
+    /* FDBRecordStore.checkRebuild: former indexes go before indexes are rebuilt */
+    if (format >= 1 && stored_md != md->version && (rc = rl_remove_former_indexes(s, tr, a, stored_md)))
+        return rc;
+    /* FDBRecordStore.updateStoreHeaderAsync: a new header of a cacheable store */
+    rl_bump_metadata_version(s, tr);
+    /* FDBRecordStore.checkRebuild: versions of a store that began below format 6 move from
+     * P + (8, pk...) beside their records (addConvertRecordVersions) when the store no longer
+     * uses the old format; a store that stopped storing versions loses the old space when
+     * its metadata version changes. cfdb moves them before any index is rebuilt, so VERSION
+     * indexes rebuilt below read the moved versions. */
+    if (format >= 1 && format < CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD && md->store_record_versions &&
+        !s->old_versions && (rc = convert_versions(s, tr, a)))
+        return rc;
+    if (format >= 1 && stored_md != md->version && !md->store_record_versions &&
+        (format < CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD || s->omit_unsplit_suffix) &&
+        (rc = clear_old_versions(s, tr, a)))
         return rc;
     return rebuild_new_indexes(s, tr, a, stored_md, opts);
 }
@@ -308,19 +495,58 @@ static bool stores_unsuffixed(const cfdb_rl_store *s)
     return s->omit_unsplit_suffix && !s->md->split_long_records;
 }
 
-/* A held version (saved in this transaction) overrides the stored one. */
-static void pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
+/* pk's version key (FDBRecordStore.recordVersionKey): R + pack(pk) + pack((-1)) beside the
+ * record (base = R + pack(pk)), or P + pack((8, pk...)) with old-format versions. */
+static int version_key(const cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const cfdb_tuple *pk,
+                       cfdb_bytes *out)
+{
+    if (!s->old_versions)
+        return keyspace_key(a, base, SUFFIX_VERSION, out);
+    cfdb_bytes space;
+    int rc = rl_space(s, a, RL_KS_RECORD_VERSION, NULL, &space);
+    return rc ? rc : cfdb_tuple_pack(a, space, pk, out);
+}
+
+/* A held version (saved in this transaction) overrides the stored one. Its value is
+ * 0x33 + 12 bytes + offset beside the record, 12 bytes + offset in the old format. */
+static bool pending_version(const cfdb_rl_store *s, cfdb_bytes version_key, cfdb_rl_version *version)
 {
     const rl_pending *p = version ? rl_pending_find(s, version_key) : NULL;
     if (!p)
-        return;
+        return false;
     version->present = true;
     version->complete = false;
-    memcpy(version->bytes, p->value.ptr + 1, 12);   /* 0x33 + 12 bytes + offset */
+    memcpy(version->bytes, p->value.ptr + (s->old_versions ? 0 : 1), 12);
+    return true;
 }
 
-int rl_pending_item_version(const cfdb_rl_store *s, cfdb_arena *a, cfdb_rl_item *item)
+int rl_old_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                   cfdb_rl_version *version)
 {
+    if (!s->old_versions)
+        return 0;
+    cfdb_bytes vkey, value;
+    bool present;
+    int rc = version_key(s, a, (cfdb_bytes){ NULL, 0 }, pk, &vkey);
+    if (rc || pending_version(s, vkey, version))
+        return rc;
+    /* FDBRecordStore.loadRecordVersionAsync: no versions stored, nothing read */
+    if (!s->md->store_record_versions)
+        return 0;
+    if ((rc = dir_get(tr, a, vkey, false, &present, &value)) || !present)
+        return rc;
+    if (value.len != 12)
+        return CFDB_ERR_SERIALIZATION_FAILED;    /* FDBRecordVersion.complete(bytes) */
+    version->present = true;
+    version->complete = true;
+    memcpy(version->bytes, value.ptr, 12);
+    return 0;
+}
+
+int rl_pending_item_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_rl_item *item)
+{
+    if (s->old_versions)
+        return rl_old_version(s, tr, a, &item->primary_key, &item->version);
     if (!s->pending_count)
         return 0;
     cfdb_bytes base, vkey;
@@ -360,8 +586,8 @@ int rl_record_from_kvs(cfdb_rl_store *s, cfdb_arena *a, cfdb_bytes base, const v
 }
 
 /* Reads the record stored under pk: *found, its type, message and version. */
-static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb_bytes base,
-                       cfdb_bytes begin, cfdb_bytes end, bool *found,
+static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_tuple *pk,
+                       cfdb_bytes base, cfdb_bytes begin, cfdb_bytes end, bool *found,
                        const cfdb_rl_record_type **type, cfdb_pb_msg **record,
                        cfdb_rl_version *version)
 {
@@ -381,6 +607,8 @@ static int read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfdb
             rc = rl_record_from_kvs(s, a, base, kvs, n, found, type, record, version);
     }
     if (!rc && *found && version) {
+        if (s->old_versions)
+            return rl_old_version(s, tr, a, pk, version);
         cfdb_bytes vkey;
         if ((rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
             return rc;
@@ -395,7 +623,7 @@ int rl_read_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
 {
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
-    return rc ? rc : read_record(s, tr, a, base, begin, end, found, type, record, version);
+    return rc ? rc : read_record(s, tr, a, pk, base, begin, end, found, type, record, version);
 }
 
 /* ---- indexes ---- */
@@ -501,7 +729,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_bytes value, base, begin, end, vkey;
     if ((rc = cfdb_pb_mutable(u, type->union_field, &inner)) || (rc = cfdb_pb_merge(inner, record)) ||
         (rc = cfdb_pb_encode(u, a, &value)) || (rc = record_keys(s, a, &pk, &base, &begin, &end)) ||
-        (rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey)))
+        (rc = version_key(s, a, base, &pk, &vkey)))
         return rc;
     if (value.len > CFDB_RL_SPLIT_RECORD_SIZE && !md->split_long_records)
         return CFDB_ERR_VALUE_TOO_LARGE;
@@ -511,7 +739,7 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_pb_msg *old = NULL;
     cfdb_rl_version old_version = { 0 };
     if ((md->index_count || existed || md->record_count_key) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
+        (rc = read_record(s, tr, a, &pk, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
     if (found && old_type != type && (rc = check_maintained(s, old_type)))
         return rc;
@@ -553,7 +781,15 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
             dir_set(tr, key, cfdb_bytes_make(value.ptr + off, len));
         }
     }
-    if (versioned) {
+    if (versioned && s->old_versions) {
+        /* P + (8, pk...) = the 12 bytes of the incomplete version + offset 0, at commit
+         * (FDBRecordStore.saveVersionWithOldFormat) */
+        uint8_t raw[16] = { 0 };
+        memcpy(raw, version, 12);
+        if ((rc = rl_pending_add(s, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE, vkey,
+                                 cfdb_bytes_make(raw, sizeof raw))))
+            return rc;
+    } else if (versioned) {
         /* P + (1, pk..., -1) = pack((incomplete versionstamp)) + offset, at commit */
         cfdb_tuple vt;
         cfdb_tuple_init(&vt, a);
@@ -576,7 +812,7 @@ int cfdb_rl_store_load(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     cfdb_bytes base, begin, end;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
     if (!rc)
-        rc = read_record(s, tr, a, base, begin, end, &out->found, &out->type, &out->record, NULL);
+        rc = read_record(s, tr, a, pk, base, begin, end, &out->found, &out->type, &out->record, NULL);
     if (rc || !out->found) {
         out->found = false;
         return rc;
@@ -606,7 +842,7 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     cfdb_bytes base, begin, end, vkey;
     int rc = record_keys(s, a, pk, &base, &begin, &end);
     if (!rc)
-        rc = keyspace_key(a, base, SUFFIX_VERSION, &vkey);
+        rc = version_key(s, a, base, pk, &vkey);
     if (rc)
         return rc;
     bool found = false;
@@ -615,7 +851,7 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     cfdb_rl_version old_version = { 0 };
     const cfdb_rl_metadata *md = s->md;
     if ((md->index_count || existed || md->record_count_key) &&
-        (rc = read_record(s, tr, a, base, begin, end, &found, &old_type, &old, &old_version)))
+        (rc = read_record(s, tr, a, pk, base, begin, end, &found, &old_type, &old, &old_version)))
         return rc;
     if (found && (rc = check_maintained(s, old_type)))
         return rc;
@@ -632,6 +868,9 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
     rl_pending_remove(s, vkey);
     if (stores_unsuffixed(s))
         dir_clear(tr, base);
+    /* FDBRecordStore.deleteTypedRecord: the old-format version key goes with the record */
+    if (s->old_versions && md->store_record_versions)
+        dir_clear(tr, vkey);
     return 0;
 }
 
@@ -682,6 +921,15 @@ int cfdb_rl_store_record_count(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         *out += (int64_t)v;
     }
     return rc;
+}
+
+void rl_bump_metadata_version(const cfdb_rl_store *s, FDBTransaction *tr)
+{
+    static const uint8_t key[] = "\xff/metadataVersion";
+    static const uint8_t stamp_at_0[14] = { 0 };   /* 10-byte stamp, then offset 0 (LE) */
+    if (s->cacheable)
+        fdb_transaction_atomic_op(tr, key, (int)sizeof key - 1, stamp_at_0, (int)sizeof stamp_at_0,
+                                  FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
 }
 
 /* ---- held version mutations ---- */

@@ -11,6 +11,7 @@ mkdir -p "$out"
 "$protoc" -I"$src" --descriptor_set_out="$out/rl_types.pb" --include_imports "$src/rl_types.proto"
 # rl_types.proto alone (no imports): its FileDescriptorProto is a MetaData's records field.
 "$protoc" -I"$src" --descriptor_set_out="$out/rl_types_only.pb" "$src/rl_types.proto"
+"$protoc" -I"$src" --descriptor_set_out="$out/rl_union2_only.pb" "$src/rl_union2.proto"
 # Record types declared with the Record Layer's options: needs cfdb's option messages
 # (src/layers/records) and google/protobuf/descriptor.proto (libprotobuf-dev).
 schema="$src/../../../src/layers/records"
