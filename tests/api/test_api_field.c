@@ -1,0 +1,208 @@
+/* Behaviours bindings rely on, each as libfdb_c 7.3.77 has it (NativeAPI.actor.cpp,
+ * ReadYourWrites.actor.cpp, bindings/c/fdb_c.cpp at the tag), against cfdb-server started with
+ * tenant_mode optional:
+ *   - in a tenant, range reads whose selectors resolve past the tenant's last key (or before
+ *     its first) end at once with the rows inside the tenant, with and without
+ *     read-your-writes;
+ */
+#include "api_helpers.h"
+#include "tenant_fixture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static int group_setup(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--tenant-mode", "optional", NULL };
+    return api_env_setup(args) ? -1 : 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return api_env_teardown();
+}
+
+static FDBTenant *open_tenant(const char *name)
+{
+    FDBTenant *t = NULL;
+    assert_int_equal(fdb_database_open_tenant(g_env.db, S(name), L(name), &t), 0);
+    assert_non_null(t);
+    return t;
+}
+
+static FDBTransaction *tenant_tr(FDBTenant *t)
+{
+    FDBTransaction *tr = NULL;
+    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
+    return tr;
+}
+
+static void tenant_set(FDBTenant *t, const char *key, const char *value)
+{
+    FDBTransaction *tr = tenant_tr(t);
+    for (;;) {
+        fdb_transaction_set(tr, S(key), L(key), S(value), L(value));
+        fdb_error_t e = api_commit(tr);
+        if (!e)
+            break;
+        assert_int_equal(api_on_error(tr, e), 0);
+    }
+    fdb_transaction_destroy(tr);
+}
+
+/* The rows of a selector range read as "k=v," text; the future must be ready within 3 s. */
+static fdb_error_t sel_range(FDBTransaction *tr, const char *bk, int bl, int bor, int bofs, const char *ek, int el,
+                             int eor, int eofs, int limit, int reverse, char *out, size_t cap)
+{
+    FDBFuture *f = fdb_transaction_get_range(tr, S(bk), bl, bor, bofs, S(ek), el, eor, eofs, limit, 0,
+                                             FDB_STREAMING_MODE_WANT_ALL, 0, 0, reverse);
+    fdb_error_t err = api_wait_ms(f, 3000);
+    out[0] = 0;
+    if (err == 0) {
+        const FDBKeyValue *kv;
+        int n;
+        fdb_bool_t more;
+        assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &n, &more), 0);
+        size_t o = 0;
+        for (int i = 0; i < n && o < cap; i++)
+            o += (size_t)snprintf(out + o, cap - o, "%.*s=%.*s,", kv[i].key_length, (const char *)kv[i].key,
+                                  kv[i].value_length, (const char *)kv[i].value);
+    }
+    fdb_future_destroy(f);
+    return err;
+}
+
+/* ---------- selectors past a tenant's edges ---------- */
+
+/* Each read of the edge checks in a transaction of its own (a cache warmed by an earlier read
+ * would answer it without the storage server). */
+static FDBTenant *g_edge_tenant;
+static int g_edge_ryw_off, g_edge_write;
+
+static FDBTransaction *edge_tr(void)
+{
+    FDBTransaction *tr = tenant_tr(g_edge_tenant);
+    if (g_edge_ryw_off)
+        assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, NULL, 0), 0);
+    if (g_edge_write)
+        fdb_transaction_set(tr, S("b2"), 2, S("w"), 1);
+    return tr;
+}
+
+static fdb_error_t edge_range(const char *bk, int bl, int bor, int bofs, const char *ek, int el, int eor, int eofs,
+                              int limit, int reverse, char *out, size_t cap)
+{
+    FDBTransaction *tr = edge_tr();
+    fdb_error_t e = sel_range(tr, bk, bl, bor, bofs, ek, el, eor, eofs, limit, reverse, out, cap);
+    fdb_transaction_destroy(tr);
+    return e;
+}
+
+static void check_edges(FDBTenant *t, int ryw_disabled, int with_write)
+{
+    g_edge_tenant = t;
+    g_edge_ryw_off = ryw_disabled;
+    g_edge_write = with_write;
+    const char *mid = with_write ? "b=2,b2=w," : "b=2,";
+    char out[256];
+    /* begin firstGreaterThan(c), the last key: resolves to the tenant's end */
+    assert_int_equal(edge_range("c", 1, 1, 1, "\xff", 1, 0, 1, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(edge_range("c", 1, 1, 1, "\xff", 1, 0, 1, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    /* both past the end */
+    assert_int_equal(edge_range("a", 1, 0, 10, "a", 1, 0, 20, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(edge_range("z", 1, 0, 1, "z", 1, 0, 5, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(edge_range("c", 1, 1, 1, "c", 1, 1, 3, 5, 1, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    /* end past the end: the rows up to the tenant's end */
+    assert_int_equal(edge_range("b", 1, 0, 1, "a", 1, 0, 9, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, with_write ? "b=2,b2=w,c=3," : "b=2,c=3,");
+    /* reverse, the end past the tenant's end (the read-your-writes path once spun on these,
+     * re-reading the same shard until transaction_too_old) */
+    assert_int_equal(edge_range("b", 1, 0, 1, "a", 1, 0, 9, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, with_write ? "c=3,b2=w,b=2," : "c=3,b=2,");
+    assert_int_equal(edge_range("\xfe", 1, 0, -2, "c", 1, 1, 4, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, with_write ? "c=3,b2=w,b=2," : "c=3,b=2,a=1,");
+    assert_int_equal(edge_range("\xfe", 1, 0, -1, "z", 1, 1, 4, 1, 1, out, sizeof out), 0);
+    assert_string_equal(out, "c=3,");
+    assert_int_equal(edge_range("c", 1, 1, 1, "z", 1, 1, 4, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(edge_range("", 0, 0, 4, "b", 1, 1, 4, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, with_write ? "c=3," : "");
+    assert_int_equal(edge_range("", 0, 0, 1, "\xff", 1, 0, 3, 2, 1, out, sizeof out), 0);
+    assert_string_equal(out, with_write ? "c=3,b2=w," : "c=3,b=2,");
+    /* both before the start */
+    assert_int_equal(edge_range("a", 1, 0, -3, "a", 1, 0, -1, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(edge_range("", 0, 0, -2, "a", 1, 0, 0, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    /* begin before the start, end inside */
+    assert_int_equal(edge_range("a", 1, 0, -5, "c", 1, 0, 1, 0, 0, out, sizeof out), 0);
+    char want[64];
+    snprintf(want, sizeof want, "a=1,%s", mid);
+    assert_string_equal(out, want);
+    /* begin past the end, end before the start (inverted after resolution) */
+    assert_int_equal(edge_range("c", 1, 1, 2, "", 0, 0, -1, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    /* a get_key past the end answers \xff */
+    FDBTransaction *tr = edge_tr();
+    FDBFuture *f = fdb_transaction_get_key(tr, S("c"), 1, 1, 4, 0);
+    assert_int_equal(api_wait_ms(f, 3000), 0);
+    const uint8_t *key;
+    int kl;
+    assert_int_equal(fdb_future_get_key(f, &key, &kl), 0);
+    assert_int_equal(kl, 1);
+    assert_int_equal(key[0], 0xff);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+}
+
+static void check_all_edges(FDBTenant *t)
+{
+    for (int ryw_off = 0; ryw_off < 2; ryw_off++)
+        for (int w = 0; w < 2; w++)
+            if (!(ryw_off && w))
+                check_edges(t, ryw_off, w);
+}
+
+/* First with nothing stored after the tenant (the last keys of the database), then with a
+ * tenant and raw keys after it. */
+static void test_selectors_past_tenant_edges(void **state)
+{
+    (void)state;
+    int64_t id, id2;
+    assert_int_equal(tf_create_tenant(g_env.db, "sel-edges", &id), 0);
+    FDBTenant *t = open_tenant("sel-edges");
+    tenant_set(t, "a", "1");
+    tenant_set(t, "b", "2");
+    tenant_set(t, "c", "3");
+    check_all_edges(t);
+    assert_int_equal(tf_create_tenant(g_env.db, "sel-edges-next", &id2), 0);
+    FDBTenant *next = open_tenant("sel-edges-next");
+    tenant_set(next, "", "next-first");
+    tenant_set(next, "x", "next-x");
+    assert_int_equal(api_set_committed("zzz", 3, "raw", 3), 0);
+    check_all_edges(t);
+    fdb_tenant_destroy(next);
+    fdb_tenant_destroy(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_selectors_past_tenant_edges),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
