@@ -101,11 +101,14 @@ static void txn_free_task(void *arg)
     cfdb_txn *tx = arg;
     cfdb_conflicts_clear(tx);
     cfdb_special_reset(tx);
-    if (tx->versionstamp_future) {
-        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
-        cfdb_future_unref(tx->versionstamp_future);
-        tx->versionstamp_future = NULL;
+    for (op *o = tx->versionstamp_ops, *next; o; o = next) {
+        next = o->next;
+        cfdb_future *vf = o->f;
+        o->next = NULL;
+        cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
+        cfdb_future_unref(vf);
     }
+    tx->versionstamp_ops = NULL;
     if (tx->tenant)
         cfdb_tenant_unref(tx->tenant);
     cfdb_db_user_unref(tx->db);

@@ -124,7 +124,9 @@ struct cfdb_txn {
     cfdb_waiter rv_waiter;
     cfdb_waiter *rv_waiters;
     uint8_t versionstamp[10];
-    cfdb_future *versionstamp_future;
+    /* get_versionstamp's futures waiting for the commit (all answered alike: they share
+     * NativeAPI's versionstampPromise), chained by their ops' `next` */
+    op *versionstamp_ops;
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit (txn_watch.c) */
     cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */

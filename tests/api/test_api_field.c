@@ -4,6 +4,7 @@
  *   - in a tenant, range reads whose selectors resolve past the tenant's last key (or before
  *     its first) end at once with the rows inside the tenant, with and without
  *     read-your-writes;
+ *   - every get_versionstamp future of a transaction gets the stamp;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
@@ -199,10 +200,91 @@ static void test_selectors_past_tenant_edges(void **state)
     fdb_tenant_destroy(t);
 }
 
+/* ---------- repeated futures of one kind ---------- */
+
+static void versionstamp_of(FDBFuture *f, uint8_t out[10])
+{
+    assert_int_equal(api_wait_ms(f, 5000), 0);
+    const uint8_t *key;
+    int kl;
+    assert_int_equal(fdb_future_get_key(f, &key, &kl), 0);
+    assert_int_equal(kl, 10);
+    memcpy(out, key, 10);
+}
+
+/* Every get_versionstamp of a transaction is a future of the same promise (NativeAPI's
+ * versionstampPromise): all of them get the stamp, none is cancelled by a later one. */
+static void test_versionstamp_futures_share_the_stamp(void **state)
+{
+    (void)state;
+    char p[64], k[80];
+    api_prefix(p, sizeof p, "vs-twice");
+    int kl = api_key(k, sizeof k, p, "k");
+    FDBTransaction *tr = api_tr();
+    FDBFuture *f1, *f2, *f3;
+    for (;;) {
+        fdb_transaction_set(tr, S(k), kl, S("v"), 1);
+        f1 = fdb_transaction_get_versionstamp(tr);
+        f2 = fdb_transaction_get_versionstamp(tr);
+        f3 = fdb_transaction_get_versionstamp(tr);
+        fdb_error_t e = api_commit(tr);
+        if (!e)
+            break;
+        fdb_future_destroy(f1);
+        fdb_future_destroy(f2);
+        fdb_future_destroy(f3);
+        assert_int_equal(api_on_error(tr, e), 0);
+    }
+    uint8_t v1[10], v2[10], v3[10];
+    versionstamp_of(f1, v1);
+    versionstamp_of(f2, v2);
+    versionstamp_of(f3, v3);
+    assert_memory_equal(v1, v2, 10);
+    assert_memory_equal(v1, v3, 10);
+    int64_t cv = 0;
+    assert_int_equal(fdb_transaction_get_committed_version(tr, &cv), 0);
+    uint64_t stamp_version = 0;
+    for (int i = 0; i < 8; i++)
+        stamp_version = stamp_version << 8 | v1[i];
+    assert_int_equal((int64_t)stamp_version, cv);
+    /* one more after the commit: the same stamp at once */
+    FDBFuture *f4 = fdb_transaction_get_versionstamp(tr);
+    uint8_t v4[10];
+    versionstamp_of(f4, v4);
+    assert_memory_equal(v1, v4, 10);
+    fdb_future_destroy(f1);
+    fdb_future_destroy(f2);
+    fdb_future_destroy(f3);
+    fdb_future_destroy(f4);
+    /* destroying one waiting future leaves the others waiting; a reset ends them all with
+     * transaction_cancelled */
+    fdb_transaction_reset(tr);
+    f1 = fdb_transaction_get_versionstamp(tr);
+    f2 = fdb_transaction_get_versionstamp(tr);
+    f3 = fdb_transaction_get_versionstamp(tr);
+    fdb_future_destroy(f2);
+    assert_int_equal(api_wait_ms(f1, 200), API_TIMEOUT);
+    fdb_transaction_reset(tr);
+    assert_int_equal(api_wait_ms(f1, 5000), 1025);
+    assert_int_equal(api_wait_ms(f3, 5000), 1025);
+    fdb_future_destroy(f1);
+    fdb_future_destroy(f3);
+    /* read-only: every future ends with no_commit_version */
+    f1 = fdb_transaction_get_versionstamp(tr);
+    f2 = fdb_transaction_get_versionstamp(tr);
+    assert_int_equal(api_commit(tr), 0);
+    assert_int_equal(api_wait_ms(f1, 5000), 2021);
+    assert_int_equal(api_wait_ms(f2, 5000), 2021);
+    fdb_future_destroy(f1);
+    fdb_future_destroy(f2);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
+        cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
