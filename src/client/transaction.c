@@ -202,6 +202,14 @@ int txn_error_locked(cfdb_txn *tx)
     return tx->deferred_error;
 }
 
+int txn_deferred_error(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    pthread_mutex_unlock(&tx->mu);
+    return rc;
+}
+
 static void deadline_rearm_task(void *arg)
 {
     cfdb_txn *tx = arg;
@@ -516,6 +524,8 @@ cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     int rc = txn_error_locked(tx);
+    if (!rc)
+        atomic_store(&tx->rv_claimed, true);
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_INT64, rc);
@@ -532,16 +542,42 @@ typedef struct set_rv_op {
 
 static void set_rv_start(op *o)
 {
-    if (atomic_load(&o->tx->gen) == o->gen)
-        o->tx->read_version = TXN_OP_AS(set_rv_op, o)->version;
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) == o->gen) {
+        /* an operation queued before this one asked for a read version already (the check
+         * on the application's thread could not see it): Transaction::setVersion throws, and
+         * ThreadSafeTransaction keeps it as the deferred error */
+        if (tx->rv_requested || tx->read_version)
+            defer_error(tx, CFDB_ERR_READ_VERSION_ALREADY_SET);
+        else
+            tx->read_version = TXN_OP_AS(set_rv_op, o)->version;
+    }
+    pthread_mutex_unlock(&tx->mu);
     op_link(o);
     op_finish(o, 0);
 }
 
 static const txn_op_kind set_rv_kind = { .name = "set_read_version", .start = set_rv_start, .raw_start = true };
 
+/* Transaction::setVersion: read_version_already_set when a read version was set or asked
+ * for, else version_invalid for v <= 0; either is the transaction's deferred error (the next
+ * operations fail with it, until on_error or reset), the call itself returns nothing. */
 void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
 {
+    pthread_mutex_lock(&tx->mu);
+    int rc = 0;
+    if (atomic_load(&tx->rv_claimed) || tx->read_version)
+        rc = CFDB_ERR_READ_VERSION_ALREADY_SET;
+    else if (version <= 0)
+        rc = CFDB_ERR_VERSION_INVALID;
+    if (rc) {
+        defer_error(tx, rc);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
+    atomic_store(&tx->rv_claimed, true);
+    pthread_mutex_unlock(&tx->mu);
     op *o = op_new(tx, &set_rv_kind, CFDB_FUTURE_VOID, sizeof(set_rv_op));
     if (!o) { /* no memory to queue it: set it here (under mu, as the network thread sets it) */
         pthread_mutex_lock(&tx->mu);
@@ -556,6 +592,11 @@ void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
 cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    if (rc) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_INT64, rc);
+    }
     int64_t size = (int64_t)cfdb_ryw_size(&tx->ryw);
     pthread_mutex_unlock(&tx->mu);
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
@@ -575,6 +616,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     cfdb_conflicts_clear(tx);
     cfdb_special_reset(tx);
     tx->deferred_error = 0;
+    atomic_store(&tx->rv_claimed, false);
     tx->cancelled = false;
     tx->committing = false;
     tx->committed = false;
@@ -636,7 +678,9 @@ void cfdb_txn_cancel(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     atomic_fetch_add(&tx->gen, 1);
-    tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
+    /* ThreadSafeTransaction's deferred error (checked first) wins over RYW's reset promise */
+    if (!tx->deferred_error)
+        tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
     tx->cancelled = true;
     tx->retry.cancelled_error = CFDB_ERR_TRANSACTION_CANCELLED;
     pthread_mutex_unlock(&tx->mu);

@@ -426,6 +426,9 @@ static const txn_op_kind versionstamp_kind = { .name = "get_versionstamp", .star
 
 cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx)
 {
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_KEY, rc);
     op *o = op_new(tx, &versionstamp_kind, CFDB_FUTURE_KEY, sizeof *o);
     return o ? op_launch(o) : txn_future_no_memory(CFDB_FUTURE_KEY);
 }

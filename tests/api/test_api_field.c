@@ -5,11 +5,14 @@
  *     its first) end at once with the rows inside the tenant, with and without
  *     read-your-writes;
  *   - every get_versionstamp future of a transaction gets the stamp;
+ *   - set_read_version's version_invalid / read_version_already_set, deferred to the next
+ *     operations;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
 
 #include <setjmp.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -280,11 +283,104 @@ static void test_versionstamp_futures_share_the_stamp(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* ---------- set_read_version's checks, deferred ---------- */
+
+static fdb_error_t get_err(FDBTransaction *tr)
+{
+    int present, len;
+    char buf[16];
+    return api_get(tr, S("field/rv"), 8, 0, &present, buf, sizeof buf, &len);
+}
+
+static fdb_error_t grv_err(FDBTransaction *tr, int64_t *v)
+{
+    FDBFuture *f = fdb_transaction_get_read_version(tr);
+    fdb_error_t e = api_wait(f);
+    if (!e && v)
+        assert_int_equal(fdb_future_get_int64(f, v), 0);
+    fdb_future_destroy(f);
+    return e;
+}
+
+/* Transaction::setVersion: read_version_already_set once a read version was set or asked
+ * for, else version_invalid for v <= 0. ThreadSafeTransaction keeps what it throws as the
+ * deferred error: the call returns nothing, the next operations (reads, get_read_version,
+ * commit, get_versionstamp, get_approximate_size, watch...) fail with it; a retryable
+ * on_error or a reset clears it. */
+static void test_set_read_version_checks(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    int64_t v = 0;
+    assert_int_equal(grv_err(tr, &v), 0);
+    assert_true(v > 0);
+    fdb_transaction_reset(tr);
+    /* 0 and negative versions */
+    static const int64_t bad[] = { 0, -1, -1000000, INT64_MIN };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        fdb_transaction_set_read_version(tr, bad[i]);
+        assert_int_equal(get_err(tr), 2011);
+        assert_int_equal(grv_err(tr, NULL), 2011);
+        assert_int_equal(api_wait_destroy(fdb_transaction_get_approximate_size(tr)), 2011);
+        assert_int_equal(api_wait_destroy(fdb_transaction_get_versionstamp(tr)), 2011);
+        assert_int_equal(api_wait_destroy(fdb_transaction_watch(tr, S("field/rv"), 8)), 2011);
+        fdb_transaction_set(tr, S("field/rv"), 8, S("x"), 1);
+        assert_int_equal(api_commit(tr), 2011);
+        /* not retryable: on_error answers it and keeps it */
+        assert_int_equal(api_on_error(tr, 2011), 2011);
+        assert_int_equal(get_err(tr), 2011);
+        fdb_transaction_reset(tr);
+        assert_int_equal(get_err(tr), 0);
+        fdb_transaction_reset(tr);
+    }
+    /* a second set_read_version, even with the same version */
+    fdb_transaction_set_read_version(tr, v);
+    fdb_transaction_set_read_version(tr, v);
+    assert_int_equal(get_err(tr), 2010);
+    assert_int_equal(grv_err(tr, NULL), 2010);
+    fdb_transaction_reset(tr);
+    /* after get_read_version (waited for or not) */
+    assert_int_equal(grv_err(tr, NULL), 0);
+    fdb_transaction_set_read_version(tr, v);
+    assert_int_equal(get_err(tr), 2010);
+    fdb_transaction_reset(tr);
+    FDBFuture *f = fdb_transaction_get_read_version(tr);
+    fdb_transaction_set_read_version(tr, v);
+    assert_int_equal(api_wait_destroy(f), 0);
+    assert_int_equal(get_err(tr), 2010);
+    fdb_transaction_reset(tr);
+    /* after a read (its read version), even one still in flight */
+    assert_int_equal(get_err(tr), 0);
+    fdb_transaction_set_read_version(tr, v);
+    assert_int_equal(get_err(tr), 2010);
+    fdb_transaction_reset(tr);
+    int present, len;
+    char buf[16];
+    f = fdb_transaction_get(tr, S("field/rv"), 8, 0);
+    fdb_transaction_set_read_version(tr, v);
+    assert_int_equal(api_wait_destroy(f), 0);
+    assert_int_equal(get_err(tr), 2010);
+    fdb_transaction_reset(tr);
+    /* a retryable error's on_error clears it too */
+    fdb_transaction_set_read_version(tr, 0);
+    assert_int_equal(get_err(tr), 2011);
+    assert_int_equal(api_on_error(tr, 1020), 0);
+    assert_int_equal(api_get(tr, S("field/rv"), 8, 0, &present, buf, sizeof buf, &len), 0);
+    /* a valid version is taken */
+    fdb_transaction_reset(tr);
+    fdb_transaction_set_read_version(tr, v);
+    int64_t got = 0;
+    assert_int_equal(grv_err(tr, &got), 0);
+    assert_int_equal(got, v);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
         cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
+        cmocka_unit_test(test_set_read_version_checks),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
