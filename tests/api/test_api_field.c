@@ -7,6 +7,7 @@
  *   - every get_versionstamp future of a transaction gets the stamp;
  *   - set_read_version's version_invalid / read_version_already_set, deferred to the next
  *     operations;
+ *   - range limits: -1 is unlimited, other negative row or byte limits range_limits_invalid;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
@@ -375,12 +376,100 @@ static void test_set_read_version_checks(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* ---------- range limits ---------- */
+
+static fdb_error_t range_err(FDBTransaction *tr, const char *b, const char *e, int limit, int target_bytes, int mode,
+                             int iteration, int *rows)
+{
+    FDBFuture *f = fdb_transaction_get_range(tr, S(b), L(b), 0, 1, S(e), L(e), 0, 1, limit, target_bytes,
+                                             (FDBStreamingMode)mode, iteration, 0, 0);
+    fdb_error_t err = api_wait_ms(f, 5000);
+    if (!err && rows) {
+        const FDBKeyValue *kv;
+        fdb_bool_t more;
+        assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, rows, &more), 0);
+    }
+    fdb_future_destroy(f);
+    return err;
+}
+
+/* validate_and_update_parameters maps 0 to unlimited (-1, which is unlimited too) and caps
+ * the byte limit by the mode's; GetRangeLimits::isValid then refuses other negative row or
+ * byte limits with range_limits_invalid (2012), in RYW's getRange after the deferred error
+ * and the keys' check (special keys: first in SpecialKeySpace::getRange). The mode's errors
+ * come at the call, before anything. */
+static void test_range_limits(void **state)
+{
+    (void)state;
+    char p[64], b[80], e[80];
+    api_prefix(p, sizeof p, "limits");
+    api_key(b, sizeof b, p, "");
+    api_key(e, sizeof e, p, "\xff");
+    for (int i = 0; i < 3; i++) {
+        char k[80];
+        char sfx[2] = { (char)('a' + i), 0 };
+        api_key(k, sizeof k, p, sfx);
+        assert_int_equal(api_set_committed(k, L(k), "v", 1), 0);
+    }
+    FDBTransaction *tr = api_tr();
+    int n = -1;
+    enum { WANT_ALL = FDB_STREAMING_MODE_WANT_ALL, EXACT = FDB_STREAMING_MODE_EXACT,
+           ITERATOR = FDB_STREAMING_MODE_ITERATOR };
+    /* -1 rows or bytes: unlimited */
+    assert_int_equal(range_err(tr, b, e, -1, 0, WANT_ALL, 0, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(range_err(tr, b, e, 0, -1, WANT_ALL, 0, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(range_err(tr, b, e, 2, -1, EXACT, 0, &n), 0);
+    assert_int_equal(n, 2);
+    /* (-1, -1) in exact mode is unlimited/unlimited: exact_mode_without_limits */
+    assert_int_equal(range_err(tr, b, e, -1, -1, EXACT, 0, NULL), 2210);
+    /* other negatives */
+    static const int bad_rows[] = { -2, -5, INT32_MIN };
+    for (size_t i = 0; i < sizeof bad_rows / sizeof bad_rows[0]; i++) {
+        assert_int_equal(range_err(tr, b, e, bad_rows[i], 0, WANT_ALL, 0, NULL), 2012);
+        assert_int_equal(range_err(tr, b, e, bad_rows[i], 100, EXACT, 0, NULL), 2012);
+        assert_int_equal(range_err(tr, b, e, bad_rows[i], 0, ITERATOR, 1, NULL), 2012);
+    }
+    assert_int_equal(range_err(tr, b, e, 0, -2, WANT_ALL, 0, NULL), 2012);
+    assert_int_equal(range_err(tr, b, e, 5, -100, EXACT, 0, NULL), 2012);
+    assert_int_equal(range_err(tr, b, e, 0, INT32_MIN, ITERATOR, 2, NULL), 2012);
+    /* the mode's errors first */
+    assert_int_equal(range_err(tr, b, e, -5, 0, ITERATOR, 0, NULL), 2000);
+    assert_int_equal(range_err(tr, b, e, -5, 0, 17, 0, NULL), 2000);
+    /* the keys' check first */
+    assert_int_equal(range_err(tr, b, "\xff\x01", -5, 0, WANT_ALL, 0, NULL), 2004);
+    /* special keys */
+    assert_int_equal(range_err(tr, "\xff\xff/transaction/read_conflict_range/",
+                               "\xff\xff/transaction/read_conflict_range0", -3, 0, WANT_ALL, 0, NULL),
+                     2012);
+    assert_int_equal(range_err(tr, "\xff\xff/transaction/read_conflict_range/",
+                               "\xff\xff/transaction/read_conflict_range0", -1, 0, WANT_ALL, 0, NULL),
+                     0);
+    /* a deferred error before the limits (this transaction read: already set) */
+    fdb_transaction_set_read_version(tr, -1);
+    assert_int_equal(range_err(tr, b, e, -5, 0, WANT_ALL, 0, NULL), 2010);
+    fdb_transaction_reset(tr);
+    fdb_transaction_set_read_version(tr, -1);
+    assert_int_equal(range_err(tr, b, e, -5, 0, WANT_ALL, 0, NULL), 2011);
+    assert_int_equal(range_err(tr, "\xff\xff/transaction/read_conflict_range/",
+                               "\xff\xff/transaction/read_conflict_range0", -3, 0, WANT_ALL, 0, NULL),
+                     2011);
+    /* the transaction is not failed by it */
+    fdb_transaction_reset(tr);
+    assert_int_equal(range_err(tr, b, e, -5, 0, WANT_ALL, 0, NULL), 2012);
+    assert_int_equal(range_err(tr, b, e, 0, 0, WANT_ALL, 0, &n), 0);
+    assert_int_equal(n, 3);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
         cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
         cmocka_unit_test(test_set_read_version_checks),
+        cmocka_unit_test(test_range_limits),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
