@@ -37,6 +37,9 @@ const struct sk_impl *sk_find_write_impl(cfdb_bytes key);
 /* The API version the application selected (fdb_select_api_version; 0 before): which
  * implementations exist depends on it (special_profiling.c; issue 12, modules). */
 void cfdb_special_set_api_version(int version);
+/* That version, or 0 before fdb_select_api_version (atomic operations' forms depend on it:
+ * cfdb_txn_atomic_op). */
+int cfdb_selected_api_version(void);
 
 /* Conflicting keys reported by a failed commit (txn_conflicts.c). */
 bool cfdb_conflicts_is_special(cfdb_bytes key);

@@ -52,6 +52,11 @@ void cfdb_special_set_api_version(int version)
     atomic_store(&g_api_version, version);
 }
 
+int cfdb_selected_api_version(void)
+{
+    return atomic_load(&g_api_version);
+}
+
 bool sk_impl_registered(const sk_impl *m)
 {
     if (m->read != sk_profiling_read)

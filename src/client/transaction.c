@@ -421,10 +421,44 @@ void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
     pthread_mutex_unlock(&tx->mu);
 }
 
+/* Below API 520 (RYW atomicOp) the versionstamp operands have their old forms: a key's
+ * offset is 2 bytes, a value has no offset (the stamp is its first 10 bytes). They are
+ * widened to today's: the key gets "\x00\x00" (a 4-byte little-endian offset), the value
+ * "\x00\x00\x00\x00" (offset 0). *buf receives the allocation (free it), NULL if none. */
+static int old_versionstamp_form(int type, cfdb_bytes *key, cfdb_bytes *param, uint8_t **buf)
+{
+    *buf = NULL;
+    cfdb_bytes *b = type == CFDB_MUT_SET_VERSIONSTAMPED_KEY ? key : param;
+    size_t extra = type == CFDB_MUT_SET_VERSIONSTAMPED_KEY ? 2 : 4;
+    uint8_t *p = malloc(b->len + extra);
+    if (!p)
+        return TXN_ERR_NO_MEMORY;
+    if (b->len)
+        memcpy(p, b->ptr, b->len);
+    memset(p + b->len, 0, extra);
+    *b = cfdb_bytes_make(p, b->len + extra);
+    *buf = p;
+    return 0;
+}
+
 void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_op)
 {
-    /* API codes are the wire codes, except that API >= 510 sends MinV2 / AndV2 */
+    int api = cfdb_selected_api_version();
+    if (!api)
+        api = 730;
+    /* API codes are the wire codes, except that Min / And are sent as MinV2 / AndV2 */
     int type = api_op == CFDB_MUT_MIN ? CFDB_MUT_MIN_V2 : api_op == CFDB_MUT_AND ? CFDB_MUT_AND_V2 : api_op;
+    uint8_t *widened = NULL;
+    if (api < 520 && (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE) &&
+        !is_metadata_version_key(key)) {
+        int wrc = old_versionstamp_form(type, &key, &param, &widened);
+        if (wrc) {
+            pthread_mutex_lock(&tx->mu);
+            defer_error(tx, wrc);
+            pthread_mutex_unlock(&tx->mu);
+            return;
+        }
+    }
     pthread_mutex_lock(&tx->mu);
     int rc = 0;
     static const uint8_t stamp_only[14] = { 0 }; /* metadataVersionRequiredValue */
@@ -453,6 +487,7 @@ void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_
     if (rc)
         defer_error(tx, rc);
     pthread_mutex_unlock(&tx->mu);
+    free(widened);
 }
 
 int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int type)

@@ -8,17 +8,21 @@
  *   - set_read_version's version_invalid / read_version_already_set, deferred to the next
  *     operations;
  *   - range limits: -1 is unlimited, other negative row or byte limits range_limits_invalid;
+ *   - below API 520 the old versionstamp operand forms (child processes selecting API 510,
+ *     460, 200, and 520, 730);
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -463,13 +467,192 @@ static void test_range_limits(void **state)
     fdb_transaction_destroy(tr);
 }
 
-int main(void)
+/* ---------- child processes: another API version, a fresh network ---------- */
+
+/* Runs this program again as `argv0 <mode> <arg> <cluster file>` and returns its exit status
+ * (fork + exec: the parent's network thread must not be copied into a child that uses fdb). */
+static int run_child(const char *mode, const char *arg)
 {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(n > 0);
+    self[n] = 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char *const argv[] = { self, (char *)mode, (char *)arg, g_env.server.cluster_file, NULL };
+        execv(self, argv);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+#define CHILD_CHECK(cond)                                                              \
+    do {                                                                               \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "child check failed at line %d: %s\n", __LINE__, #cond); \
+            return 1;                                                                  \
+        }                                                                              \
+    } while (0)
+
+static FDBDatabase *child_db(int version, const char *cluster_file)
+{
+    fdb_error_t e = fdb_select_api_version_impl(version, FDB_API_VERSION);
+    if (e) {
+        fprintf(stderr, "child: select_api_version(%d): %d\n", version, e);
+        return NULL;
+    }
+    if (api_network_start())
+        return NULL;
+    FDBDatabase *db = NULL;
+    e = fdb_create_database(cluster_file, &db);
+    if (e) {
+        fprintf(stderr, "child: create_database: %d\n", e);
+        return NULL;
+    }
+    return db;
+}
+
+static fdb_error_t child_read(FDBDatabase *db, const uint8_t *k, int kl, uint8_t *out, int cap, int *len)
+{
+    FDBTransaction *tr;
+    fdb_error_t e = fdb_database_create_transaction(db, &tr);
+    if (e)
+        return e;
+    for (;;) {
+        FDBFuture *f = fdb_transaction_get(tr, k, kl, 0);
+        e = api_wait(f);
+        if (!e) {
+            fdb_bool_t present;
+            const uint8_t *v;
+            int vl;
+            e = fdb_future_get_value(f, &present, &v, &vl);
+            *len = present ? vl : -1;
+            if (present && vl <= cap)
+                memcpy(out, v, (size_t)vl);
+            fdb_future_destroy(f);
+            break;
+        }
+        fdb_future_destroy(f);
+        f = fdb_transaction_on_error(tr, e);
+        e = api_wait(f);
+        fdb_future_destroy(f);
+        if (e)
+            break;
+    }
+    fdb_transaction_destroy(tr);
+    return e;
+}
+
+/* Versionstamped operands at API `version` (RYW atomicOp): below 520 a key's offset is 2
+ * bytes and a value's stamp is its first 10 bytes (no offset). */
+static int child_versionstamps(int version, const char *cluster_file)
+{
+    FDBDatabase *db = child_db(version, cluster_file);
+    CHILD_CHECK(db != NULL);
+    char prefix[64];
+    int pl = snprintf(prefix, sizeof prefix, "field/api%d/%d/", version, (int)getpid());
+    uint8_t vkey[80], vval[32], skey[128], nkey[80], nval[32];
+    int vkl = snprintf((char *)vkey, sizeof vkey, "%sval", prefix);
+    int nkl = snprintf((char *)nkey, sizeof nkey, "%snew", prefix);
+    bool old = version < 520;
+    /* the value: 10 placeholder bytes, then "tail"; today's form adds the offset 0 */
+    memcpy(vval, "XXXXXXXXXXtail", 14);
+    int vvl = 14;
+    if (!old) {
+        memset(vval + 14, 0, 4);
+        vvl = 18;
+    }
+    /* the key: prefix, 10 placeholder bytes, "k", the offset (2 or 4 bytes) */
+    memcpy(skey, prefix, (size_t)pl);
+    memcpy(skey + pl, "XXXXXXXXXXk", 11);
+    int skl = pl + 11;
+    skey[skl++] = (uint8_t)pl;
+    skey[skl++] = 0;
+    if (!old) {
+        skey[skl++] = 0;
+        skey[skl++] = 0;
+    }
+    /* today's value form at any version: below 520 its offset bytes are data */
+    memcpy(nval, "0123456789\0\0\0\0", 14);
+    FDBTransaction *tr;
+    CHILD_CHECK(fdb_database_create_transaction(db, &tr) == 0);
+    FDBFuture *vs = NULL;
+    for (;;) {
+        fdb_transaction_atomic_op(tr, vkey, vkl, vval, vvl, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+        fdb_transaction_atomic_op(tr, skey, skl, S("kv"), 2, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY);
+        fdb_transaction_atomic_op(tr, nkey, nkl, nval, 14, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_VALUE);
+        vs = fdb_transaction_get_versionstamp(tr);
+        FDBFuture *c = fdb_transaction_commit(tr);
+        fdb_error_t e = api_wait(c);
+        fdb_future_destroy(c);
+        if (!e)
+            break;
+        fdb_future_destroy(vs);
+        c = fdb_transaction_on_error(tr, e);
+        e = api_wait(c);
+        fdb_future_destroy(c);
+        if (e) {
+            fprintf(stderr, "child: commit at API %d: %d\n", version, e);
+            return 1;
+        }
+    }
+    CHILD_CHECK(api_wait(vs) == 0);
+    const uint8_t *stamp;
+    int stl;
+    CHILD_CHECK(fdb_future_get_key(vs, &stamp, &stl) == 0 && stl == 10);
+    uint8_t st[10];
+    memcpy(st, stamp, 10);
+    fdb_future_destroy(vs);
+    fdb_transaction_destroy(tr);
+    uint8_t got[64];
+    int gl = 0;
+    /* the value: the stamp, then "tail" */
+    CHILD_CHECK(child_read(db, vkey, vkl, got, sizeof got, &gl) == 0);
+    CHILD_CHECK(gl == 14 && memcmp(got, st, 10) == 0 && memcmp(got + 10, "tail", 4) == 0);
+    /* the key: prefix, stamp, "k" */
+    uint8_t want[128];
+    memcpy(want, prefix, (size_t)pl);
+    memcpy(want + pl, st, 10);
+    want[pl + 10] = 'k';
+    CHILD_CHECK(child_read(db, want, pl + 11, got, sizeof got, &gl) == 0);
+    CHILD_CHECK(gl == 2 && memcmp(got, "kv", 2) == 0);
+    /* today's form: below 520 the four offset bytes stay in the value */
+    CHILD_CHECK(child_read(db, nkey, nkl, got, sizeof got, &gl) == 0);
+    CHILD_CHECK(memcmp(got, st, 10) == 0);
+    CHILD_CHECK(gl == (old ? 14 : 10));
+    if (old)
+        CHILD_CHECK(memcmp(got + 10, "\0\0\0\0", 4) == 0);
+    fdb_database_destroy(db);
+    api_network_stop();
+    return 0;
+}
+
+static void test_old_api_versionstamp_forms(void **state)
+{
+    (void)state;
+    static const char *const versions[] = { "510", "460", "200", "520", "730" };
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        int st = run_child("--api-child", versions[i]);
+        if (st)
+            fail_msg("API %s child: exit status %d", versions[i], st);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--api-child") == 0)
+        return child_versionstamps(atoi(argv[2]), argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
         cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
         cmocka_unit_test(test_set_read_version_checks),
         cmocka_unit_test(test_range_limits),
+        cmocka_unit_test(test_old_api_versionstamp_forms),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
