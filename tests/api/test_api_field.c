@@ -10,6 +10,7 @@
  *   - range limits: -1 is unlimited, other negative row or byte limits range_limits_invalid;
  *   - below API 520 the old versionstamp operand forms (child processes selecting API 510,
  *     460, 200, and 520, 730);
+ *   - estimated range size and split points of a cancelled transaction: transaction_cancelled;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
@@ -467,6 +468,67 @@ static void test_range_limits(void **state)
     fdb_transaction_destroy(tr);
 }
 
+/* ---------- cancelled transactions' metadata reads ---------- */
+
+static fdb_error_t estimate_err(FDBTransaction *tr)
+{
+    return api_wait_destroy(fdb_transaction_get_estimated_range_size_bytes(tr, S("a"), 1, S("z"), 1));
+}
+
+static fdb_error_t split_err(FDBTransaction *tr)
+{
+    return api_wait_destroy(fdb_transaction_get_range_split_points(tr, S("a"), 1, S("z"), 1, 1000));
+}
+
+/* RYW getEstimatedRangeSizeBytes / getRangeSplitPoints check the reset promise (a cancel, or
+ * an on_error that failed) before anything is asked, and ThreadSafeTransaction's deferred
+ * error before that: a cancelled transaction answers transaction_cancelled (1025), in a
+ * deleted tenant too, where a live transaction hears tenant_not_found. */
+static void test_metadata_reads_when_cancelled(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(estimate_err(tr), 0);
+    assert_int_equal(split_err(tr), 0);
+    fdb_transaction_cancel(tr);
+    assert_int_equal(estimate_err(tr), 1025);
+    assert_int_equal(split_err(tr), 1025);
+    /* the range's own check comes first (at the call) */
+    assert_int_equal(api_wait_destroy(fdb_transaction_get_estimated_range_size_bytes(tr, S("z"), 1, S("a"), 1)),
+                     2005);
+    fdb_transaction_reset(tr);
+    assert_int_equal(estimate_err(tr), 0);
+    /* a deferred error */
+    fdb_transaction_set_read_version(tr, 0);
+    assert_int_equal(estimate_err(tr), 2011);
+    assert_int_equal(split_err(tr), 2011);
+    fdb_transaction_destroy(tr);
+
+    int64_t id;
+    assert_int_equal(tf_create_tenant(g_env.db, "meta-gone", &id), 0);
+    FDBTenant *t = open_tenant("meta-gone");
+    tenant_set(t, "b", "1");
+    assert_int_equal(tf_delete_tenant(g_env.db, "meta-gone", id), 0);
+    /* live: the tenant's error */
+    tr = tenant_tr(t);
+    assert_int_equal(estimate_err(tr), 2131);
+    int present, len;
+    char buf[8];
+    assert_int_equal(api_get(tr, S("b"), 1, 0, &present, buf, sizeof buf, &len), 2131);
+    /* a failed on_error cancels the transaction: then transaction_cancelled */
+    assert_int_equal(api_on_error(tr, 2131), 2131);
+    assert_int_equal(estimate_err(tr), 1025);
+    assert_int_equal(split_err(tr), 1025);
+    assert_int_equal(api_get(tr, S("b"), 1, 0, &present, buf, sizeof buf, &len), 1025);
+    fdb_transaction_destroy(tr);
+    tr = tenant_tr(t);
+    fdb_transaction_cancel(tr);
+    assert_int_equal(estimate_err(tr), 1025);
+    assert_int_equal(split_err(tr), 1025);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(t);
+}
+
 /* ---------- child processes: another API version, a fresh network ---------- */
 
 /* Runs this program again as `argv0 <mode> <arg> <cluster file>` and returns its exit status
@@ -653,6 +715,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_set_read_version_checks),
         cmocka_unit_test(test_range_limits),
         cmocka_unit_test(test_old_api_versionstamp_forms),
+        cmocka_unit_test(test_metadata_reads_when_cancelled),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
