@@ -218,14 +218,14 @@ int cfdb_ryw_limits_from_api(int limit, int target_bytes, int mode, int iteratio
     } else {
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     }
-    if (bytes < 0)
+    if (bytes == -1)
         bytes = mb;
-    else if (mb >= 0 && mb < bytes)
+    else if (mb != -1 && mb < bytes)
         bytes = mb;
-    if (limit < 0)
-        return CFDB_ERR_CLIENT_INVALID_OPERATION;
     out->rows = rows;
     out->bytes = bytes;
+    /* GetRangeLimits::isValid with minRows 1: -1 is unlimited, other negatives are not */
+    out->valid = (rows >= 1 || rows == -1) && (bytes >= 0 || bytes == -1);
     return 0;
 }
 

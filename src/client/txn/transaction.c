@@ -101,16 +101,31 @@ static void txn_destroy_cached(void *obj)
 static cfdb_object_cache g_txns = CFDB_OBJECT_CACHE_INIT(txn_destroy_cached);
 static _Thread_local cfdb_object_cache_local tl_txns;
 
+static atomic_int g_api_version;
+
+void cfdb_txn_set_api_version(int version)
+{
+    atomic_store(&g_api_version, version);
+}
+
+int cfdb_selected_api_version(void)
+{
+    return atomic_load(&g_api_version);
+}
+
 static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
     cfdb_conflicts_clear(tx);
     txn_special_reset(tx);
-    if (tx->versionstamp_future) {
-        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
-        cfdb_future_unref(tx->versionstamp_future);
-        tx->versionstamp_future = NULL;
+    for (op *o = tx->versionstamp_ops, *next; o; o = next) {
+        next = o->next;
+        cfdb_future *vf = o->f;
+        o->next = NULL;
+        cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
+        cfdb_future_unref(vf);
     }
+    tx->versionstamp_ops = NULL;
     if (tx->tenant)
         cfdb_tenant_unref(tx->tenant);
     cfdb_db_user_unref(tx->db);
@@ -202,6 +217,14 @@ int txn_error_locked(cfdb_txn *tx)
     if (!tx->deferred_error && tx->deadline_ns && cfdb_monotonic_ns() >= tx->deadline_ns)
         tx->deferred_error = CFDB_ERR_TRANSACTION_TIMED_OUT;
     return tx->deferred_error;
+}
+
+int txn_deferred_error(cfdb_txn *tx)
+{
+    pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    pthread_mutex_unlock(&tx->mu);
+    return rc;
 }
 
 static void deadline_rearm_task(void *arg)
@@ -415,10 +438,44 @@ void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
     pthread_mutex_unlock(&tx->mu);
 }
 
+/* Below API 520 (RYW atomicOp) the versionstamp operands have their old forms: a key's
+ * offset is 2 bytes, a value has no offset (the stamp is its first 10 bytes). They are
+ * widened to today's: the key gets "\x00\x00" (a 4-byte little-endian offset), the value
+ * "\x00\x00\x00\x00" (offset 0). *buf receives the allocation (free it), NULL if none. */
+static int old_versionstamp_form(int type, cfdb_bytes *key, cfdb_bytes *param, uint8_t **buf)
+{
+    *buf = NULL;
+    cfdb_bytes *b = type == CFDB_MUT_SET_VERSIONSTAMPED_KEY ? key : param;
+    size_t extra = type == CFDB_MUT_SET_VERSIONSTAMPED_KEY ? 2 : 4;
+    uint8_t *p = malloc(b->len + extra);
+    if (!p)
+        return TXN_ERR_NO_MEMORY;
+    if (b->len)
+        memcpy(p, b->ptr, b->len);
+    memset(p + b->len, 0, extra);
+    *b = cfdb_bytes_make(p, b->len + extra);
+    *buf = p;
+    return 0;
+}
+
 void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_op)
 {
-    /* API codes are the wire codes, except that API >= 510 sends MinV2 / AndV2 */
+    int api = cfdb_selected_api_version();
+    if (!api)
+        api = 730;
+    /* API codes are the wire codes, except that Min / And are sent as MinV2 / AndV2 */
     int type = api_op == CFDB_MUT_MIN ? CFDB_MUT_MIN_V2 : api_op == CFDB_MUT_AND ? CFDB_MUT_AND_V2 : api_op;
+    uint8_t *widened = NULL;
+    if (api < 520 && (type == CFDB_MUT_SET_VERSIONSTAMPED_KEY || type == CFDB_MUT_SET_VERSIONSTAMPED_VALUE) &&
+        !is_metadata_version_key(key)) {
+        int wrc = old_versionstamp_form(type, &key, &param, &widened);
+        if (wrc) {
+            pthread_mutex_lock(&tx->mu);
+            defer_error(tx, wrc);
+            pthread_mutex_unlock(&tx->mu);
+            return;
+        }
+    }
     pthread_mutex_lock(&tx->mu);
     int rc = 0;
     static const uint8_t stamp_only[14] = { 0 }; /* metadataVersionRequiredValue */
@@ -447,6 +504,7 @@ void cfdb_txn_atomic_op(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes param, int api_
     if (rc)
         defer_error(tx, rc);
     pthread_mutex_unlock(&tx->mu);
+    free(widened);
 }
 
 int cfdb_txn_add_conflict_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int type)
@@ -518,6 +576,8 @@ cfdb_future *cfdb_txn_get_read_version(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     int rc = txn_error_locked(tx);
+    if (!rc)
+        atomic_store(&tx->rv_claimed, true);
     pthread_mutex_unlock(&tx->mu);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_INT64, rc);
@@ -534,16 +594,42 @@ typedef struct set_rv_op {
 
 static void set_rv_start(op *o)
 {
-    if (atomic_load(&o->tx->gen) == o->gen)
-        o->tx->read_version = TXN_OP_AS(set_rv_op, o)->version;
+    cfdb_txn *tx = o->tx;
+    pthread_mutex_lock(&tx->mu);
+    if (atomic_load(&tx->gen) == o->gen) {
+        /* an operation queued before this one asked for a read version already (the check
+         * on the application's thread could not see it): Transaction::setVersion throws, and
+         * ThreadSafeTransaction keeps it as the deferred error */
+        if (tx->rv_requested || tx->read_version)
+            defer_error(tx, CFDB_ERR_READ_VERSION_ALREADY_SET);
+        else
+            tx->read_version = TXN_OP_AS(set_rv_op, o)->version;
+    }
+    pthread_mutex_unlock(&tx->mu);
     op_link(o);
     op_finish(o, 0);
 }
 
 static const txn_op_kind set_rv_kind = { .name = "set_read_version", .start = set_rv_start, .raw_start = true };
 
+/* Transaction::setVersion: read_version_already_set when a read version was set or asked
+ * for, else version_invalid for v <= 0; either is the transaction's deferred error (the next
+ * operations fail with it, until on_error or reset), the call itself returns nothing. */
 void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
 {
+    pthread_mutex_lock(&tx->mu);
+    int rc = 0;
+    if (atomic_load(&tx->rv_claimed) || tx->read_version)
+        rc = CFDB_ERR_READ_VERSION_ALREADY_SET;
+    else if (version <= 0)
+        rc = CFDB_ERR_VERSION_INVALID;
+    if (rc) {
+        defer_error(tx, rc);
+        pthread_mutex_unlock(&tx->mu);
+        return;
+    }
+    atomic_store(&tx->rv_claimed, true);
+    pthread_mutex_unlock(&tx->mu);
     op *o = op_new(tx, &set_rv_kind, CFDB_FUTURE_VOID, sizeof(set_rv_op));
     if (!o) { /* no memory to queue it: set it here (under mu, as the network thread sets it) */
         pthread_mutex_lock(&tx->mu);
@@ -558,6 +644,11 @@ void cfdb_txn_set_read_version(cfdb_txn *tx, int64_t version)
 cfdb_future *cfdb_txn_get_approximate_size(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
+    int rc = txn_error_locked(tx);
+    if (rc) {
+        pthread_mutex_unlock(&tx->mu);
+        return cfdb_future_error(CFDB_FUTURE_INT64, rc);
+    }
     int64_t size = (int64_t)cfdb_ryw_size(&tx->ryw);
     pthread_mutex_unlock(&tx->mu);
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
@@ -577,6 +668,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     cfdb_conflicts_clear(tx);
     txn_special_reset(tx);
     tx->deferred_error = 0;
+    atomic_store(&tx->rv_claimed, false);
     tx->cancelled = false;
     tx->committing = false;
     tx->committed = false;
@@ -638,7 +730,9 @@ void cfdb_txn_cancel(cfdb_txn *tx)
 {
     pthread_mutex_lock(&tx->mu);
     atomic_fetch_add(&tx->gen, 1);
-    tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
+    /* ThreadSafeTransaction's deferred error (checked first) wins over RYW's reset promise */
+    if (!tx->deferred_error)
+        tx->deferred_error = CFDB_ERR_TRANSACTION_CANCELLED;
     tx->cancelled = true;
     tx->retry.cancelled_error = CFDB_ERR_TRANSACTION_CANCELLED;
     pthread_mutex_unlock(&tx->mu);

@@ -385,6 +385,9 @@ static const txn_op_kind addresses_kind = {
 
 cfdb_future *cfdb_txn_get_addresses_for_key(cfdb_txn *tx, cfdb_bytes key)
 {
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_STRINGS, rc);
     op *o = op_new(tx, &addresses_kind, CFDB_FUTURE_STRINGS, sizeof(addr_state));
     if (!o)
         return txn_future_no_memory(CFDB_FUTURE_STRINGS);

@@ -44,29 +44,39 @@ _Static_assert(sizeof(commit_op) <= CFDB_FUTURE_EXTRA_MAX, "a commit fits in its
  * transaction_invalid_version after a failure. */
 void txn_settle_versionstamp(cfdb_txn *tx, int error, bool read_only)
 {
-    cfdb_future *vf = tx->versionstamp_future;
-    if (!vf)
-        return;
-    tx->versionstamp_future = NULL;
-    if (!error && !read_only) {
-        int rc = cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
-        cfdb_future_complete(vf, rc ? TXN_ERR_NO_MEMORY : 0);
-    } else {
-        cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION : CFDB_ERR_TRANSACTION_INVALID_VERSION);
+    op *o = tx->versionstamp_ops;
+    tx->versionstamp_ops = NULL;
+    while (o) {
+        op *next = o->next;
+        cfdb_future *vf = o->f;
+        o->next = NULL;
+        if (!error && !read_only) {
+            int rc = cfdb_arena_dup_bytes(&vf->arena, cfdb_bytes_make(tx->versionstamp, 10), &vf->r.key);
+            cfdb_future_complete(vf, rc ? TXN_ERR_NO_MEMORY : 0);
+        } else {
+            cfdb_future_complete(vf, read_only && !error ? CFDB_ERR_NO_COMMIT_VERSION
+                                                         : CFDB_ERR_TRANSACTION_INVALID_VERSION);
+        }
+        /* o lives in vf: read before the op's reference goes */
+        cfdb_future_unref(vf);
+        txn_unref(tx); /* the waiting future's (the caller holds another) */
+        o = next;
     }
-    cfdb_future_unref(vf);
-    txn_unref(tx); /* the waiting future's (the caller holds another) */
 }
 
 void txn_cancel_versionstamp(cfdb_txn *tx)
 {
-    cfdb_future *vf = tx->versionstamp_future;
-    if (!vf)
-        return;
-    tx->versionstamp_future = NULL;
-    cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
-    cfdb_future_unref(vf);
-    txn_unref(tx); /* the waiting future's (the caller holds another) */
+    op *o = tx->versionstamp_ops;
+    tx->versionstamp_ops = NULL;
+    while (o) {
+        op *next = o->next;
+        cfdb_future *vf = o->f;
+        o->next = NULL;
+        cfdb_future_complete(vf, CFDB_ERR_TRANSACTION_CANCELLED);
+        cfdb_future_unref(vf);
+        txn_unref(tx); /* the waiting future's (the caller holds another) */
+        o = next;
+    }
 }
 
 /* ---- commit_unknown_result: make sure the lost commit can no longer land ----
@@ -406,20 +416,20 @@ static void versionstamp_start(op *o)
         op_finish(o, rc ? TXN_ERR_NO_MEMORY : 0);
         return;
     }
-    if (tx->versionstamp_future) { /* only the latest request is answered */
-        cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_OPERATION_CANCELLED);
-        cfdb_future_unref(tx->versionstamp_future);
-        txn_unref(tx); /* its reference: this op's takes over */
-    }
-    /* the op's references to its future and transaction stay while the future waits (a reset
-     * then finds the transaction still in use and ends it); the op is done */
-    tx->versionstamp_future = o->f;
+    /* every request waits for the same stamp (NativeAPI hands out futures of one
+     * versionstampPromise); the op's references to its future and transaction stay while the
+     * future waits (a reset then finds the transaction still in use and ends it) */
+    o->next = tx->versionstamp_ops;
+    tx->versionstamp_ops = o;
 }
 
 static const txn_op_kind versionstamp_kind = { .name = "get_versionstamp", .start = versionstamp_start, .raw_start = true };
 
 cfdb_future *cfdb_txn_get_versionstamp(cfdb_txn *tx)
 {
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_KEY, rc);
     op *o = op_new(tx, &versionstamp_kind, CFDB_FUTURE_KEY, sizeof *o);
     return o ? op_launch(o) : txn_future_no_memory(CFDB_FUTURE_KEY);
 }

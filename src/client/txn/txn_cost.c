@@ -65,6 +65,9 @@ void txn_cost_commit(cfdb_txn *tx, const cfdb_commit_transaction *t)
 
 cfdb_future *cfdb_txn_get_total_cost(cfdb_txn *tx)
 {
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_INT64, rc);
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_INT64);
     if (!f)
         return txn_future_no_memory(CFDB_FUTURE_INT64);
@@ -75,6 +78,9 @@ cfdb_future *cfdb_txn_get_total_cost(cfdb_txn *tx)
 
 cfdb_future *cfdb_txn_get_tag_throttled_duration(cfdb_txn *tx)
 {
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(CFDB_FUTURE_DOUBLE, rc);
     cfdb_future *f = cfdb_future_new(CFDB_FUTURE_DOUBLE);
     if (!f)
         return txn_future_no_memory(CFDB_FUTURE_DOUBLE);

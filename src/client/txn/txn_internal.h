@@ -101,6 +101,11 @@ struct cfdb_txn {
     _Atomic int64_t read_version;
     _Atomic int64_t committed_version;
     atomic_bool has_versionstamp;
+    /* NativeAPI's readVersionFuture.isValid(): set by set_read_version and when a read
+     * version is asked for (application thread for get_read_version, network thread for the
+     * other operations); a second set_read_version is then read_version_already_set.
+     * Cleared by a reset. */
+    atomic_bool rv_claimed;
     /* fdb_transaction_get_total_cost / get_tag_throttled_duration (txn_cost.c); added to on
      * the network thread, cleared by a reset */
     _Atomic int64_t total_cost;
@@ -124,7 +129,9 @@ struct cfdb_txn {
     cfdb_waiter rv_waiter;
     cfdb_waiter *rv_waiters;
     uint8_t versionstamp[10];
-    cfdb_future *versionstamp_future;
+    /* get_versionstamp's futures waiting for the commit (all answered alike: they share
+     * NativeAPI's versionstampPromise), chained by their ops' `next` */
+    op *versionstamp_ops;
     op *ops;      /* in flight */
     op *watches;  /* waiting for the commit (txn_watch.c) */
     cfdb_timer deadline_timer; /* armed (holding a reference) while ops run under a timeout */
@@ -313,6 +320,9 @@ bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
 /* The error a new operation fails with: the deferred one, or 1031 once the deadline passed
  * (mu held). */
 int txn_error_locked(cfdb_txn *tx);
+/* The same, taking the lock (ThreadSafeTransaction's checkDeferredError for the calls that
+ * read nothing). */
+int txn_deferred_error(cfdb_txn *tx);
 /* A future already complete with TXN_ERR_NO_MEMORY, for when no future can be allocated. */
 cfdb_future *txn_future_no_memory(cfdb_future_kind kind);
 

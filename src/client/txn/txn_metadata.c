@@ -457,6 +457,11 @@ static cfdb_future *range_metadata_op(cfdb_txn *tx, const txn_op_kind *kind, cfd
 {
     if (cfdb_bytes_cmp(begin, end) > 0)
         return cfdb_future_error(fkind, CFDB_ERR_INVERTED_RANGE);
+    /* ThreadSafeTransaction's deferred error, then RYW's reset promise (a cancel, a failed
+     * on_error: transaction_cancelled), before the tenant or the storage servers are asked */
+    int rc = txn_deferred_error(tx);
+    if (rc)
+        return cfdb_future_error(fkind, rc);
     if (!txn_key_readable(tx, begin) || (!txn_key_readable(tx, end) && !cfdb_bytes_eq(end, CFDB_BYTES_LIT("\xff"))))
         return cfdb_future_error(fkind, CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE);
     op *o = op_new(tx, kind, fkind, sizeof(metadata_op));

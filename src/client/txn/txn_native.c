@@ -178,6 +178,28 @@ void txn_native_get_key(read_op *r, cfdb_key_selector sel)
     get_key_step(r);
 }
 
+/* getRangeFallback's resolveKey: firstGreaterOrEqual(k) is k and firstGreaterThan(k) is
+ * keyAfter(k) without asking (so a selector on a tenant's last keys resolves to a key, not to
+ * the end of the key space); any other selector is a NativeAPI getKey. */
+static void native_key_done(read_op *r);
+static void fallback_resolve(read_op *r, cfdb_key_selector sel)
+{
+    if (cfdb_sel_is_first_greater_or_equal(&sel)) {
+        r->key = sel.key;
+        native_key_done(r);
+        return;
+    }
+    if (cfdb_sel_is_first_greater_than(&sel)) {
+        if (cfdb_key_after(&r->base.f->arena, sel.key, &r->key)) {
+            op_finish(&r->base, TXN_ERR_NO_MEMORY);
+            return;
+        }
+        native_key_done(r);
+        return;
+    }
+    txn_native_get_key(r, sel);
+}
+
 /* A NativeAPI getKey finished: the kind's answer, or one of the fallback's two keys. */
 static void native_key_done(read_op *r)
 {
@@ -189,7 +211,7 @@ static void native_key_done(read_op *r)
     if (!r->fallback_have_begin) {
         r->fallback_begin = r->key;
         r->fallback_have_begin = true;
-        txn_native_get_key(r, r->nr->orig_end);
+        fallback_resolve(r, r->nr->orig_end);
         return;
     }
     r->fallback = r->fallback_have_begin = false;
@@ -298,7 +320,7 @@ static void native_step(read_op *r)
     case CFDB_NR_NEED_KEYS:
         r->fallback = true;
         r->fallback_have_begin = false;
-        txn_native_get_key(r, r->nr->orig_begin);
+        fallback_resolve(r, r->nr->orig_begin);
         return;
     default: r->range_done(r); return;
     }

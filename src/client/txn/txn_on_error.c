@@ -50,8 +50,10 @@ static void on_error_start(op *o)
     }
     int rc = cfdb_retry_on_error(&tx->retry, TXN_OP_AS(on_error_op, o)->error, r01, 0.0, &delay);
     if (rc && tx->retry.cancelled_error) {
-        /* a failed on_error leaves the transaction cancelled until reset (RYW onError) */
-        tx->deferred_error = tx->retry.cancelled_error;
+        /* a failed on_error leaves the transaction cancelled until reset (RYW onError); a
+         * deferred error of ThreadSafeTransaction's, checked before, stays what reads see */
+        if (!tx->deferred_error)
+            tx->deferred_error = tx->retry.cancelled_error;
         tx->cancelled = true;
     }
     pthread_mutex_unlock(&tx->mu);

@@ -434,6 +434,7 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
     if (tx->rv_requested)
         return;
     tx->rv_requested = true;
+    atomic_store(&tx->rv_claimed, true);
     tx->rv_gen = atomic_load(&tx->gen);
     tx->rv_waiter.fn = txn_rv_ready;
     pthread_mutex_lock(&tx->mu); /* options change on application threads */

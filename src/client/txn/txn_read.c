@@ -478,8 +478,14 @@ static cfdb_future *get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_
 {
     cfdb_ryw_limits lim;
     int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
-    if (!rc && cfdb_special_range(begin_key, end_key))
+    if (!rc && cfdb_special_range(begin_key, end_key)) {
+        /* SpecialKeySpace::getRange checks the limits first */
+        if (!lim.valid) {
+            rc = txn_deferred_error(tx);
+            return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc ? rc : CFDB_ERR_RANGE_LIMITS_INVALID);
+        }
         return txn_special_get_range(tx, begin_key, end_key, limit, reverse);
+    }
     pthread_mutex_lock(&tx->mu);
     if (!rc)
         rc = txn_error_locked(tx);
@@ -489,6 +495,8 @@ static cfdb_future *get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_
         if (cfdb_bytes_cmp(begin_key, top) > 0 || cfdb_bytes_cmp(end_key, top) > 0)
             rc = CFDB_ERR_KEY_OUTSIDE_LEGAL_RANGE;
     }
+    if (!rc && !lim.valid)
+        rc = CFDB_ERR_RANGE_LIMITS_INVALID;
     if (rc) {
         pthread_mutex_unlock(&tx->mu);
         return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);

@@ -86,10 +86,15 @@ int cfdb_ryw_build_commit(cfdb_ryw *r, int64_t read_version, bool causal_write_r
 typedef struct cfdb_ryw_limits {
     int32_t rows;  /* < 0: unlimited */
     int32_t bytes; /* < 0: unlimited */
+    bool valid;    /* GetRangeLimits::isValid: else range_limits_invalid, checked by RYW's getRange
+                    * after the deferred error and the keys */
 } cfdb_ryw_limits;
 
 /* fdb_transaction_get_range's (limit, target_bytes, mode, iteration) as libfdb_c maps
- * them (validate_and_update_parameters in bindings/c/fdb_c.cpp). */
+ * them (validate_and_update_parameters in bindings/c/fdb_c.cpp: 0 is unlimited, so is -1
+ * (ROW_LIMIT_UNLIMITED / BYTE_LIMIT_UNLIMITED); the mode caps the byte limit). Returns
+ * exact_mode_without_limits or client_invalid_operation at once; other limits out of range
+ * leave out->valid false. */
 int cfdb_ryw_limits_from_api(int limit, int target_bytes, int mode, int iteration, cfdb_ryw_limits *out);
 
 /* True for selectors that name a key without storage: firstGreaterOrEqual(k) and

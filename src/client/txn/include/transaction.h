@@ -102,4 +102,10 @@ cfdb_future *cfdb_future_error(cfdb_future_kind kind, int error);
 /* f, or (f NULL: its allocation failed) such a shared future of that kind. */
 cfdb_future *cfdb_future_or_no_memory(cfdb_future *f, cfdb_future_kind kind);
 
+/* The API version the application selected (fdb_select_api_version records it here before
+ * the first transaction; 0 before): some operations' forms depend on it (cfdb_txn_atomic_op's
+ * versionstamp operands below API 520). */
+void cfdb_txn_set_api_version(int version);
+int cfdb_selected_api_version(void);
+
 #endif
