@@ -102,6 +102,42 @@ static void test_clearrange_getrange(void **state)
     assert_string_equal(db_value("grz"), "5");
 }
 
+/* fdbcli's checks before it reads or clears a range: a KeyRangeRef refuses begin > end
+ * with 2005 (on stderr, exit 1), after the limit is parsed and after writemode; in a
+ * transaction the error rolls it back. Equal keys are an empty range. */
+static void test_inverted_ranges(void **state)
+{
+    (void)state;
+    assert_int_equal(api_set_committed("ir/p0", 5, "0", 1), 0);
+    assert_int_equal(api_set_committed("ir/p1", 5, "1", 1), 0);
+    const char *inv = "ERROR: Range begin key larger than end key (2005)\n";
+    CASES(C("getrange ir/p1 ir/p0", "", inv, 1),
+          C("getrangekeys ir/p1 ir/p0 5", "", inv, 1),
+          C("getrangereverse ir/p1 ir/p0", "", inv, 1),
+          C("getrangekeysreverse ir/p1 ir/p0 1", "", inv, 1),
+          C("getrange ir/p1 ir/p1", "\nRange limited to 25 keys\n\n", "", 0),
+          C("getrange ir/p1 ir/p0 x", "", "ERROR: bad limit\n", 1),
+          C("getrange ir/p1 ir/p0 1 2", "Usage: getrange <BEGINKEY> [ENDKEY] [LIMIT]\n", "", 1),
+          /* one key: the range of keys starting with it */
+          C("getrangekeys ir/p1", "\nRange limited to 25 keys\n`ir/p1'\n\n", "", 0),
+          C("clearrange ir/p1 ir/p0", "", "ERROR: writemode must be enabled to set or clear keys in the database.\n", 1),
+          C("writemode on; clearrange ir/p1 ir/p0; get ir/p0", ">>> writemode on\n>>> clearrange ir/p1 ir/p0\n", inv, 1),
+          C("begin; getrange ir/p1 ir/p0; get ir/p0",
+            ">>> begin\nTransaction started\n>>> getrange ir/p1 ir/p0\nRolling back current transaction\n", inv, 1),
+          C("writemode on; begin; clear ir/p1; clearrange ir/p1 ir/p0; commit",
+            ">>> writemode on\n>>> begin\nTransaction started\n>>> clear ir/p1\n>>> clearrange ir/p1 ir/p0\n"
+            "Rolling back current transaction\n",
+            inv, 1));
+    /* the same from a script on stdin: the failed line ends the script's status as 1 */
+    const char *args[] = {"-C", cf(), "--no-status", NULL};
+    assert_int_equal(shell_exec(&R, args, "getrange ir/p1 ir/p0\nget ir/p1\n", NULL), 0);
+    assert_string_equal(R.err, inv);
+    assert_non_null(strstr(R.out, "`ir/p1' is `1'\n"));
+    assert_int_equal(R.status, 1);
+    assert_string_equal(db_value("ir/p0"), "0");
+    assert_string_equal(db_value("ir/p1"), "1");
+}
+
 static void test_many_rows(void **state)
 {
     (void)state;
@@ -470,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_tuple_mode),
         cmocka_unit_test(test_stdin_script),
+        cmocka_unit_test(test_inverted_ranges),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
