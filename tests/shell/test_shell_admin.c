@@ -319,6 +319,45 @@ static void test_maintenance_and_coordinators(void **state)
     assert_null(special_value("\xff\xff/management/maintenance/zone1"));
 }
 
+/* A maintenance time whose end version is no int64 (libfdb_c converts the double
+ * unchecked): refused at commit with a special-keys failure and nothing written. */
+static void test_maintenance_time_range(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "1e300", "nan", "-nan", "inf", "9.3e12", "1e400" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FDBTransaction *tr = api_tr();
+        assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0), 0);
+        const char *k = "\xff\xff/management/maintenance/zone1";
+        fdb_transaction_set(tr, (const uint8_t *)k, (int)strlen(k), (const uint8_t *)bad[i], (int)strlen(bad[i]));
+        FDBFuture *f = fdb_transaction_commit(tr);
+        assert_int_equal(api_wait(f), 2117);
+        fdb_future_destroy(f);
+        if (strcmp(bad[i], "1e400") != 0) { /* 1e400 does not parse (lexical_cast): no message */
+            char msg[512];
+            int present = 0, len = 0;
+            assert_int_equal(api_get(tr, "\xff\xff/error_message", 16, 0, &present, msg, sizeof msg - 1, &len), 0);
+            assert_true(present);
+            msg[len] = 0;
+            if (!strstr(msg, "is out of range") || !strstr(msg, "\"command\":\"maintenance\""))
+                fail_msg("%s: %s", bad[i], msg);
+        }
+        fdb_transaction_destroy(tr);
+        assert_null(special_value("\xff\xff/management/maintenance/zone1"));
+    }
+    /* the shell's maintenance command writes the same value */
+    CASES(C("maintenance on zone1 1e300", NULL, NULL, 1), C("maintenance", "No ongoing maintenance.\n", "", 0));
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+    int present = 1, len = 0;
+    char buf[64];
+    assert_int_equal(api_get(tr, "\xff/healthyZone", 14, 0, &present, buf, sizeof buf, &len), 0);
+    fdb_transaction_destroy(tr);
+    assert_false(present);
+    /* the largest time that still fits is taken */
+    CASES(C("maintenance on zone1 1e12", "", "", 0), C("maintenance off", "", "", 0));
+}
+
 static void set_sys(const char *key)
 {
     FDBTransaction *tr = api_tr();
@@ -567,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_tenant_lock),
         cmocka_unit_test(test_usetenant),
         cmocka_unit_test(test_maintenance_and_coordinators),
+        cmocka_unit_test(test_maintenance_time_range),
         cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
         cmocka_unit_test(test_setclass),

@@ -11,6 +11,7 @@
 #include "shell.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -559,10 +560,18 @@ static int cmd_sleep(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     buf[t[1].n] = 0;
     double v;
     int used = 0;
-    if (sscanf(buf, "%lf%n", &v, &used) != 1 || (size_t)used != t[1].n)
+    /* NaN is no number of seconds (fdbcli's delay(NaN) puts a timer that never compares
+     * as due); refused as unparsable */
+    if (sscanf(buf, "%lf%n", &v, &used) != 1 || (size_t)used != t[1].n || isnan(v))
         return usage(t);
-    if (v > 0) {
-        struct timespec ts = {(time_t)v, (long)((v - (double)(time_t)v) * 1e9)};
+    if (v >= 4e12) {
+        /* flow's delay() treats 4e12 s and more (and inf, from 1e400) as forever: wait until
+         * Ctrl-C (or --timeout) */
+        while (!shell_interrupted)
+            nanosleep(&(struct timespec){ .tv_sec = 86400 }, NULL);
+    } else if (v > 0) {
+        time_t whole = (time_t)v; /* v < 4e12: fits */
+        struct timespec ts = {whole, (long)((v - (double)whole) * 1e9)};
         while (nanosleep(&ts, &ts) != 0 && !shell_interrupted) {
         }
     }
