@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,50 @@ static int free_port(void)
     return port;
 }
 
+/* One command on cfdb-server's control port (127.0.0.1:port); the answer line in ans. 0 if "ok". */
+static int control(int port, const char *cmd, char *ans, size_t cap)
+{
+    ans[0] = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = { 5, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char line[256];
+    int n = snprintf(line, sizeof line, "%s\n", cmd);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 || write(fd, line, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    while (got < cap - 1) {
+        ssize_t r = read(fd, ans + got, cap - 1 - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+        if (memchr(ans, '\n', got))
+            break;
+    }
+    close(fd);
+    ans[got] = 0;
+    return strncmp(ans, "ok", 2) == 0 ? 0 : -1;
+}
+
+/* The server's getMappedRange request count (control `status`, mapped_requests=), or -1. */
+static long long mapped_requests(int port)
+{
+    char ans[2048];
+    if (port <= 0 || control(port, "status", ans, sizeof ans))
+        return -1;
+    const char *p = strstr(ans, " mapped_requests=");
+    return p ? strtoll(p + 17, NULL, 10) : -1;
+}
+
 static int run_proc(char *const *argv, const char *log, double timeout)
 {
     bench_spawn_result r;
@@ -106,12 +151,38 @@ static double kv_num(const char *kv_path, const char *key)
     return v;
 }
 
+/* The text of key in a .kv file into out ("" when absent). */
+static void kv_text(const char *kv_path, const char *key, char *out, size_t cap)
+{
+    out[0] = 0;
+    FILE *f = fopen(kv_path, "r");
+    if (!f)
+        return;
+    char line[2048];
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, kl) && line[kl] == '=') {
+            size_t l = strcspn(line + kl + 1, "\n");
+            if (l >= cap)
+                l = cap - 1;
+            memcpy(out, line + kl + 1, l);
+            out[l] = 0;
+        }
+    fclose(f);
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: cfdb-bench records [options]   (cfdb-bench-records)\n"
             "  --out DIR          campaign folder (default ./cfdb-bench-records-YYYYmmdd-HHMMSS)\n"
             "  --server PATH      cfdb-server (default: ../src/server/cfdb-server or next to this binary)\n"
+            "  --cluster-file F   run against an existing cluster instead of starting cfdb-server: one\n"
+            "                     configuration, `cluster', with the shards as the cluster placed them\n"
+            "                     (the store is written under the tuple prefix (\"cfdb-bench-rl\"), which is\n"
+            "                     cleared first); --configs does not apply\n"
+            "  --control-port P   with --cluster-file: the cluster is a cfdb-server with this control port\n"
+            "                     on 127.0.0.1; its mapped-request counter is checked against the client's\n"
             "  --quick            short form: 2 blocks, 20+3 ops per run, 1,200 records, 6 split ones,\n"
             "                     fetch cases only, configurations same-0 and split-0.5\n"
             "  --blocks N         blocks per comparison (default 6, rounded up to a multiple of 2)\n"
@@ -119,7 +190,11 @@ static void usage(void)
             "  --records N        small records (default 2000, at least 1,010); --big N split records (default 20)\n"
             "  --cases LIST       of save,load,index-scan,fetch-1,fetch-10,fetch-1000,fetch-1-rev,\n"
             "                     fetch-10-rev,fetch-1000-rev,fetch-skip3of10,fetch-split (default all)\n"
-            "  --configs LIST     of same-0,same-0.5,split-0,split-0.5 (default all)\n");
+            "  --configs LIST     of same-0,same-0.5,split-0,split-0.5 (default all)\n"
+            "Each configuration's placement (the storage servers of the name index and of the records,\n"
+            "from fdb_transaction_get_addresses_for_key) is written to placement.tsv and summary.md.\n"
+            "Against a cfdb-server (the ones started here, or --control-port) every run's getMappedRange\n"
+            "requests counted by the server must equal the remote-fetch cursor's (0 for scan-and-fetch).\n");
 }
 
 static bool in_list(const char *list, const char *name)
@@ -167,7 +242,8 @@ int bench_rl_main(int argc, char **argv)
 {
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
     self[sl > 0 ? sl : 0] = 0;
-    char out[PATH_MAX] = "", server_bin[PATH_MAX] = "";
+    char out[PATH_MAX] = "", server_bin[PATH_MAX] = "", cluster_file[PATH_MAX] = "";
+    int control_port = 0;
     const char *cases = NULL, *configs = NULL;
     int blocks = 6;
     unsigned long long ops = 200, warmup = 20, records = 2000, big = 20;
@@ -175,7 +251,8 @@ int bench_rl_main(int argc, char **argv)
     static const struct option opts[] = {
         {"out", 1, 0, 'o'}, {"server", 1, 0, 'S'}, {"quick", 0, 0, 'q'}, {"blocks", 1, 0, 'B'},
         {"ops", 1, 0, 'n'}, {"warmup", 1, 0, 'w'}, {"records", 1, 0, 'r'}, {"big", 1, 0, 'b'},
-        {"cases", 1, 0, 'c'}, {"configs", 1, 0, 'C'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0},
+        {"cases", 1, 0, 'c'}, {"configs", 1, 0, 'C'}, {"help", 0, 0, 'h'}, {"cluster-file", 1, 0, 'F'},
+        {"control-port", 1, 0, 'P'}, {0, 0, 0, 0},
     };
     optind = 1;
     int ch;
@@ -191,6 +268,17 @@ int bench_rl_main(int argc, char **argv)
         case 'b': big = strtoull(optarg, NULL, 10); break;
         case 'c': cases = optarg; break;
         case 'C': configs = optarg; break;
+        case 'F': {
+            char *r = realpath(optarg, NULL);
+            if (!r) {
+                fprintf(stderr, "cfdb-bench records: cluster file %s not found\n", optarg);
+                return 2;
+            }
+            snprintf(cluster_file, sizeof cluster_file, "%s", r);
+            free(r);
+            break;
+        }
+        case 'P': control_port = atoi(optarg); break;
         default: usage(); return ch == 'h' ? 0 : 2;
         }
     }
@@ -205,7 +293,8 @@ int bench_rl_main(int argc, char **argv)
         if (!configs)
             configs = "same-0,split-0.5";
     }
-    if (records < 1010 || blocks < 1 || blocks > MAX_BLOCKS || !ops) {
+    if (records < 1010 || blocks < 1 || blocks > MAX_BLOCKS || !ops || control_port < 0 || control_port > 65535 ||
+        (control_port && !cluster_file[0])) {
         usage();
         return 2;
     }
@@ -230,20 +319,31 @@ int bench_rl_main(int argc, char **argv)
     static const config all_configs[] = {
         { "same-0", false, 0 }, { "same-0.5", false, 0.5 }, { "split-0", true, 0 }, { "split-0.5", true, 0.5 },
     };
+    static const config cluster_config[] = { { "cluster", false, 0 } };
+    const config *cfgs = cluster_file[0] ? cluster_config : all_configs;
+    size_t ncfgs = cluster_file[0] ? 1 : sizeof all_configs / sizeof all_configs[0];
     static result results[MAX_CONFIGS * MAX_CASES];
-    int nresults = 0, failures = 0;
-    for (size_t ci = 0; ci < sizeof all_configs / sizeof all_configs[0]; ci++) {
-        const config *cf = &all_configs[ci];
-        if (!in_list(configs, cf->name))
+    static struct {
+        char config[32], index_servers[1024], record_servers[1024], placement[32];
+        long long checked, mismatched;
+    } places[MAX_CONFIGS];
+    int nresults = 0, failures = 0, nplaces = 0;
+    for (size_t ci = 0; ci < ncfgs; ci++) {
+        const config *cf = &cfgs[ci];
+        if (!cluster_file[0] && !in_list(configs, cf->name))
             continue;
         char port[16], key[128], err[512];
-        snprintf(port, sizeof port, "%d", free_port());
+        int ctl_port = cluster_file[0] ? control_port : free_port();
+        snprintf(port, sizeof port, "%d", ctl_port);
         index_space_key(key, sizeof key);
         const char *extra_same[] = { "--control-port", port, NULL };
         const char *extra_split[] = { "--control-port", port, "--shards", key, "--separate-ports", NULL };
         bench_server srv;
-        if (bench_server_start_args(server_bin, out, "", cf->split ? extra_split : extra_same, 30, &srv,
-                                    err, sizeof err)) {
+        memset(&srv, 0, sizeof srv);
+        if (cluster_file[0]) {
+            snprintf(srv.cluster_file, sizeof srv.cluster_file, "%s", cluster_file);
+        } else if (bench_server_start_args(server_bin, out, "", cf->split ? extra_split : extra_same, 30, &srv, err,
+                                           sizeof err)) {
             fprintf(stderr, "cfdb-bench records: %s\n", err);
             return 1;
         }
@@ -254,21 +354,46 @@ int bench_rl_main(int argc, char **argv)
         char *pop[] = { self, "_populate", "--cluster-file", srv.cluster_file, "--records", recs, "--big", bigs, NULL };
         if (run_proc(pop, log, 600)) {
             fprintf(stderr, "cfdb-bench records: populate failed, see %s\n", log);
-            bench_server_stop(&srv);
+            if (srv.pid > 0)
+                bench_server_stop(&srv);
             return 1;
         }
         if (cf->delay_ms > 0) {
-            char d[32];
-            snprintf(d, sizeof d, "%g", cf->delay_ms);
-            char *ctl[] = { server_bin, "--control", port, "delay", d, NULL };
-            if (run_proc(ctl, log, 30)) {
+            char d[64], ans[256];
+            snprintf(d, sizeof d, "delay %g", cf->delay_ms);
+            if (control(ctl_port, d, ans, sizeof ans)) {
                 fprintf(stderr, "cfdb-bench records: cannot set the delay\n");
                 bench_server_stop(&srv);
                 return 1;
             }
         }
-        fprintf(stderr, "config %s (%s, delay %g ms)\n", cf->name,
-                cf->split ? "index and records on different storage servers" : "one storage server", cf->delay_ms);
+        /* where the cluster put the index and the records */
+        char place_prefix[2 * PATH_MAX], place_kv[2 * PATH_MAX + 8];
+        snprintf(place_prefix, sizeof place_prefix, "%s/%.31s-placement", runs, cf->name);
+        snprintf(place_kv, sizeof place_kv, "%s.kv", place_prefix);
+        char *plc[] = { self, "_placement", "--cluster-file", srv.cluster_file, "--out", place_prefix, NULL };
+        __typeof__(places[0]) *pl = &places[nplaces++];
+        memset(pl, 0, sizeof *pl);
+        snprintf(pl->config, sizeof pl->config, "%.31s", cf->name);
+        if (run_proc(plc, log, 60) == 0) {
+            kv_text(place_kv, "index_servers", pl->index_servers, sizeof pl->index_servers);
+            kv_text(place_kv, "record_servers", pl->record_servers, sizeof pl->record_servers);
+            kv_text(place_kv, "placement", pl->placement, sizeof pl->placement);
+        } else {
+            snprintf(pl->placement, sizeof pl->placement, "unknown");
+        }
+        if (!cluster_file[0] && strcmp(pl->placement, cf->split ? "different" : "same") != 0) {
+            fprintf(stderr, "cfdb-bench records: config %s: index and records placed `%s'\n", cf->name, pl->placement);
+            failures++;
+        }
+        bool counted = mapped_requests(ctl_port) >= 0;
+        if (cluster_file[0] && control_port && !counted) {
+            fprintf(stderr, "cfdb-bench records: no mapped_requests from the control port %d\n", control_port);
+            return 1;
+        }
+        fprintf(stderr, "config %s (index on %s, records on %s: %s; delay %g ms%s)\n", cf->name, pl->index_servers,
+                pl->record_servers, pl->placement, cf->delay_ms,
+                counted ? "; mapped requests checked with the server's counter" : "");
         for (size_t k = 0; k < sizeof all_cases / sizeof all_cases[0]; k++) {
             const char *kase = all_cases[k];
             if (!in_list(cases, kase))
@@ -289,12 +414,27 @@ int bench_rl_main(int argc, char **argv)
                     char *w[] = { self, "_run", "--cluster-file", srv.cluster_file, "--case", (char *)kase,
                                   "--arm", (char *)(fetch ? arm_names[arm] : "saf"), "--ops", opss, "--warmup",
                                   warms, "--seed", seed, "--records", recs, "--big", bigs, "--out", prefix, NULL };
+                    long long before = counted ? mapped_requests(ctl_port) : -1;
                     if (run_proc(w, log, 600)) {
                         fprintf(stderr, "  %s %s block %d failed (see %s)\n", kase, fetch ? arm_names[arm] : "run", b, log);
                         failures++;
                     }
                     snprintf(lat, sizeof lat, "%s.lat", prefix);
                     snprintf(kv, sizeof kv, "%s.kv", prefix);
+                    if (counted && fetch) {
+                        /* the server's getMappedRange requests of this run = the remote cursor's
+                         * (measured and warm-up ops), and none for scan-and-fetch */
+                        long long after = mapped_requests(ctl_port);
+                        double want = arm == 0 ? kv_num(kv, "requests") + kv_num(kv, "warmup_requests") : 0;
+                        pl->checked++;
+                        if (before < 0 || after < 0 || isnan(want) || (double)(after - before) != want ||
+                            (arm == 0 && want <= 0)) {
+                            fprintf(stderr, "  %s %s block %d: the server counted %lld mapped requests, the client %.0f\n",
+                                    kase, arm_names[arm], b, after - before, want);
+                            pl->mismatched++;
+                            failures++;
+                        }
+                    }
                     int n = 0;
                     means[b][arm] = mean_of(lat, &n);
                     req[arm] += kv_num(kv, "requests") / kv_num(kv, "ops") / blocks;
@@ -336,10 +476,11 @@ int bench_rl_main(int argc, char **argv)
             else
                 fprintf(stderr, "  %-16s %.0f us [%.0f, %.0f]\n", kase, r->est, r->lo, r->hi);
         }
-        bench_server_stop(&srv);
+        if (srv.pid > 0)
+            bench_server_stop(&srv);
     }
 
-    /* results.tsv, summary.md, the plot */
+    /* results.tsv, summary.md, placement.tsv, the plot */
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/results.tsv", out);
     FILE *t = fopen(path, "w");
@@ -372,6 +513,27 @@ int bench_rl_main(int argc, char **argv)
             fprintf(t, "%s\t%s\tlatency_us\t%.1f\t%.1f\t%.1f\t\t\t\t\t\n", r->config, r->kase, r->est, r->lo, r->hi);
         }
     }
+    fprintf(m, "\n%s\n\n| config | index on | records on | placement | mapped requests checked against the server |\n"
+               "| --- | --- | --- | --- | --- |\n",
+            cluster_file[0] ? "Against an existing cluster (--cluster-file)." : "Against the cfdb-server started per configuration.");
+    snprintf(path, sizeof path, "%s/placement.tsv", out);
+    FILE *pt = fopen(path, "w");
+    if (pt)
+        fprintf(pt, "config\tindex_servers\trecord_servers\tplacement\tmapped_checked\tmapped_mismatched\n");
+    for (int i = 0; i < nplaces; i++) {
+        char chk[64];
+        if (places[i].checked)
+            snprintf(chk, sizeof chk, "%lld runs, %lld differ", places[i].checked, places[i].mismatched);
+        else
+            snprintf(chk, sizeof chk, "no (no control port)");
+        fprintf(m, "| %s | %s | %s | %s | %s |\n", places[i].config, places[i].index_servers,
+                places[i].record_servers, places[i].placement, chk);
+        if (pt)
+            fprintf(pt, "%s\t%s\t%s\t%s\t%lld\t%lld\n", places[i].config, places[i].index_servers,
+                    places[i].record_servers, places[i].placement, places[i].checked, places[i].mismatched);
+    }
+    if (pt)
+        fclose(pt);
     fprintf(m, "\n| config | case | latency µs (geomean of block means) | 95 %% interval |\n| --- | --- | --- | --- |\n");
     for (int i = 0; i < nresults; i++)
         if (results[i].arms == 1)

@@ -15,7 +15,14 @@
  * others are measured alone. Every case runs under each configuration: placement "same" (index
  * and records on one storage server) or "split" (--shards at the index space and
  * --separate-ports: index on storage server 1, records on 0), and an added reply delay of 0 or
- * 0.5 ms (cfdb-server's control `delay 0.5`, applied to every reply).
+ * 0.5 ms (cfdb-server's control `delay 0.5`, applied to every reply). With --cluster-file the
+ * phase runs instead against an existing cluster, as it is: one configuration, "cluster".
+ * Every configuration records its placement (`_placement`: fdb_transaction_get_addresses_for_key
+ * of the name index's first key and of the first record, compared as address sets: same,
+ * different or overlapping; placement.tsv, summary.md); for the servers it starts, "same" and
+ * "split" must come out same and different. When a cfdb-server control port is known (its own
+ * servers, or --control-port) each fetch run's server-side mapped_requests delta must equal the
+ * remote cursor's requests (warm-up included) and be 0 for scan-and-fetch, or the run fails.
  *
  * Design, as the client workloads (README.md): a fresh worker process per run; blocks, each
  * running both arms in counterbalanced orders (bench_orders); per block the ratio of the arms'

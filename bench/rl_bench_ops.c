@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cfdb-bench-records workers (see rl_bench.h): `_populate` writes the store, `_run` times one
  * case on one arm in a fresh process and writes PREFIX.lat (ns per measured op, one a line)
- * and PREFIX.kv (ops, errors, rows, range/mapped requests, reads in flight). Each op is one
+ * and PREFIX.kv (ops, errors, rows, range/mapped requests of the measured and of the warm-up
+ * ops, reads in flight); `_placement` writes PREFIX.kv with the storage servers
+ * (fdb_transaction_get_addresses_for_key) of the name index's first key and of the first
+ * record's key, and whether they are the same servers. Each op is one
  * transaction: the store is opened (its header read gives the read version) outside the timed
  * part, then the operation alone is timed (for save: save and commit). Every transaction runs
  * in the standard on_error loop. Latencies are kept in a preallocated array: nothing is
@@ -272,11 +275,106 @@ static int one_op(env *e, const kase *k, bool remote, bench_rng *rng, uint64_t r
     return err;
 }
 
+/* The addresses of the storage servers holding key, sorted, ' '-separated, into out. */
+static int key_servers(env *e, cfdb_bytes key, char *out, size_t cap)
+{
+    FDBTransaction *tr;
+    int err = fdb_database_create_transaction(e->db, &tr);
+    if (err)
+        return err;
+    FDBFuture *f = NULL;
+    for (;;) {
+        f = fdb_transaction_get_addresses_for_key(tr, key.ptr, (int)key.len);
+        err = fdb_future_block_until_ready(f);
+        if (!err)
+            err = fdb_future_get_error(f);
+        if (!err || retry(tr, err))
+            break;
+        fdb_future_destroy(f);
+        f = NULL;
+    }
+    const char **a = NULL;
+    int n = 0;
+    if (!err)
+        err = fdb_future_get_string_array(f, &a, &n);
+    out[0] = 0;
+    if (!err) {
+        const char *sorted[64];
+        int m = n < 64 ? n : 64;
+        for (int i = 0; i < m; i++) {
+            int j = i;
+            while (j > 0 && strcmp(sorted[j - 1], a[i]) > 0) {
+                sorted[j] = sorted[j - 1];
+                j--;
+            }
+            sorted[j] = a[i];
+        }
+        size_t at = 0;
+        for (int i = 0; i < m && at < cap; i++)
+            at += (size_t)snprintf(out + at, cap - at, "%s%s", i ? " " : "", sorted[i]);
+    }
+    if (f)
+        fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+    return err;
+}
+
+/* same: one set of servers; different: no server in common; overlapping: some in common. */
+static const char *placement_of(const char *ix, const char *rec)
+{
+    if (!strcmp(ix, rec))
+        return "same";
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", ix);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        size_t l = strlen(t);
+        for (const char *p = strstr(rec, t); p; p = strstr(p + 1, t))
+            if ((p == rec || p[-1] == ' ') && (p[l] == 0 || p[l] == ' '))
+                return "overlapping";
+    }
+    return "different";
+}
+
+static int placement(env *e, const char *out)
+{
+    /* the name index's space, P + (2, "Person$name"), and the first record, P + (1, 1) */
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_tuple ti, tr;
+    cfdb_tuple_init(&ti, &a);
+    cfdb_tuple_add_int(&ti, 2);
+    cfdb_tuple_add_cstr(&ti, "Person$name");
+    cfdb_tuple_init(&tr, &a);
+    cfdb_tuple_add_int(&tr, 1);
+    cfdb_tuple_add_int(&tr, 1);
+    cfdb_bytes ik, rk;
+    char ix[1024], rec[1024];
+    int err = cfdb_tuple_pack(&a, e->prefix, &ti, &ik) || cfdb_tuple_pack(&a, e->prefix, &tr, &rk);
+    if (!err)
+        err = key_servers(e, ik, ix, sizeof ix);
+    if (!err)
+        err = key_servers(e, rk, rec, sizeof rec);
+    cfdb_arena_free(&a);
+    if (err) {
+        fprintf(stderr, "_placement: error %d\n", err);
+        return 1;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s.kv", out);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 1;
+    fprintf(f, "index_servers=%s\nrecord_servers=%s\nplacement=%s\n", ix, rec, placement_of(ix, rec));
+    fclose(f);
+    return 0;
+}
+
 int bench_rl_worker_main(int argc, char **argv)
 {
     const char *cluster = NULL, *case_name = "fetch-10", *arm = "saf", *out = NULL;
     uint64_t ops = 100, warmup = 10, seed = 1, records = 2000, big = 20;
-    bool do_populate = !strcmp(argv[0], "_populate");
+    bool do_populate = !strcmp(argv[0], "_populate"), do_placement = !strcmp(argv[0], "_placement");
     static const struct option opts[] = {
         {"cluster-file", 1, 0, 'c'}, {"case", 1, 0, 'k'}, {"arm", 1, 0, 'a'}, {"out", 1, 0, 'o'},
         {"ops", 1, 0, 'n'}, {"warmup", 1, 0, 'w'}, {"seed", 1, 0, 's'}, {"records", 1, 0, 'r'},
@@ -301,8 +399,8 @@ int bench_rl_worker_main(int argc, char **argv)
     env e;
     if (env_open(&e, cluster))
         return 1;
-    if (do_populate) {
-        int rc = populate(&e, records, big);
+    if (do_populate || do_placement) {
+        int rc = do_populate ? populate(&e, records, big) : out ? placement(&e, out) : 2;
         env_close(&e);
         return rc;
     }
@@ -316,13 +414,13 @@ int bench_rl_worker_main(int argc, char **argv)
         return 2;
     }
     uint64_t *lat = calloc(ops ? ops : 1, sizeof *lat);
-    counts c = { 0 }, ignored = { 0 };
+    counts c = { 0 }, warm = { 0 };
     bench_rng rng;
     bench_rng_seed(&rng, seed);
     bool remote = !strcmp(arm, "remote");
     for (uint64_t i = 0; i < warmup; i++) {
         uint64_t ns;
-        one_op(&e, k, remote, &rng, records, big, &ns, &ignored);
+        one_op(&e, k, remote, &rng, records, big, &ns, &warm);
     }
     for (uint64_t i = 0; i < ops; i++) {
         uint64_t ns = 0;
@@ -341,10 +439,11 @@ int bench_rl_worker_main(int argc, char **argv)
     f = fopen(path, "w");
     if (f) {
         fprintf(f, "case=%s\narm=%s\nops=%llu\nerrors=%llu\nrows=%llu\nbad_rows=%llu\nrequests=%llu\n"
-                   "max_in_flight=%llu\n",
+                   "max_in_flight=%llu\nwarmup_requests=%llu\n",
                 k->name, arm, (unsigned long long)c.ops, (unsigned long long)c.errors,
                 (unsigned long long)c.rows, (unsigned long long)c.bad_rows,
-                (unsigned long long)c.requests, (unsigned long long)c.max_in_flight);
+                (unsigned long long)c.requests, (unsigned long long)c.max_in_flight,
+                (unsigned long long)warm.requests);
         fclose(f);
     }
     free(lat);

@@ -8,11 +8,22 @@
  * older counters and candidates are cleared. Candidates are drawn at random in the window;
  * reads of the counters are snapshot reads, the candidate read is a normal one and the
  * candidate key gets a write conflict range, so two transactions taking the same candidate
- * conflict and one retries, while transactions taking different candidates do not. */
+ * conflict and one retries, while transactions taking different candidates do not.
+ *
+ * Hostile counters (the bindings' arithmetic is Python's unbounded ints or Java's wrapping
+ * longs): the half-full test is count < window / 2 (no count * 2, so any int64 count is
+ * fine; a negative count is "not full", as in Python); a window that would end past
+ * INT64_MAX, and a window whose candidates are all marked taken while its counter says it
+ * is not half full, are invalid allocator state (2260 invalid_directory_layer_metadata):
+ * the draws of one window are bounded by HCA_MAX_DRAWS. A window below half full has each
+ * draw taken with probability under 1/2, so an honest allocator gives up with probability
+ * under 2^-HCA_MAX_DRAWS. */
 #include "error_codes.h"
 #include "directory_internal.h"
 
 #include <sys/random.h>
+
+#define HCA_MAX_DRAWS 128
 
 static int64_t window_size(int64_t start)
 {
@@ -108,12 +119,16 @@ int dir_hca_allocate(const cfdb_directory_layer *dl, FDBTransaction *tr, cfdb_ar
                 return err;
             int64_t count = present ? le64(v) : 0;
             window = window_size(start);
-            if (count * 2 < window)
+            if (start > INT64_MAX - window)
+                return CFDB_ERR_INVALID_DIRECTORY_LAYER_METADATA; /* candidates past INT64_MAX */
+            if (count < window / 2) /* window is even: count * 2 < window */
                 break;
             start += window;
             advanced = true;
         }
-        for (;;) {
+        for (int draws = 0;; draws++) {
+            if (draws == HCA_MAX_DRAWS)
+                return CFDB_ERR_INVALID_DIRECTORY_LAYER_METADATA; /* the counter and recent disagree */
             int64_t candidate = start + (int64_t)(draw(dl) % (uint64_t)window);
             cfdb_bytes rkey;
             err = dk_int(a, recent, candidate, &rkey);

@@ -446,6 +446,131 @@ static void test_default_layout(void **state)
     cfdb_arena_free(&a);
 }
 
+/* ---- the allocator with hostile counters ---- */
+
+static uint64_t seq_draw(void *ctx)
+{
+    return (*(uint64_t *)ctx)++;
+}
+
+/* The default layer's allocator keys: counters (("hca", 0), s) and recent (("hca", 1), k). */
+static cfdb_bytes hca_key(cfdb_arena *a, int64_t space, int64_t n)
+{
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, a);
+    assert_int_equal(cfdb_tuple_add_int(&t, n), 0);
+    cfdb_bytes pfx = space ? N("\xfe\x01\xfe\x00\x01hca\x00\x15\x01") : N("\xfe\x01\xfe\x00\x01hca\x00\x14");
+    cfdb_bytes out;
+    assert_int_equal(cfdb_tuple_pack(a, pfx, &t, &out), 0);
+    return out;
+}
+
+static void set_counter(cfdb_arena *a, int64_t start, int64_t count)
+{
+    uint8_t le[8];
+    for (int i = 0; i < 8; i++)
+        le[i] = (uint8_t)((uint64_t)count >> (8 * i));
+    cfdb_bytes k = hca_key(a, 0, start);
+    assert_int_equal(api_set_committed(k.ptr, (int)k.len, le, 8), 0);
+}
+
+/* Creates /<name> in one transaction with a 10 s timeout (so an endless allocator fails the
+ * test instead of hanging it); its error, *prefix_int the prefix as an int when it is one. */
+static int hostile_create(const char *name, uint64_t *draw, int64_t *prefix_int)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_directory_layer dl;
+    cfdb_directory_layer_init(&dl);
+    dl.random = seq_draw;
+    dl.random_ctx = draw;
+    FDBTransaction *tr = api_tr();
+    int64_t ms = 10000;
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_TIMEOUT, (const uint8_t *)&ms, 8), 0);
+    cfdb_directory d;
+    int err = cfdb_directory_create(&dl, tr, &a, PATH(cfdb_bytes_str(name)), N(""), NULL, &d);
+    if (!err) {
+        cfdb_tuple t;
+        assert_int_equal(cfdb_tuple_unpack(&a, d.prefix, &t), 0);
+        assert_int_equal(cfdb_tuple_get_int(&t, 0, prefix_int), 0);
+        err = api_commit(tr);
+    }
+    fdb_transaction_destroy(tr);
+    cfdb_arena_free(&a);
+    return err;
+}
+
+/* Counters the allocator never wrote (Python's ints do not overflow; the C arithmetic must
+ * not either): a count of 2^62 or INT64_MAX is a full window; windows that would reach
+ * past INT64_MAX and a full window whose counter says otherwise are invalid metadata
+ * (2260), never an endless loop. */
+static void test_hca_hostile_counters(void **state)
+{
+    (void)state;
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    uint64_t draw = 0;
+    int64_t p = -1;
+    /* a window counted 2^62 or INT64_MAX - 1 (count * 2 would overflow; the allocator's own
+     * ADD makes them 2^62 + 1 and INT64_MAX) is full: the next window, [64, 128) */
+    static const int64_t full[] = { INT64_C(1) << 62, INT64_MAX - 1 };
+    for (size_t i = 0; i < 2; i++) {
+        clear_all();
+        set_counter(&a, 0, full[i]);
+        assert_int_equal(hostile_create("h", &draw, &p), 0);
+        if (p < 64 || p >= 128)
+            fail_msg("count %lld: prefix %lld", (long long)full[i], (long long)p);
+    }
+    /* a negative count is below half, as in Python: the window is used; INT64_MAX is one
+     * (the ADD wraps it to INT64_MIN, as it does for the bindings) */
+    static const int64_t negative[] = { INT64_MIN, INT64_MAX, -5 };
+    for (size_t i = 0; i < 3; i++) {
+        clear_all();
+        set_counter(&a, 0, negative[i]);
+        assert_int_equal(hostile_create("h", &draw, &p), 0);
+        if (p < 0 || p >= 64)
+            fail_msg("count %lld: prefix %lld", (long long)negative[i], (long long)p);
+    }
+    /* the last window that still fits: [INT64_MAX - 8192, INT64_MAX) */
+    clear_all();
+    set_counter(&a, INT64_MAX - 8192, 0);
+    draw = 8191;
+    assert_int_equal(hostile_create("h", &draw, &p), 0);
+    assert_true(p == INT64_MAX - 1);
+    /* windows past it (start + draw would overflow) */
+    clear_all();
+    set_counter(&a, INT64_MAX - 10, 0);
+    draw = 100;
+    assert_int_equal(hostile_create("h", &draw, &p), CFDB_ERR_INVALID_DIRECTORY_LAYER_METADATA);
+    clear_all();
+    set_counter(&a, INT64_MAX - 8192 - 100, INT64_C(1) << 62); /* full: the next one would not fit */
+    assert_int_equal(hostile_create("h", &draw, &p), CFDB_ERR_INVALID_DIRECTORY_LAYER_METADATA);
+    /* counter -1 and every candidate of the window marked taken: bounded, 2260 */
+    clear_all();
+    set_counter(&a, 0, -1);
+    FDBTransaction *tr = api_tr();
+    for (int64_t k = 0; k < 64; k++) {
+        cfdb_bytes rk = hca_key(&a, 1, k);
+        fdb_transaction_set(tr, rk.ptr, (int)rk.len, (const uint8_t *)"", 0);
+    }
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    double t0 = api_now_ms();
+    assert_int_equal(hostile_create("h", &draw, &p), CFDB_ERR_INVALID_DIRECTORY_LAYER_METADATA);
+    assert_true(api_now_ms() - t0 < 9000);
+    /* with one candidate free the same window still allocates it */
+    tr = api_tr();
+    cfdb_bytes rk = hca_key(&a, 1, 37);
+    fdb_transaction_clear(tr, rk.ptr, (int)rk.len);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    draw = 0;
+    assert_int_equal(hostile_create("h", &draw, &p), 0);
+    assert_int_equal(p, 37);
+    clear_all();
+    cfdb_arena_free(&a);
+}
+
 /* ---- errors ---- */
 
 typedef struct {
@@ -878,6 +1003,7 @@ int main(void)
         cmocka_unit_test(test_replay_python_script),
         cmocka_unit_test(test_open_python_tree),
         cmocka_unit_test(test_default_layout),
+        cmocka_unit_test(test_hca_hostile_counters),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_prefix_not_empty),
         cmocka_unit_test(test_tree_moves_and_remove),

@@ -47,6 +47,11 @@ static int wait_status(pid_t pid)
 
 int shell_exec(shell_run *r, const char *const *args, const char *input, const char *home)
 {
+    return shell_exec_bytes(r, args, input, input ? strlen(input) : 0, home);
+}
+
+int shell_exec_bytes(shell_run *r, const char *const *args, const char *input, size_t input_len, const char *home)
+{
     memset(r, 0, sizeof *r);
     int in[2], out[2], err[2];
     if (pipe(in) || pipe(out) || pipe(err))
@@ -62,7 +67,7 @@ int shell_exec(shell_run *r, const char *const *args, const char *input, const c
         exec_shell(args, home);
     }
     close(in[0]), close(out[1]), close(err[1]);
-    size_t in_len = input ? strlen(input) : 0, in_off = 0;
+    size_t in_len = input ? input_len : 0, in_off = 0;
     if (in_len == 0) {
         close(in[1]);
         in[1] = -1;

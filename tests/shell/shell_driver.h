@@ -19,6 +19,8 @@ typedef struct shell_run {
 /* Runs CFDB_SHELL_PATH with args (NULL-terminated) and input on stdin (NULL: /dev/null),
  * with HOME=home when home is not NULL. 0 when it ran to its end within 60 s. */
 int shell_exec(shell_run *r, const char *const *args, const char *input, const char *home);
+/* The same with input_len bytes of input (which may hold NUL bytes). */
+int shell_exec_bytes(shell_run *r, const char *const *args, const char *input, size_t input_len, const char *home);
 
 /* Shorthand: cfdb -C cluster_file --exec line. */
 int shell_exec_line(shell_run *r, const char *cluster_file, const char *line);

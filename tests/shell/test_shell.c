@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -100,6 +102,114 @@ static void test_clearrange_getrange(void **state)
           /* usage */
           C("getrange", "Usage: getrange <BEGINKEY> [ENDKEY] [LIMIT]\n", NULL, 1));
     assert_string_equal(db_value("grz"), "5");
+}
+
+/* fdbcli's checks before it reads or clears a range: a KeyRangeRef refuses begin > end
+ * with 2005 (on stderr, exit 1), after the limit is parsed and after writemode; in a
+ * transaction the error rolls it back. Equal keys are an empty range. */
+static void test_inverted_ranges(void **state)
+{
+    (void)state;
+    assert_int_equal(api_set_committed("ir/p0", 5, "0", 1), 0);
+    assert_int_equal(api_set_committed("ir/p1", 5, "1", 1), 0);
+    const char *inv = "ERROR: Range begin key larger than end key (2005)\n";
+    CASES(C("getrange ir/p1 ir/p0", "", inv, 1),
+          C("getrangekeys ir/p1 ir/p0 5", "", inv, 1),
+          C("getrangereverse ir/p1 ir/p0", "", inv, 1),
+          C("getrangekeysreverse ir/p1 ir/p0 1", "", inv, 1),
+          C("getrange ir/p1 ir/p1", "\nRange limited to 25 keys\n\n", "", 0),
+          C("getrange ir/p1 ir/p0 x", "", "ERROR: bad limit\n", 1),
+          C("getrange ir/p1 ir/p0 1 2", "Usage: getrange <BEGINKEY> [ENDKEY] [LIMIT]\n", "", 1),
+          /* one key: the range of keys starting with it */
+          C("getrangekeys ir/p1", "\nRange limited to 25 keys\n`ir/p1'\n\n", "", 0),
+          C("clearrange ir/p1 ir/p0", "", "ERROR: writemode must be enabled to set or clear keys in the database.\n", 1),
+          C("writemode on; clearrange ir/p1 ir/p0; get ir/p0", ">>> writemode on\n>>> clearrange ir/p1 ir/p0\n", inv, 1),
+          C("begin; getrange ir/p1 ir/p0; get ir/p0",
+            ">>> begin\nTransaction started\n>>> getrange ir/p1 ir/p0\nRolling back current transaction\n", inv, 1),
+          C("writemode on; begin; clear ir/p1; clearrange ir/p1 ir/p0; commit",
+            ">>> writemode on\n>>> begin\nTransaction started\n>>> clear ir/p1\n>>> clearrange ir/p1 ir/p0\n"
+            "Rolling back current transaction\n",
+            inv, 1));
+    /* the same from a script on stdin: the failed line ends the script's status as 1 */
+    const char *args[] = {"-C", cf(), "--no-status", NULL};
+    assert_int_equal(shell_exec(&R, args, "getrange ir/p1 ir/p0\nget ir/p1\n", NULL), 0);
+    assert_string_equal(R.err, inv);
+    assert_non_null(strstr(R.out, "`ir/p1' is `1'\n"));
+    assert_int_equal(R.status, 1);
+    assert_string_equal(db_value("ir/p0"), "0");
+    assert_string_equal(db_value("ir/p1"), "1");
+}
+
+/* A script line with a NUL byte: fdbcli runs the part before it (`clear victim' of
+ * `clear victim<NUL>-not-this-key'); cfdb refuses the whole line. A zero byte written as
+ * \x00 is a key byte. */
+static void test_nul_in_script(void **state)
+{
+    (void)state;
+    assert_int_equal(api_set_committed("nul/victim", 10, "v", 1), 0);
+    assert_int_equal(api_set_committed("nul/victim\0-not-this-key", 24, "w", 1), 0);
+    static const char script[] = "writemode on\nclear nul/victim\0-not-this-key\nget nul/victim\n";
+    const char *args[] = {"-C", cf(), "--no-status", NULL};
+    assert_int_equal(shell_exec_bytes(&R, args, script, sizeof script - 1, NULL), 0);
+    assert_string_equal(R.err, "ERROR: the line contains a NUL byte and was not run (write a zero byte in a key "
+                               "or value as \\x00)\n");
+    assert_non_null(strstr(R.out, "Welcome to the fdbcli. For help, type `help'.\n`nul/victim' is `v'\n"));
+    assert_null(strstr(R.out, "Committed"));
+    assert_int_equal(R.status, 1);
+    assert_string_equal(db_value("nul/victim"), "v");
+    int present = 0, len = 0;
+    char buf[8];
+    assert_int_equal(api_read_committed("nul/victim\0-not-this-key", 24, &present, buf, sizeof buf, &len), 0);
+    assert_true(present);
+    /* the escaped form clears the key with the zero byte, and only it */
+    static const char escaped[] = "writemode on\nclear nul/victim\\x00-not-this-key\n";
+    assert_int_equal(shell_exec(&R, args, escaped, NULL), 0);
+    assert_int_equal(R.status, 0);
+    assert_int_equal(api_read_committed("nul/victim\0-not-this-key", 24, &present, buf, sizeof buf, &len), 0);
+    assert_false(present);
+    assert_string_equal(db_value("nul/victim"), "v");
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CPU time of the children reaped so far (the shell runs), user + system */
+static double children_cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+/* sleep's argument: flow's delay() waits forever from 4e12 s on (1e400 parses as inf),
+ * NaN is refused, zero and negative return at once. */
+static void test_sleep_range(void **state)
+{
+    (void)state;
+    static const char *const forever[] = { "1e400", "4e12", "inf" };
+    for (size_t i = 0; i < sizeof forever / sizeof *forever; i++) {
+        char line[32];
+        snprintf(line, sizeof line, "sleep %s", forever[i]);
+        const char *args[] = {"-C", cf(), "--timeout", i == 0 ? "2" : "1", "--exec", line, NULL};
+        double t0 = now_ms(), c0 = children_cpu_ms();
+        assert_int_equal(shell_exec(&R, args, NULL, NULL), 0);
+        if (R.status != 1 || strcmp(R.err, "Specified timeout reached -- exiting...\n") != 0 || now_ms() - t0 < 900)
+            fail_msg("%s: status %d after %.0f ms, stderr `%s'", line, R.status, now_ms() - t0, R.err);
+        /* waiting, not spinning (an unchecked conversion gave nanosleep a negative time, and
+         * its EINVAL was retried at once) */
+        if (children_cpu_ms() - c0 > 250)
+            fail_msg("%s: the shell used %.0f ms of CPU while it slept", line, children_cpu_ms() - c0);
+    }
+    CASES(C("sleep nan", "Usage: sleep <SECONDS>\n", "", 1),
+          C("sleep -nan", "Usage: sleep <SECONDS>\n", "", 1),
+          C("sleep -1e400", "", "", 0),
+          C("sleep 0", "", "", 0),
+          C("sleep 0.05", "", "", 0));
 }
 
 static void test_many_rows(void **state)
@@ -470,6 +580,9 @@ int main(void)
         cmocka_unit_test(test_watch),
         cmocka_unit_test(test_tuple_mode),
         cmocka_unit_test(test_stdin_script),
+        cmocka_unit_test(test_inverted_ranges),
+        cmocka_unit_test(test_nul_in_script),
+        cmocka_unit_test(test_sleep_range),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,6 +31,7 @@ static shell_run R;
             fail_msg("%s", why_);                                                   \
     } while (0)
 #define C(l, o, e, st) { .line = (l), .out = (o), .err = (e), .status = (st) }
+#define CM(l, o, e, st) { .line = (l), .out = (o), .err = (e), .status = (st), .mask = true }
 
 /* A special key's value read with fdb_c.h (NULL: absent). */
 static char *special_value(const char *key)
@@ -41,6 +42,18 @@ static char *special_value(const char *key)
     int present = 0, len = 0;
     assert_int_equal(api_get(tr, key, (int)strlen(key), 0, &present, buf, sizeof buf - 1, &len), 0);
     fdb_transaction_destroy(tr);
+    if (!present)
+        return NULL;
+    buf[len] = 0;
+    return buf;
+}
+
+/* A key's committed value outside any tenant, read with fdb_c.h (NULL: absent). */
+static char *db_value_raw(const char *key)
+{
+    static char buf[256];
+    int present = 0, len = 0;
+    assert_int_equal(api_read_committed(key, (int)strlen(key), &present, buf, sizeof buf - 1, &len), 0);
     if (!present)
         return NULL;
     buf[len] = 0;
@@ -125,6 +138,87 @@ static void test_configure_and_tenants(void **state)
           C("tenant create more", "", "ERROR: Tenants have been disabled in the cluster (2136)\n", 1),
           C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
           C("tenant delete data", "The tenant `data' has been deleted\n", "", 0));
+}
+
+/* A key in tenant name, read with fdb_c.h (NULL: absent). */
+static char *tenant_value(const char *name, const char *key)
+{
+    static char buf[256];
+    FDBTenant *t = NULL;
+    assert_int_equal(fdb_database_open_tenant(g_env.db, (const uint8_t *)name, (int)strlen(name), &t), 0);
+    FDBTransaction *tr = NULL;
+    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
+    int present = 0, len = 0;
+    assert_int_equal(api_get(tr, key, (int)strlen(key), 0, &present, buf, sizeof buf - 1, &len), 0);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(t);
+    if (!present)
+        return NULL;
+    buf[len] = 0;
+    return buf;
+}
+
+/* usetenant / defaulttenant (fdbcli.actor.cpp's cli()): the data commands run in the
+ * chosen tenant, the name is checked first, the tenant cannot change inside `begin', and
+ * `tenant delete' of the tenant in use warns. */
+static void test_usetenant(void **state)
+{
+    (void)state;
+    const char *open_tr = "ERROR: Tenant cannot be changed while a transaction is open\n";
+    CASES(C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
+          C("usetenant", "Using the default tenant\n", "", 0),
+          C("defaulttenant", "Using the default tenant\n", "", 0),
+          C("usetenant nosuch", "", "ERROR: Tenant `nosuch' does not exist\n", 1),
+          C("usetenant \\x01b", "", "ERROR: Tenant `\\x01b' does not exist\n", 1),
+          C("usetenant a b", "Usage: usetenant [NAME]\n", "", 1),
+          C("defaulttenant x", "Usage: defaulttenant\n", "", 1),
+          C("tenant create ut1", "The tenant `ut1' has been created\n", "", 0),
+          C("writemode on; set ut/k raw", NULL, "", 0),
+          CM("writemode on; usetenant ut1; usetenant; set ut/k inside; set ut/l 2; get ut/k; getrange ut/ ut0; "
+            "getrangekeys ut/l ut/k",
+            ">>> writemode on\n>>> usetenant ut1\nUsing tenant `ut1'\n>>> usetenant\nUsing tenant `ut1'\n"
+            ">>> set ut/k inside\nCommitted (V)\n>>> set ut/l 2\nCommitted (V)\n>>> get ut/k\n`ut/k' is `inside'\n"
+            ">>> getrange ut/ ut0\n\nRange limited to 25 keys\n`ut/k' is `inside'\n`ut/l' is `2'\n\n"
+            ">>> getrangekeys ut/l ut/k\n",
+            "ERROR: Range begin key larger than end key (2005)\n", 1),
+          C("usetenant ut1; defaulttenant; get ut/k",
+            ">>> usetenant ut1\nUsing tenant `ut1'\n>>> defaulttenant\nUsing the default tenant\n"
+            ">>> get ut/k\n`ut/k' is `raw'\n",
+            "", 0),
+          /* begin takes the tenant's transaction; inside it the tenant is fixed */
+          C("usetenant ut1; writemode on; begin; clear ut/l; usetenant ut1",
+            ">>> usetenant ut1\nUsing tenant `ut1'\n>>> writemode on\n>>> begin\nTransaction started\n"
+            ">>> clear ut/l\n>>> usetenant ut1\n",
+            open_tr, 1),
+          C("begin; defaulttenant", ">>> begin\nTransaction started\n>>> defaulttenant\n", open_tr, 1),
+          C("begin; usetenant", ">>> begin\nTransaction started\n>>> usetenant\nUsing the default tenant\n", "", 0),
+          C("usetenant ut1; writemode on; begin; clear ut/l; commit; getversion", NULL, "", 0));
+    assert_non_null(strstr(R.out, ">>> commit\nCommitted ("));
+    assert_string_equal(tenant_value("ut1", "ut/k"), "inside");
+    assert_null(tenant_value("ut1", "ut/l"));
+    assert_string_equal(db_value_raw("ut/k"), "raw");
+    /* deleting the tenant in use warns (the tenant form only); its commands then fail */
+    CASES(C("writemode on; usetenant ut1; clear ut/k; tenant delete ut1; get ut/k",
+            NULL, "ERROR: Tenant does not exist (2131)\n", 1));
+    shell_mask_versions(R.out);
+    assert_string_equal(R.out,
+                        ">>> writemode on\n>>> usetenant ut1\nUsing tenant `ut1'\n>>> clear ut/k\nCommitted (V)\n"
+                        ">>> tenant delete ut1\nThe tenant `ut1' has been deleted\n"
+                        "WARNING: the active tenant was deleted. Use the `usetenant' or `defaulttenant'\n"
+                        "command to choose a new tenant.\n\n" /* printAtCol's line for the text's last \n */
+                        ">>> get ut/k\n");
+    CASES(C("tenant create ut2", NULL, "", 0),
+          C("usetenant ut2; deletetenant ut2",
+            ">>> usetenant ut2\nUsing tenant `ut2'\n>>> deletetenant ut2\nThe tenant `ut2' has been deleted\n", "",
+            0));
+    /* a cluster that requires a tenant: fdbcli's own text for 2130 */
+    CASES(C("configure tenant_mode=required_experimental", "Configuration changed\n", "", 0),
+          C("get ut/k", "",
+            "ERROR: tenant name required. Use the `usetenant' command to select a tenant or\n"
+            "enable the `RAW_ACCESS' option to read raw keys.\n",
+            1),
+          C("configure tenant_mode=optional_experimental", "Configuration changed\n", "", 0),
+          C("writemode on; clear ut/k", NULL, "", 0));
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -223,6 +317,45 @@ static void test_maintenance_and_coordinators(void **state)
     assert_non_null(special_value("\xff\xff/management/maintenance/zone1"));
     CASES(C("maintenance off", "", "", 0), C("maintenance", "No ongoing maintenance.\n", "", 0));
     assert_null(special_value("\xff\xff/management/maintenance/zone1"));
+}
+
+/* A maintenance time whose end version is no int64 (libfdb_c converts the double
+ * unchecked): refused at commit with a special-keys failure and nothing written. */
+static void test_maintenance_time_range(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "1e300", "nan", "-nan", "inf", "9.3e12", "1e400" };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        FDBTransaction *tr = api_tr();
+        assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_SPECIAL_KEY_SPACE_ENABLE_WRITES, NULL, 0), 0);
+        const char *k = "\xff\xff/management/maintenance/zone1";
+        fdb_transaction_set(tr, (const uint8_t *)k, (int)strlen(k), (const uint8_t *)bad[i], (int)strlen(bad[i]));
+        FDBFuture *f = fdb_transaction_commit(tr);
+        assert_int_equal(api_wait(f), 2117);
+        fdb_future_destroy(f);
+        if (strcmp(bad[i], "1e400") != 0) { /* 1e400 does not parse (lexical_cast): no message */
+            char msg[512];
+            int present = 0, len = 0;
+            assert_int_equal(api_get(tr, "\xff\xff/error_message", 16, 0, &present, msg, sizeof msg - 1, &len), 0);
+            assert_true(present);
+            msg[len] = 0;
+            if (!strstr(msg, "is out of range") || !strstr(msg, "\"command\":\"maintenance\""))
+                fail_msg("%s: %s", bad[i], msg);
+        }
+        fdb_transaction_destroy(tr);
+        assert_null(special_value("\xff\xff/management/maintenance/zone1"));
+    }
+    /* the shell's maintenance command writes the same value */
+    CASES(C("maintenance on zone1 1e300", NULL, NULL, 1), C("maintenance", "No ongoing maintenance.\n", "", 0));
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_SYSTEM_KEYS, NULL, 0);
+    int present = 1, len = 0;
+    char buf[64];
+    assert_int_equal(api_get(tr, "\xff/healthyZone", 14, 0, &present, buf, sizeof buf, &len), 0);
+    fdb_transaction_destroy(tr);
+    assert_false(present);
+    /* the largest time that still fits is taken */
+    CASES(C("maintenance on zone1 1e12", "", "", 0), C("maintenance off", "", "", 0));
 }
 
 static void set_sys(const char *key)
@@ -471,7 +604,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configure_and_tenants),
         cmocka_unit_test(test_tenant_lock),
+        cmocka_unit_test(test_usetenant),
         cmocka_unit_test(test_maintenance_and_coordinators),
+        cmocka_unit_test(test_maintenance_time_range),
         cmocka_unit_test(test_exclude_list_and_include),
         cmocka_unit_test(test_lock_unlock),
         cmocka_unit_test(test_setclass),

@@ -18,6 +18,9 @@
 
 /* Commands (the table is in commands.c). */
 int shell_cmd_tenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+/* usetenant [NAME], defaulttenant (tenant.c) */
+int shell_cmd_usetenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
+int shell_cmd_defaulttenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_tenant_old(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_lock(shell *s, const shell_token *t, size_t n, fdb_error_t *err);
 int shell_cmd_unlock(shell *s, const shell_token *t, size_t n, fdb_error_t *err);

@@ -11,6 +11,7 @@
 #include "shell.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,18 +95,22 @@ fdb_error_t shell_wait(FDBFuture *f)
 
 /* fdbcli's getTransaction: a fresh transaction with the current options unless one was
  * started with `begin'. */
-fdb_error_t shell_get_tr(shell *s)
+static fdb_error_t get_tr(shell *s, FDBTenant *tenant)
 {
     if (s->tr && s->intrans)
         return 0;
     if (s->tr)
         fdb_transaction_destroy(s->tr);
     s->tr = NULL;
-    fdb_error_t err = fdb_database_create_transaction(s->db, &s->tr);
+    fdb_error_t err = tenant ? fdb_tenant_create_transaction(tenant, &s->tr)
+                             : fdb_database_create_transaction(s->db, &s->tr);
     if (err)
         return err;
     return shell_optset_apply(s->opts, s->tr);
 }
+
+fdb_error_t shell_get_tr(shell *s) { return get_tr(s, s->tenant); }
+fdb_error_t shell_get_mgmt_tr(shell *s) { return get_tr(s, NULL); }
 
 /* fdbcli's commitTransaction: "Committed (V)" or "Nothing to commit". */
 static fdb_error_t commit_tr(shell *s)
@@ -140,6 +145,7 @@ void shell_destroy(shell *s)
     shell_optset_clear(&s->global_opts);
     shell_optset_clear(&s->active_opts);
     s->tr = NULL;
+    (void)shell_set_tenant(s, NULL, NULL, 0);
     shell_workers_clear(s);
 }
 
@@ -188,6 +194,13 @@ static int cmd_get(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     if ((*err = shell_get_tr(s)) || (*err = get_and_print(s, &t[1])))
         return CMD_FDB;
     return CMD_OK;
+}
+
+/* a < b, b > a as FoundationDB orders keys (bytes, then length) */
+static int key_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
 }
 
 /* strinc: drop trailing 0xff bytes, then add one to the last byte. */
@@ -246,6 +259,13 @@ static int range_command(shell *s, const shell_token *t, size_t n, fdb_error_t *
     } else {
         end_n = strinc(&t[1], inc);
         end = inc;
+    }
+    /* fdbcli builds a KeyRangeRef of the two keys, which refuses begin > end (2005) before
+     * anything is read */
+    if (key_cmp((const uint8_t *)t[1].p, t[1].n, end, end_n) > 0) {
+        free(inc);
+        *err = CFDB_ERR_INVERTED_RANGE;
+        return CMD_FDB;
     }
     if ((*err = shell_get_tr(s))) {
         free(inc);
@@ -361,6 +381,10 @@ static int write_command(shell *s, const shell_token *t, size_t n, fdb_error_t *
     if ((*err = shell_get_tr(s)))
         return CMD_FDB;
     const uint8_t *a = (const uint8_t *)t[1].p, *b = n > 2 ? (const uint8_t *)t[2].p : NULL;
+    if (shell_token_is(t[0], "clearrange") && key_cmp(a, t[1].n, b, t[2].n) > 0) {
+        *err = CFDB_ERR_INVERTED_RANGE; /* fdbcli's KeyRangeRef, as for getrange */
+        return CMD_FDB;
+    }
     if (shell_token_is(t[0], "set"))
         fdb_transaction_set(s->tr, a, (int)t[1].n, b, (int)t[2].n);
     else if (shell_token_is(t[0], "clear"))
@@ -536,20 +560,43 @@ static int cmd_sleep(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
     buf[t[1].n] = 0;
     double v;
     int used = 0;
-    if (sscanf(buf, "%lf%n", &v, &used) != 1 || (size_t)used != t[1].n)
+    /* NaN is no number of seconds (fdbcli's delay(NaN) puts a timer that never compares
+     * as due); refused as unparsable */
+    if (sscanf(buf, "%lf%n", &v, &used) != 1 || (size_t)used != t[1].n || isnan(v))
         return usage(t);
-    if (v > 0) {
-        struct timespec ts = {(time_t)v, (long)((v - (double)(time_t)v) * 1e9)};
+    if (v >= 4e12) {
+        /* flow's delay() treats 4e12 s and more (and inf, from 1e400) as forever: wait until
+         * Ctrl-C (or --timeout) */
+        while (!shell_interrupted)
+            nanosleep(&(struct timespec){ .tv_sec = 86400 }, NULL);
+    } else if (v > 0) {
+        time_t whole = (time_t)v; /* v < 4e12: fits */
+        struct timespec ts = {whole, (long)((v - (double)whole) * 1e9)};
         while (nanosleep(&ts, &ts) != 0 && !shell_interrupted) {
         }
     }
     return CMD_OK;
 }
 
+/* tenant, and fdbcli's warning when it deleted the tenant of usetenant (only this form: the
+ * one-word deletetenant does not warn) */
+static void print_at_col(FILE *f, const char *text, size_t col);
+static int cmd_tenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
+{
+    int r = shell_cmd_tenant(s, t, n, err);
+    if (r == CMD_OK && n >= 3 && s->tenant && shell_token_is(t[1], "delete") && t[2].n == s->tenant_name_n &&
+        memcmp(t[2].p, s->tenant_name, t[2].n) == 0)
+        print_at_col(stdout,
+                     "WARNING: the active tenant was deleted. Use the `usetenant' or `defaulttenant' command to "
+                     "choose a new tenant.\n",
+                     80);
+    return r;
+}
+
 static int cmd_waitopen(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
 {
     (void)t, (void)n;
-    if ((*err = shell_get_tr(s)))
+    if ((*err = shell_get_mgmt_tr(s)))
         return CMD_FDB;
     FDBFuture *f = fdb_transaction_get_read_version(s->tr);
     *err = shell_wait(f);
@@ -631,6 +678,10 @@ static const command commands[] = {
      "the cluster\nfile is changed to desc, which must match [A-Za-z0-9_]+.",
      shell_cmd_coordinators},
     {"createtenant", "createtenant", NULL, NULL, shell_cmd_tenant_old},
+    {"defaulttenant", "defaulttenant", "configures transactions to not use a named tenant",
+     "The commands that read and write keys run on the raw key space again, without a tenant (how the shell "
+     "starts). Not allowed while a transaction started with `begin' is open.",
+     shell_cmd_defaulttenant},
     {"deletetenant", "deletetenant", NULL, NULL, shell_cmd_tenant_old},
     {"exclude",
      "exclude [FORCE] [failed] [no_wait] [<ADDRESS...>] [locality_dcid:<excludedcid>]\n"
@@ -745,11 +796,16 @@ static const command commands[] = {
      "`rename' changes the name of a tenant.\n"
      "`lock` locks a tenant.\n"
      "`unlock` unlocks a tenant.\n",
-     shell_cmd_tenant},
+     cmd_tenant},
     {"unlock", "unlock <UID>", "unlock the database with the provided lockUID",
      "Unlocks the database with the provided lockUID. This is a potentially dangerous operation, so the user will be "
      "asked to enter a passphrase to confirm their intent.",
      shell_cmd_unlock},
+    {"usetenant", "usetenant [NAME]", "prints or configures the tenant used for transactions",
+     "With NAME: the commands that read and write keys (get, getrange, getrangekeys, set, clear, clearrange, "
+     "getversion, begin, watch) run in the tenant NAME, which must exist. Without: prints the tenant in use. "
+     "Not allowed while a transaction started with `begin' is open.",
+     shell_cmd_usetenant},
     {"waitconnected", "waitconnected", NULL, NULL, cmd_waitopen},
     {"waitopen", "waitopen", NULL, NULL, cmd_waitopen},
     {"watch", "watch <KEY>", "wait for a key to change (cfdb)",
@@ -783,7 +839,7 @@ const char *shell_command_name(size_t i)
 }
 
 /* fdbcli's printAtCol: words wrapped at col characters. */
-static void print_at_col(const char *text, size_t col)
+static void print_at_col(FILE *f, const char *text, size_t col)
 {
     const char *start = text, *space = NULL, *it = text;
     do {
@@ -793,7 +849,7 @@ static void print_at_col(const char *text, size_t col)
         if (*it == '\n' || *it == '\0' || (size_t)(it - start) == col) {
             if (!space)
                 space = it;
-            printf("%.*s\n", (int)(space - start), start);
+            fprintf(f, "%.*s\n", (int)(space - start), start);
             start = space;
             if (*start == ' ' || *start == '\n')
                 start++;
@@ -842,7 +898,7 @@ static int cmd_help(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
                    c->short_desc + 1);
             if (c->long_desc[0]) {
                 printf("\n");
-                print_at_col(c->long_desc, 80);
+                print_at_col(stdout, c->long_desc, 80);
             }
             printf("\n");
         } else {
@@ -924,7 +980,13 @@ shell_result shell_run_line(shell *s, const char *line, size_t len)
             /* fdbcli's catch block: outside the command loop, so the rest of the line is
              * dropped without the WARNING */
             fflush(stdout);
-            fprintf(stderr, "ERROR: %s (%d)\n", fdb_get_error(err), err);
+            if (err == CFDB_ERR_TENANT_NAME_REQUIRED)
+                print_at_col(stderr,
+                             "ERROR: tenant name required. Use the `usetenant' command to select a tenant or enable "
+                             "the `RAW_ACCESS' option to read raw keys.",
+                             80);
+            else
+                fprintf(stderr, "ERROR: %s (%d)\n", fdb_get_error(err), err);
             is_error = true;
             if (s->intrans) {
                 printf("Rolling back current transaction\n");

@@ -46,7 +46,7 @@ static int by_name(const void *a, const void *b)
 static fdb_error_t read_workers(shell *s)
 {
     shell_workers_clear(s);
-    fdb_error_t e = shell_get_tr(s);
+    fdb_error_t e = shell_get_mgmt_tr(s);
     if (e)
         return e;
     FDBTransaction *tr = s->tr;

@@ -14,6 +14,7 @@
  * One difference: fdbcli always exits 0 at the end of its input; cfdb exits 1 when it read
  * a script from a non-terminal stdin and a command in it failed, so scripts can test it.
  * SIGINT cancels the operation being waited for (1101) instead of ending the program.
+ * A script line holding a NUL byte is refused as a whole (fdbcli runs the part before it).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -158,8 +159,9 @@ static char *history_path(void)
     return p;
 }
 
-/* Reads stdin lines (any length) without a prompt; NULL at the end. */
-static char *read_plain_line(void)
+/* Reads stdin lines (any length) without a prompt; NULL at the end. *len: its length, which
+ * counts any NUL bytes in it. */
+static char *read_plain_line(size_t *len)
 {
     char *line = NULL;
     size_t cap = 0;
@@ -170,6 +172,8 @@ static char *read_plain_line(void)
     }
     if (n > 0 && line[n - 1] == '\n')
         line[--n] = 0;
+    if (len)
+        *len = (size_t)n;
     return line;
 }
 
@@ -178,7 +182,7 @@ static bool g_tty; /* the session reads a terminal (libedit) */
 char *shell_read_line(const char *prompt)
 {
     fflush(stdout);
-    return g_tty ? shell_lineedit_read(prompt) : read_plain_line();
+    return g_tty ? shell_lineedit_read(prompt) : read_plain_line(NULL);
 }
 
 static int interact(shell *s, bool tty)
@@ -191,15 +195,28 @@ static int interact(shell *s, bool tty)
         shell_lineedit_init(hist);
     }
     for (;;) {
-        char *line = tty ? shell_lineedit_read("fdb> ") : read_plain_line();
+        size_t len = 0;
+        char *line = tty ? shell_lineedit_read("fdb> ") : read_plain_line(&len);
         if (!line) {
             printf("\n");
             break;
         }
         shell_interrupted = 0;
-        size_t len = strlen(line);
+        if (tty)
+            len = strlen(line);
         if (len == 0) {
             free(line);
+            continue;
+        }
+        if (memchr(line, 0, len)) {
+            /* fdbcli keeps a script line up to its first NUL byte only (a C string) and runs
+             * that; running a cut line could change other keys than the ones written, so
+             * the whole line is refused */
+            fflush(stdout);
+            fprintf(stderr, "ERROR: the line contains a NUL byte and was not run (write a zero byte in a key "
+                            "or value as \\x00)\n");
+            free(line);
+            any_error = true;
             continue;
         }
         if (tty)

@@ -26,6 +26,10 @@
 typedef struct shell {
     FDBDatabase *db;
     FDBTransaction *tr;
+    /* the tenant of usetenant (NULL: the default, raw key space) and its name, malloc'd */
+    FDBTenant *tenant;
+    char *tenant_name;
+    size_t tenant_name_n;
     bool intrans;
     bool writemode;
     bool exec_mode;   /* --exec: no blank lines around status */
@@ -54,8 +58,16 @@ typedef enum shell_result {
 shell_result shell_run_line(shell *s, const char *line, size_t len);
 
 /* fdbcli's getTransaction: the transaction of `begin', else a fresh one with the current
- * options, in s->tr. */
+ * options, in s->tr: in the tenant of usetenant for the data commands (shell_get_tr), in
+ * no tenant for the management commands that fdbcli gives its empty managementTenant
+ * (shell_get_mgmt_tr: kill, suspend, expensive_data_check, waitopen). */
 fdb_error_t shell_get_tr(shell *s);
+fdb_error_t shell_get_mgmt_tr(shell *s);
+
+/* Makes `name' (n bytes) the tenant of the data commands, opened as t (NULL, NULL: back to
+ * the default); the shell owns t from then on (tenant.c). 0, or 4100 when out of memory
+ * (t destroyed, the tenant unchanged). */
+fdb_error_t shell_set_tenant(shell *s, FDBTenant *t, const char *name, size_t n);
 
 /* Blocks until f is ready (or SIGINT: then cancels it and returns 1101); f's error. */
 fdb_error_t shell_wait(FDBFuture *f);

@@ -9,7 +9,10 @@
  *   tenant configure <NAME> <[unset] tenant_group[=<G>]> [ignore_capacity_limit]
  *   tenant rename <OLD> <NEW>                 rename/<OLD> = NEW, after checking both names
  * and the old one-word forms (createtenant, deletetenant, listtenants, gettenant,
- * configuretenant, renametenant); tenant lock / unlock are in tenant_lock.c. Not in cfdb's
+ * configuretenant, renametenant); tenant lock / unlock are in tenant_lock.c.
+ * usetenant / defaulttenant (fdbcli.actor.cpp's cli()) choose the tenant the data commands
+ * (get, getrange, set, clear, begin, ...) run in: usetenant NAME looks the name up in the
+ * tenant map first and refuses a missing one; neither may change it inside `begin'. Not in cfdb's
  * shell: getId / deleteId (metacluster only). Messages, usage texts and the retry loops are
  * fdbcli's. */
 #include "admin.h"
@@ -566,4 +569,106 @@ int shell_cmd_tenant_old(shell *s, const shell_token *t, size_t n, fdb_error_t *
     for (size_t i = 1; i < n; i++)
         fw[i + 1] = t[i];
     return shell_cmd_tenant(s, fw, n + 1, err);
+}
+
+/* ---- usetenant / defaulttenant ---- */
+
+fdb_error_t shell_set_tenant(shell *s, FDBTenant *t, const char *name, size_t n)
+{
+    char *copy = NULL;
+    if (t) {
+        if (!(copy = malloc(n ? n : 1))) {
+            fdb_tenant_destroy(t);
+            return CFDB_ERR_INTERNAL_ERROR;
+        }
+        memcpy(copy, name, n);
+    }
+    if (s->tenant)
+        fdb_tenant_destroy(s->tenant);
+    free(s->tenant_name);
+    s->tenant = t;
+    s->tenant_name = copy;
+    s->tenant_name_n = t ? n : 0;
+    return 0;
+}
+
+static void print_using(const shell *s)
+{
+    if (!s->tenant)
+        printf("Using the default tenant\n");
+    else
+        print_name("Using tenant `", (shell_token){ s->tenant_name, s->tenant_name_n }, "'\n");
+}
+
+typedef struct lookup {
+    const char *key;
+    size_t kl;
+    bool present;
+} lookup;
+
+/* TenantAPI::tryGetTenant: is the name in the tenant map */
+static int lookup_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
+{
+    lookup *c = ctx;
+    char *v = NULL;
+    size_t vl = 0;
+    if ((*e = admin_get(tr, c->key, c->kl, &c->present, &v, &vl)))
+        return ADMIN_ERROR;
+    free(v);
+    return CMD_OK;
+}
+
+static int tenant_fixed_in_transaction(const shell *s)
+{
+    if (!s->intrans)
+        return 0;
+    fprintf(stderr, "ERROR: Tenant cannot be changed while a transaction is open\n");
+    return 1;
+}
+
+int shell_cmd_usetenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
+{
+    if (n > 2)
+        return shell_usage("usetenant");
+    if (n == 2 && tenant_fixed_in_transaction(s))
+        return CMD_FAIL;
+    if (n == 1) {
+        print_using(s);
+        return CMD_OK;
+    }
+    lookup c = { NULL, 0, false };
+    char *key = admin_key(MAP, t[1], &c.kl);
+    if (!key)
+        return CMD_FAIL;
+    c.key = key;
+    int r = admin_run(s, ADMIN_READ_SYSTEM | ADMIN_NO_MESSAGE, lookup_body, &c, err);
+    free(key);
+    if (r != CMD_OK)
+        return r;
+    if (!c.present) {
+        fflush(stdout);
+        fputs("ERROR: Tenant `", stderr);
+        shell_print_printable(stderr, (const uint8_t *)t[1].p, t[1].n);
+        fputs("' does not exist\n", stderr);
+        return CMD_FAIL;
+    }
+    FDBTenant *tn = NULL;
+    if ((*err = fdb_database_open_tenant(s->db, (const uint8_t *)t[1].p, (int)t[1].n, &tn)))
+        return CMD_FDB;
+    if ((*err = shell_set_tenant(s, tn, t[1].p, t[1].n)))
+        return CMD_FDB;
+    print_using(s);
+    return CMD_OK;
+}
+
+int shell_cmd_defaulttenant(shell *s, const shell_token *t, size_t n, fdb_error_t *err)
+{
+    (void)t, (void)err;
+    if (n != 1)
+        return shell_usage("defaulttenant");
+    if (tenant_fixed_in_transaction(s))
+        return CMD_FAIL;
+    (void)shell_set_tenant(s, NULL, NULL, 0);
+    print_using(s);
+    return CMD_OK;
 }

@@ -516,7 +516,15 @@ static int maintenance_commit(cfdb_txn *tx, cfdb_arena *a)
     int64_t rv = 0;
     if ((rc = read_version(tx, &rv)))
         return rc;
-    int64_t end_version = (int64_t)((double)rv + seconds * VERSIONS_PER_SECOND);
+    /* libfdb_c converts this double to a version unchecked; NaN, inf and times past the
+     * int64 versions are refused here */
+    double end = (double)rv + seconds * VERSIONS_PER_SECOND;
+    if (!(end >= -0x1p63 && end < 0x1p63)) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "The specified maintenance time %.17g is out of range", seconds);
+        return sk_api_failure(tx, false, "maintenance", msg);
+    }
+    int64_t end_version = (int64_t)end;
     uint8_t *val = cfdb_arena_alloc(a, 20 + set_zone.len);
     if (!val)
         return CFDB_ERR_UNKNOWN_ERROR;
