@@ -73,6 +73,9 @@ struct cfdb_rl_index {
      * -1 (Java's primaryKeyComponentPositions); NULL when the key holds none of them. */
     const int32_t *pk_positions;
     uint32_t pk_position_count;
+    /* The index type's maintainer, looked up by type name once at load (internal to the
+     * Record Layer); NULL for a type cfdb does not know. */
+    const struct cfdb_rl_maintainer *maintainer;
 };
 
 typedef struct cfdb_rl_metadata {

@@ -161,7 +161,7 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     if (!rc)
         rc = copy_tuple(&c->arena, c->range.high, &c->range.high);
     if (!rc && ix) {
-        if (strcmp(ix->type, "value") != 0)
+        if (!rl_index_value_scans(ix))
             return CFDB_ERR_UNSUPPORTED_OPERATION;   /* BY_VALUE scans of VALUE indexes only */
         /* Java's ScanNonReadableIndexException: a write-only or disabled index may miss
          * entries, so it is never scanned (2000, the code for a misuse of the API) */

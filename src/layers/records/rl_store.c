@@ -421,8 +421,7 @@ static int update_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, c
             n = *new_;
         if (!o.rec && !n.rec)
             continue;
-        if (s->states[i] == CFDB_RL_INDEX_WRITE_ONLY && rl_atomic_supported(ix->type) &&
-            !rl_atomic_idempotent(ix->type)) {
+        if (s->states[i] == CFDB_RL_INDEX_WRITE_ONLY && rl_index_update_needs_built_range(ix)) {
             cfdb_bytes space;
             bool built;
             const cfdb_tuple *pk = o.rec ? o.pk : n.pk;
