@@ -524,16 +524,11 @@ static int from_file(md_impl *m, const uint8_t *set, size_t len, const char *fil
     m->indexes = cfdb_arena_zalloc(&m->arena, (cap + 1) * sizeof *m->indexes);
     if (!m->indexes)
         return md_oom(m);
-    for (uint32_t t = 0; t < m->pub.record_type_count; t++) {
-        cfdb_rl_record_type *rt = &m->types[t];
-        int32_t since = rt->since_version;
-        if ((rc = field_options(m, rt)))
+    /* A type's since_version is its option's, or none (RecordMetaDataBuilder.processRecordType;
+     * only updateRecords, evolving a builder in place, stamps new types with the version). */
+    for (uint32_t t = 0; t < m->pub.record_type_count; t++)
+        if ((rc = field_options(m, &m->types[t])))
             return rc;
-        if (since && since != m->pub.version)
-            return md_fail(m, "record type since version does not match meta-data version",
-                           rt->name);
-        rt->since_version = m->pub.version;
-    }
     const cfdb_pb_msg *so;
     if ((rc = ext_option(m, m->pub.records_file->options, RL_PKG "FileOptionsExt", "schema", &so)))
         return rc;

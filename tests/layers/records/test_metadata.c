@@ -82,7 +82,8 @@ static void test_from_options(void **state)
     assert_int_equal(cust->index_count, 3);
     assert_ptr_equal(cust->indexes[0], email);
     assert_int_equal(item->index_count, 0);
-    assert_int_equal(cust->since_version, 3);
+    /* No since_version option: none (Java's null), not the metadata version. */
+    assert_int_equal(cust->since_version, 0);
     assert_int_equal(item->since_version, 0);
 
     /* The primary key of a Customer record. */
