@@ -40,11 +40,13 @@ bool rl_index_applies(const cfdb_rl_index *ix, const cfdb_rl_record_type *type)
  * maintained. */
 #define ATOMIC(name, mutation, p, idem, grouping)                                                 \
     { .type = name, .update = rl_atomic_update, .idempotent = idem,                               \
-      .implied_grouping = grouping, .op = FDB_MUTATION_TYPE_##mutation, .param = p }
+      .implied_grouping = grouping, .op = FDB_MUTATION_TYPE_##mutation, .param = p,          \
+      .validate = rl_validate_atomic }
 
 static const cfdb_rl_maintainer maintainers[] = {
-    { .type = "value", .update = rl_value_update, .allows_unique = true, .value_scans = true },
-    { .type = "version", .update = rl_version_update },
+    { .type = "value", .update = rl_value_update, .allows_unique = true, .value_scans = true,
+      .validate = rl_validate_value },
+    { .type = "version", .update = rl_version_update, .validate = rl_validate_version },
     ATOMIC("count", ADD, RL_PARAM_COUNT, false, -1),
     ATOMIC("count_updates", ADD, RL_PARAM_COUNT_UPDATES, false, 0),
     ATOMIC("count_not_null", ADD, RL_PARAM_COUNT_NOT_NULL, false, 0),

@@ -143,7 +143,22 @@ typedef struct cfdb_rl_maintainer {
     /* Atomic types: the mutation and its parameter (op 0: not atomic). */
     FDBMutationType op;
     rl_atomic_param param;
+    /* The type's own metadata rules, run for each record type the index applies to (last:
+     * the last field its root reads there, or NULL): NULL when ix passes, else why (Java:
+     * the factory's getIndexValidator). NULL: no rules of its own. */
+    const char *(*validate)(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                            const cfdb_pb_field *last);
 } cfdb_rl_maintainer;
+
+/* Metadata validation (rl_validate.c): the index types' rules, and MetaDataValidator's for
+ * the whole metadata (NULL when it passes, else why and *name the type or index). */
+const char *rl_validate_value(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                              const cfdb_pb_field *last);
+const char *rl_validate_version(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                                const cfdb_pb_field *last);
+const char *rl_validate_atomic(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                               const cfdb_pb_field *last);
+const char *rl_validate_metadata(const cfdb_rl_metadata *md, const char **name);
 
 /* The registry entry of an index type name; NULL for a type cfdb does not know. */
 const cfdb_rl_maintainer *rl_maintainer_find(const char *type);

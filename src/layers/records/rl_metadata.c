@@ -325,11 +325,6 @@ static int link_indexes(md_impl *m)
     for (uint32_t t = 0; t < m->pub.record_type_count; t++)
         if (!m->types[t].primary_key)
             return md_fail(m, "record type must have a primary key", m->types[t].name);
-    /* Version indexes need stored record versions (IndexValidator.validateStoresRecordVersions). */
-    for (uint32_t i = 0; i < m->pub.index_count; i++)
-        if (m->indexes[i].maintainer && m->indexes[i].maintainer->update == rl_version_update &&
-            !m->pub.store_record_versions)
-            return md_fail(m, "index type requires metadata store record version", m->indexes[i].name);
     /* Primary key components already in single-type index keys (RecordMetaDataBuilder.build). */
     for (uint32_t i = 0; i < m->pub.index_count; i++) {
         cfdb_rl_index *ix = &m->indexes[i];
@@ -339,7 +334,9 @@ static int link_indexes(md_impl *m)
             return md_oom(m);
     }
     m->pub.indexes = m->indexes;
-    return 0;
+    /* MetaDataValidator.validate (rl_validate.c) */
+    const char *name = NULL, *why = rl_validate_metadata(&m->pub, &name);
+    return why ? md_fail(m, why, name) : 0;
 }
 
 static int file_name_of(md_impl *m, cfdb_bytes file, char **name)

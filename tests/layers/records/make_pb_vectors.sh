@@ -16,9 +16,8 @@ mkdir -p "$out"
 schema="$src/../../../src/layers/records"
 "$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/rl_options.pb" --include_imports \
     "$src/rl_options.proto"
-for step in 1 2; do
-    "$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/rl_evolve$step.pb" --include_imports \
-        "$src/rl_evolve$step.proto"
+for f in rl_evolve1 rl_evolve2 rl_bad_sum rl_bad_count; do
+    "$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/$f.pb" --include_imports "$src/$f.proto"
 done
 enc() { "$protoc" -I"$src" --encode="$1" "$2" < "$src/$3.txtpb" > "$out/$3.bin"; }
 enc cfdb.test.Scalars pb_types.proto scalars

@@ -454,12 +454,15 @@ static cfdb_rl_metadata *indexed_metadata(const char *extra_type, bool unique)
                              cfdb_kex_field(a, "id", CFDB_KEX_SCALAR) };
     rlt_add_index(a, m, "i", "value", cfdb_kex_then(a, ni, 2), "Person");
     rlt_add_index(a, m, "t", "value", cfdb_kex_field(a, "tags", CFDB_KEX_FAN_OUT), "Person");
-    rlt_add_index(a, m, "w", "value", cfdb_kex_field(a, "who", CFDB_KEX_SCALAR), NULL);
+    rlt_add_index(a, m, "w", "value", cfdb_kex_record_type_key(a), NULL);   /* universal */
     cfdb_pb_msg *kv = rlt_add_index(a, m, "v", "value", cfdb_kex_field(a, "name", CFDB_KEX_SCALAR),
                                     "Person");
     rlt_kex_into(a, kv, "value_expression", cfdb_kex_field(a, "id", CFDB_KEX_SCALAR));
     if (extra_type) {
-        cfdb_pb_msg *x = rlt_add_index(a, m, "x", extra_type, cfdb_kex_field(a, "id", CFDB_KEX_SCALAR),
+        /* count groups by id (no grouped column, as its validator demands) */
+        const cfdb_kex *id = cfdb_kex_field(a, "id", CFDB_KEX_SCALAR);
+        cfdb_pb_msg *x = rlt_add_index(a, m, "x", extra_type,
+                                       strcmp(extra_type, "count") ? id : cfdb_kex_grouping(a, id, 0),
                                        "Person");
         if (unique) {
             cfdb_pb_msg *opt;
@@ -491,7 +494,7 @@ static void test_value_indexes(void **state)
     op s = { .md = md, .prefix = p, .record = rec };
     assert_int_equal(run(do_save, &s), 0);
     /* In key order: "i" ("ann", 7, 1); "n" ("ann", 1, 7); "t" ("a"|"b"|"c", 1, 7);
-     * "v" ("ann", 1) = (7); "w" (null, 1, 7). */
+     * "v" ("ann", 1) = (7); "w" (record type key 1, 1, 7). */
     cfdb_bytes keys[] = {
         BYTES(IX('i'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x07, 0x15, 0x01),
         BYTES(IX('n'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x01, 0x15, 0x07),
@@ -499,7 +502,7 @@ static void test_value_indexes(void **state)
         BYTES(IX('t'), 0x00, STR1('b'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('t'), 0x00, STR1('c'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('v'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x01),
-        BYTES(IX('w'), 0x00, 0x00, 0x15, 0x01, 0x15, 0x07),
+        BYTES(IX('w'), 0x00, 0x15, 0x01, 0x15, 0x01, 0x15, 0x07),
     };
     cfdb_bytes empty = { NULL, 0 };
     cfdb_bytes values[] = { empty, empty, empty, empty, empty, BYTES(0x15, 0x07), empty };
@@ -524,7 +527,7 @@ static void test_value_indexes(void **state)
         BYTES(IX('t'), 0x00, STR1('b'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('t'), 0x00, STR1('z'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('v'), 0x00, 0x02, 'b', 'o', 0x00, 0x15, 0x01),
-        BYTES(IX('w'), 0x00, 0x00, 0x15, 0x01, 0x15, 0x07),
+        BYTES(IX('w'), 0x00, 0x15, 0x01, 0x15, 0x01, 0x15, 0x07),
     };
     cfdb_bytes values2[] = { empty, empty, empty, empty, BYTES(0x15, 0x07), empty };
     expect_index_space(p, keys2, values2, 6);
@@ -542,7 +545,7 @@ static void test_value_indexes(void **state)
     op d = { .md = md, .prefix = p, .pk = pk_of(1, 7) };
     assert_int_equal(run(do_delete, &d), 0);
     assert_true(d.existed);
-    cfdb_bytes keys3[] = { BYTES(IX('w'), 0x00, STR1('q'), 0x15, 0x03) };
+    cfdb_bytes keys3[] = { BYTES(IX('w'), 0x00, 0x15, 0x02, 0x15, 0x03) };
     expect_index_space(p, keys3, NULL, 1);
 
     /* Newer metadata with an index added since (last_modified_version 13 > 12): built in the
