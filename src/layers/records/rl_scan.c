@@ -218,6 +218,10 @@ static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfd
         if (!rc) {
             rl_unsplit_init(&c->us, c->props.reverse, c->unsuffixed, c->records.len);
             c->us_open = true;
+            /* forward from a continuation, the range begins at its key + 0x00 */
+            cfdb_bytes b = c->kv.begin;
+            if (continuation.len && !c->props.reverse && b.len && b.ptr[b.len - 1] == 0x00)
+                rc = rl_unsplit_after(&c->us, cfdb_bytes_make(b.ptr, b.len - 1));
         }
     } else if (!rc && kind == RL_CUR_INDEX) {
         /* index entries skip with the begin (reverse: end) selector's offset, from a

@@ -432,6 +432,60 @@ static void test_foreign_continuation(void **state)
     free(r);
 }
 
+/* An unsplit record and a split record's first piece under one primary key, side by side
+ * (P + (1, 1, 2, 0) and P + (1, 1, 2, 1)): every read refuses the pair (1044) — the forward
+ * scan as the reverse one, paged forward scans too — instead of returning the key twice. */
+static void test_unsplit_beside_split(void **state)
+{
+    (void)state;
+    cfdb_bytes p = rls_prefix(9);
+    rls_save(md, p, people, 3);                 /* ids 1, 2, 3 */
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, &rls_arena);
+    cfdb_tuple_add_int(&t, 1);                  /* records */
+    cfdb_tuple_add_int(&t, 1);                  /* Person's record type key */
+    cfdb_tuple_add_int(&t, 2);
+    cfdb_tuple_add_int(&t, 0);
+    cfdb_bytes k0, k1;
+    assert_int_equal(cfdb_tuple_pack(&rls_arena, p, &t, &k0), 0);
+    static uint8_t val[1000];
+    int present = 0, len = 0;
+    assert_int_equal(api_read_committed(k0.ptr, (int)k0.len, &present, val, sizeof val, &len), 0);
+    assert_true(present);
+    cfdb_tuple_init(&t, &rls_arena);
+    cfdb_tuple_add_int(&t, 1);
+    cfdb_tuple_add_int(&t, 1);
+    cfdb_tuple_add_int(&t, 2);
+    cfdb_tuple_add_int(&t, 1);
+    assert_int_equal(cfdb_tuple_pack(&rls_arena, p, &t, &k1), 0);
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, val, len), 0);
+
+    rls_result *r = malloc(sizeof *r);
+    cfdb_rl_range all = cfdb_rl_range_all();
+    for (int rev = 0; rev < 2; rev++) {
+        cfdb_rl_scan_props pr = { 0 };
+        pr.reverse = rev;
+        rls_scan(RLS_RECORDS, md, p, NULL, &all, cfdb_bytes_make(NULL, 0), &pr, r);
+        assert_int_equal(r->err, CFDB_ERR_SERIALIZATION_FAILED);
+    }
+    /* Forward in pages of one record: the page after id 2's (0) starts at its (1). */
+    cfdb_rl_scan_props one = { 0 };
+    one.limit = 1;
+    cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
+    int err = 0, seen = 0;
+    for (int page = 0; page < 5 && !err; page++) {
+        rls_scan(RLS_RECORDS, md, p, NULL, &all, cont, &one, r);
+        err = r->err;
+        seen += r->n;
+        if (r->final_end)
+            break;
+        cont = r->final_cont;
+    }
+    assert_int_equal(err, CFDB_ERR_SERIALIZATION_FAILED);
+    assert_int_equal(seen, 2);                  /* ids 1 and 2, then the refusal */
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_skip_every_execution),
         cmocka_unit_test(test_split_records_scanned),
         cmocka_unit_test(test_foreign_continuation),
+        cmocka_unit_test(test_unsplit_beside_split),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
