@@ -725,6 +725,49 @@ static void test_evolution_builds_new_indexes(void **state)
     cfdb_rl_metadata_free(md2);
 }
 
+/* A Rec of rl_deep.proto with id and `levels` Nodes nested under it. */
+static cfdb_pb_msg *deep_rec(const cfdb_rl_metadata *md, int64_t id, int levels)
+{
+    const cfdb_pb_message *d = cfdb_rl_record_type_by_name(md, "Rec")->descriptor;
+    cfdb_pb_msg *r = cfdb_pb_msg_new(&arena, d), *at;
+    cfdb_pb_value v = { .i = id };
+    assert_int_equal(cfdb_pb_set(r, cfdb_pb_field_by_name(d, "id"), v), 0);
+    assert_int_equal(cfdb_pb_mutable(r, cfdb_pb_field_by_name(d, "node"), &at), 0);
+    const cfdb_pb_field *next = cfdb_pb_field_by_name(cfdb_pb_msg_type(at), "next");
+    for (int i = 1; i < levels; i++)
+        assert_int_equal(cfdb_pb_mutable(at, next, &at), 0);
+    return r;
+}
+
+/* Saves refuse records nested deeper than the decoder reads (CFDB_PB_MAX_DEPTH levels
+ * below the union message), with 1044 and nothing written, instead of saving what cannot
+ * be loaded, or overflowing the stack. */
+static void test_nesting_bounded(void **state)
+{
+    cfdb_rl_metadata *md = from_vector("rl_deep.pb", "rl_deep.proto");
+    cfdb_bytes p = rlt_prefix(&arena, "deep");
+    /* union (depth 0) > Rec (1) > 99 Nodes (2..100): saved and loaded */
+    op s = { .md = md, .prefix = p, .record = deep_rec(md, 1, CFDB_PB_MAX_DEPTH - 1) };
+    assert_int_equal(run(do_save, &s), 0);
+    cfdb_tuple pk;
+    cfdb_tuple_init(&pk, &arena);
+    cfdb_tuple_add_int(&pk, 1);
+    op l = { .md = md, .prefix = p, .pk = &pk };
+    assert_int_equal(run(do_load, &l), 0);
+    assert_true(l.loaded.found);
+    /* one Node more: refused, and the store holds no record 2 */
+    static const int too_deep[] = { CFDB_PB_MAX_DEPTH, 400000 };
+    for (int i = 0; i < 2; i++) {
+        s.record = deep_rec(md, 2, too_deep[i]);
+        assert_int_equal(run(do_save, &s), CFDB_ERR_SERIALIZATION_FAILED);
+    }
+    cfdb_tuple_init(&pk, &arena);
+    cfdb_tuple_add_int(&pk, 2);
+    assert_int_equal(run(do_load, &l), 0);
+    assert_false(l.loaded.found);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -735,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_split_records),
         cmocka_unit_test(test_value_indexes),
         cmocka_unit_test(test_evolution_builds_new_indexes),
+        cmocka_unit_test(test_nesting_bounded),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
