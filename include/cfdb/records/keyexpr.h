@@ -32,6 +32,9 @@
  * malformed or has no (or several) members; 2000 client_invalid_operation as above and when
  * evaluation would give more than CFDB_KEX_MAX_KEYS keys, a key of more than
  * CFDB_KEX_MAX_COLUMNS columns or more than CFDB_KEX_MAX_ELEMENTS columns in all; 2108; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when cfdb_kex_parse or cfdb_kex_from_msg fails.
  */
 #ifndef CFDB_RECORDS_KEYEXPR_H
 #define CFDB_RECORDS_KEYEXPR_H

@@ -26,6 +26,9 @@
  * docs/design/records.md section 2). Errors: 1044 serialization_failed for malformed
  * protobuf or metadata that breaks a rule (err->message says which, and names the type or
  * index); 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when a load fails.
  */
 #ifndef CFDB_RECORDS_METADATA_H
 #define CFDB_RECORDS_METADATA_H

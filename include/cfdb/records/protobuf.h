@@ -47,6 +47,9 @@
  *                                  message differs from the bytes written)
  * A cfdb_pb_error, when given, receives the code, the byte offset in the input where decoding
  * stopped and a sentence saying why.
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when cfdb_pb_pool_create, cfdb_pb_decode, cfdb_pb_mutable or cfdb_pb_add_msg fails.
  */
 #ifndef CFDB_RECORDS_PROTOBUF_H
 #define CFDB_RECORDS_PROTOBUF_H

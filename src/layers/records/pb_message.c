@@ -218,6 +218,7 @@ int cfdb_pb_add(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_value v)
 
 int cfdb_pb_mutable(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 {
+    *out = NULL;
     if (!slot_of(msg, f) || cfdb_pb_field_repeated(f) || !is_message_type(f))
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     pb_slot *s = &msg->slots[f->index];
@@ -235,6 +236,7 @@ int cfdb_pb_mutable(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 
 int cfdb_pb_add_msg(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 {
+    *out = NULL;
     if (!slot_of(msg, f) || !cfdb_pb_field_repeated(f) || !is_message_type(f))
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     pb_slot *s = &msg->slots[f->index];

@@ -207,6 +207,7 @@ static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfd
                        const cfdb_rl_range *range, cfdb_bytes continuation, const cfdb_rl_scan_props *props,
                        cfdb_rl_cursor **out)
 {
+    *out = NULL;
     cfdb_rl_cursor *c;
     int rc = new_cursor(kind, s, tr, ix, range, props, &c);
     if (!rc)
