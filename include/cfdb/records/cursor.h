@@ -40,7 +40,11 @@
  * batches. Errors: FoundationDB codes (from the transaction, 1044 for stored bytes that do
  * not decode, 2000 for misuse such as a continuation that is not one of ours or does not
  * fit the range or an index scan of an index that is not readable in the store — Java's
- * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY)). */
+ * ScanNonReadableIndexException —, 2108 for a remote fetch the store cannot express, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY)).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is set to
+ * NULL when the call fails (and to the new cursor when it succeeds), so a caller may always
+ * write `if (c) cfdb_rl_cursor_free(c);`. */
 #ifndef CFDB_RECORDS_CURSOR_H
 #define CFDB_RECORDS_CURSOR_H
 

@@ -30,7 +30,11 @@
  *
  * Errors (FoundationDB codes): 1044 serialization_failed for a KeyExpression protobuf that is
  * malformed or has no (or several) members; 2000 client_invalid_operation as above and when
- * evaluation would give more than CFDB_KEX_MAX_KEYS keys; 2108; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ * evaluation would give more than CFDB_KEX_MAX_KEYS keys, a key of more than
+ * CFDB_KEX_MAX_COLUMNS columns or more than CFDB_KEX_MAX_ELEMENTS columns in all; 2108; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when cfdb_kex_parse or cfdb_kex_from_msg fails.
  */
 #ifndef CFDB_RECORDS_KEYEXPR_H
 #define CFDB_RECORDS_KEYEXPR_H
@@ -51,6 +55,11 @@ extern "C" {
 
 /* Most keys one evaluation may produce (fan-outs multiply). */
 #define CFDB_KEX_MAX_KEYS 100000u
+/* Most columns of one key (a then or list of many children): a key wider than this cannot
+ * fit FoundationDB's 10,000-byte key limit, a column taking at least one byte. */
+#define CFDB_KEX_MAX_COLUMNS 10000u
+/* Most columns of all the keys of one evaluation together (keys times their width). */
+#define CFDB_KEX_MAX_ELEMENTS 1000000u
 
 /* The KeyExpression member numbers. */
 typedef enum cfdb_kex_kind {

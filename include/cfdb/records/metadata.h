@@ -20,8 +20,15 @@
  * subspace key is the one element of its subspace_key tuple, else its name.
  *
  * The metadata owns a descriptor pool and an arena; everything it points to lives until
- * cfdb_rl_metadata_free. Errors: 1044 serialization_failed for malformed protobuf or
- * metadata that breaks the rules above (err->message says which); 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ * cfdb_rl_metadata_free. Metadata is validated at load as Java's MetaDataValidator does
+ * (every key expression fits the record types it applies to, primary keys give one key, no
+ * two indexes share a subspace key, each index type's own rules, versions; the list is in
+ * docs/design/records.md section 2). Errors: 1044 serialization_failed for malformed
+ * protobuf or metadata that breaks a rule (err->message says which, and names the type or
+ * index); 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when a load fails.
  */
 #ifndef CFDB_RECORDS_METADATA_H
 #define CFDB_RECORDS_METADATA_H
@@ -77,6 +84,9 @@ struct cfdb_rl_index {
      * -1 (Java's primaryKeyComponentPositions); NULL when the key holds none of them. */
     const int32_t *pk_positions;
     uint32_t pk_position_count;
+    /* The index type's maintainer, looked up by type name once at load (internal to the
+     * Record Layer); NULL for a type cfdb does not know. */
+    const struct cfdb_rl_maintainer *maintainer;
 };
 
 /* An index removed from the metadata (MetaData.former_indexes, FormerIndex). */

@@ -47,6 +47,9 @@
  *                                  message differs from the bytes written)
  * A cfdb_pb_error, when given, receives the code, the byte offset in the input where decoding
  * stopped and a sentence saying why.
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when cfdb_pb_pool_create, cfdb_pb_decode, cfdb_pb_mutable or cfdb_pb_add_msg fails.
  */
 #ifndef CFDB_RECORDS_PROTOBUF_H
 #define CFDB_RECORDS_PROTOBUF_H
@@ -235,7 +238,8 @@ void cfdb_pb_clear(cfdb_pb_msg *msg, const cfdb_pb_field *f);
 uint32_t cfdb_pb_unknown_count(const cfdb_pb_msg *msg);
 cfdb_bytes cfdb_pb_unknown(const cfdb_pb_msg *msg, uint32_t i);
 
-/* Merges src into dst (same type): protobuf's MergeFrom. dst's arena receives copies. */
+/* Merges src into dst (same type): protobuf's MergeFrom. dst's arena receives copies. 1044
+ * when src is nested deeper than CFDB_PB_MAX_DEPTH. */
 int cfdb_pb_merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src);
 
 /* ---- codec ---- */
@@ -249,7 +253,9 @@ enum {
  * (reset it). */
 int cfdb_pb_decode(cfdb_arena *arena, const cfdb_pb_message *type, const uint8_t *data,
                    size_t len, unsigned flags, cfdb_pb_msg **out, cfdb_pb_error *err);
-/* Serialized size (also caches nested sizes for the next encode). 1044 above 2 GiB. */
+/* Serialized size (also caches nested sizes for the next encode). 1044 above 2 GiB or for
+ * messages nested deeper than CFDB_PB_MAX_DEPTH (what cfdb_pb_decode reads back), as for
+ * both encoders below. */
 int cfdb_pb_encoded_size(cfdb_pb_msg *msg, size_t *size);
 /* Encodes into the arena. */
 int cfdb_pb_encode(cfdb_pb_msg *msg, cfdb_arena *arena, cfdb_bytes *out);

@@ -30,7 +30,9 @@
  * skipThenLimit each time they run: a caller paging a query with skip clears it after the
  * first page (Java: ExecuteProperties.clearSkipAndLimit / setSkip(0)).
  * Errors: 2000 for an unknown type or field, a comparison on a repeated or message field, or
- * a value of the wrong kind; 2108 as above; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY). */
+ * a value of the wrong kind; 2108 as above; 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL when
+ * cfdb_rl_plan_query, cfdb_rl_plan_query_store or cfdb_rl_plan_execute fails. */
 #ifndef CFDB_RECORDS_QUERY_H
 #define CFDB_RECORDS_QUERY_H
 

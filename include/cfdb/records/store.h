@@ -45,6 +45,9 @@
  * index key over 10,000 bytes), 1044 serialization_failed (stored bytes that do not decode:
  * a bad header, a record whose pieces are out of order or whose union holds no record),
  * 1058, 4000 out of memory (CFDB_ERR_OUT_OF_MEMORY).
+ *
+ * Out-parameters, as for every Record Layer function that makes an object: *out is NULL
+ * when cfdb_rl_store_open or cfdb_rl_store_open_with fails.
  */
 #ifndef CFDB_RECORDS_STORE_H
 #define CFDB_RECORDS_STORE_H

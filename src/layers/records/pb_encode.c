@@ -9,7 +9,9 @@
  *
  * cfdb_pb_encoded_size walks the tree once and caches every message's size in the message;
  * the writer then relies on those sizes, so it never measures twice. Sizes above 2 GiB fail
- * with 1044 (the protobuf limit), before anything is written.
+ * with 1044 (the protobuf limit), before anything is written, and so do messages nested
+ * deeper than CFDB_PB_MAX_DEPTH, which the decoder refuses: what is written can be read
+ * back, and the recursion of both walks is bounded.
  */
 #include <string.h>
 
@@ -66,10 +68,10 @@ static bool write_singular(const cfdb_pb_field *f, const pb_slot *s)
     }
 }
 
-static int msg_size(cfdb_pb_msg *m, uint64_t *out);
+static int msg_size(cfdb_pb_msg *m, int depth, uint64_t *out);
 
 /* Size of one value without its tag (for a group: body plus end tag). */
-static int value_size(const cfdb_pb_field *f, const cfdb_pb_value *v, uint64_t *out)
+static int value_size(const cfdb_pb_field *f, const cfdb_pb_value *v, int depth, uint64_t *out)
 {
     switch (pb_wire_type(f->type)) {
     case PB_WT_VARINT:
@@ -84,7 +86,7 @@ static int value_size(const cfdb_pb_field *f, const cfdb_pb_value *v, uint64_t *
     case PB_WT_LEN:
         if (f->type == CFDB_PB_MESSAGE) {
             uint64_t n;
-            int rc = msg_size(v->m, &n);
+            int rc = msg_size(v->m, depth + 1, &n);
             *out = pb_varint_size(n) + n;
             return rc;
         }
@@ -92,7 +94,7 @@ static int value_size(const cfdb_pb_field *f, const cfdb_pb_value *v, uint64_t *
         return 0;
     default: {   /* group */
         uint64_t n;
-        int rc = msg_size(v->m, &n);
+        int rc = msg_size(v->m, depth + 1, &n);
         *out = n + pb_varint_size((uint64_t)f->number << 3 | PB_WT_EGROUP);
         return rc;
     }
@@ -112,8 +114,10 @@ static uint64_t packed_payload(const cfdb_pb_field *f, const pb_slot *s)
     return n;
 }
 
-static int msg_size(cfdb_pb_msg *m, uint64_t *out)
+static int msg_size(cfdb_pb_msg *m, int depth, uint64_t *out)
 {
+    if (depth > CFDB_PB_MAX_DEPTH)
+        return CFDB_ERR_SERIALIZATION_FAILED;   /* the decoder would refuse it */
     const cfdb_pb_message *t = m->type;
     uint64_t total = 0;
     for (uint32_t i = 0; i < t->field_count; i++) {
@@ -130,14 +134,14 @@ static int msg_size(cfdb_pb_msg *m, uint64_t *out)
             }
             for (uint32_t k = 0; k < s->count; k++) {
                 uint64_t n;
-                int rc = value_size(f, &s->vals[k], &n);
+                int rc = value_size(f, &s->vals[k], depth, &n);
                 if (rc)
                     return rc;
                 total += tag + n;
             }
         } else if (write_singular(f, s)) {
             uint64_t n;
-            int rc = value_size(f, &s->vals[0], &n);
+            int rc = value_size(f, &s->vals[0], depth, &n);
             if (rc)
                 return rc;
             total += tag + n;
@@ -232,7 +236,7 @@ static uint8_t *write_msg(const cfdb_pb_msg *m, uint8_t *p)
 int cfdb_pb_encoded_size(cfdb_pb_msg *msg, size_t *size)
 {
     uint64_t n;
-    int rc = msg_size(msg, &n);
+    int rc = msg_size(msg, 0, &n);
     if (rc)
         return rc;
     *size = (size_t)n;

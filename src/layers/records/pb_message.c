@@ -218,6 +218,7 @@ int cfdb_pb_add(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_value v)
 
 int cfdb_pb_mutable(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 {
+    *out = NULL;
     if (!slot_of(msg, f) || cfdb_pb_field_repeated(f) || !is_message_type(f))
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     pb_slot *s = &msg->slots[f->index];
@@ -235,6 +236,7 @@ int cfdb_pb_mutable(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 
 int cfdb_pb_add_msg(cfdb_pb_msg *msg, const cfdb_pb_field *f, cfdb_pb_msg **out)
 {
+    *out = NULL;
     if (!slot_of(msg, f) || !cfdb_pb_field_repeated(f) || !is_message_type(f))
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
     pb_slot *s = &msg->slots[f->index];
@@ -265,12 +267,14 @@ cfdb_bytes cfdb_pb_unknown(const cfdb_pb_msg *msg, uint32_t i)
     return i < msg->unknown_count ? msg->unknown[i] : (cfdb_bytes){ NULL, 0 };
 }
 
-static int copy_msg(cfdb_arena *a, const cfdb_pb_msg *src, cfdb_pb_msg **out)
+static int merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src, int depth);
+
+static int copy_msg(cfdb_arena *a, const cfdb_pb_msg *src, int depth, cfdb_pb_msg **out)
 {
     cfdb_pb_msg *m = cfdb_pb_msg_new(a, src->type);
     if (!m)
         return CFDB_ERR_OUT_OF_MEMORY;
-    int rc = cfdb_pb_merge(m, src);
+    int rc = merge(m, src, depth);
     if (rc)
         return rc;
     *out = m;
@@ -279,8 +283,17 @@ static int copy_msg(cfdb_arena *a, const cfdb_pb_msg *src, cfdb_pb_msg **out)
 
 int cfdb_pb_merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src)
 {
+    return merge(dst, src, 0);
+}
+
+/* Nested messages are merged recursively, at most CFDB_PB_MAX_DEPTH deep (1044 past it, as
+ * the codec refuses such messages), so a caller-built chain cannot exhaust the stack. */
+static int merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src, int depth)
+{
     if (dst->type != src->type)
         return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    if (depth > CFDB_PB_MAX_DEPTH)
+        return CFDB_ERR_SERIALIZATION_FAILED;
     const cfdb_pb_message *t = src->type;
     int rc = 0;
     for (uint32_t i = 0; i < t->field_count && !rc; i++) {
@@ -294,7 +307,7 @@ int cfdb_pb_merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src)
             for (uint32_t k = 0; k < ss->count && !rc; k++) {
                 cfdb_pb_value v = ss->vals[k];
                 if (is_message_type(f))
-                    rc = copy_msg(dst->arena, ss->vals[k].m, &v.m);
+                    rc = copy_msg(dst->arena, ss->vals[k].m, depth + 1, &v.m);
                 else
                     rc = own_value(dst, f, &v);
                 if (!rc)
@@ -304,7 +317,7 @@ int cfdb_pb_merge(cfdb_pb_msg *dst, const cfdb_pb_msg *src)
             cfdb_pb_msg *sub;
             rc = cfdb_pb_mutable(dst, f, &sub);
             if (!rc && ss->one.m)
-                rc = cfdb_pb_merge(sub, ss->one.m);
+                rc = merge(sub, ss->one.m, depth + 1);
         } else {
             rc = cfdb_pb_set(dst, f, ss->one);
         }

@@ -59,6 +59,7 @@ typedef struct build {
 
 int cfdb_pb_pool_create(cfdb_pb_pool **out)
 {
+    *out = NULL;
     cfdb_pb_pool *p = calloc(1, sizeof *p);
     if (!p)
         return CFDB_ERR_OUT_OF_MEMORY;

@@ -76,6 +76,9 @@ typedef struct rl_unsplit {
     uint64_t bytes;
     bool split;
     cfdb_rl_version version;    /* from the record's (-1) key, when it has one */
+    uint8_t *last;              /* R + pack(pk) of the record taken before (malloc) */
+    size_t last_len, last_cap;
+    bool has_last;
 } rl_unsplit;
 
 typedef enum { RL_US_MORE = 0, RL_US_DONE_WITH = 1, RL_US_DONE_BEFORE = 2 } rl_us_action;
@@ -86,6 +89,10 @@ void rl_unsplit_free(rl_unsplit *u);
  * was complete before it (the row is not consumed: feed it again after taking the record).
  * 1044 for pieces out of order or a record without its start. */
 int rl_unsplit_add(rl_unsplit *u, cfdb_bytes key, cfdb_bytes value, rl_us_action *action);
+/* A scan continued after key (the last row of a record taken on an earlier page): rows of
+ * that record's primary key that follow are refused as the rest of one page would be.
+ * Keys that are not a record's row are ignored. */
+int rl_unsplit_after(rl_unsplit *u, cfdb_bytes key);
 /* At the end of the input: *complete when a record was in progress (1044 when what is held
  * cannot be a whole record). */
 int rl_unsplit_finish(rl_unsplit *u, bool *complete);

@@ -15,8 +15,9 @@
  * the first split_point columns are the key and the rest the value; the entry's key is that
  * key followed by the primary key components the index key does not already hold.
  *
- * Also the dispatch of an index update to its type's maintainer (rl_index_value.c,
- * rl_index_atomic.c, rl_index_version.c). */
+ * Also the registry of index types: one table of maintainers (update, uniqueness, scans,
+ * write-only rules, implied grouping), each type found by name once, when the metadata is
+ * loaded (rl_index_value.c, rl_index_atomic.c, rl_index_version.c hold the updates). */
 #include <string.h>
 
 #include "cfdb/records/metadata.h"
@@ -34,25 +35,61 @@ bool rl_index_applies(const cfdb_rl_index *ix, const cfdb_rl_record_type *type)
     return false;
 }
 
+/* The index types cfdb knows, by name (Java's IndexTypes). rank, max_ever and min_ever
+ * (the old names of the long aggregates) are known for their metadata rules but not
+ * maintained. */
+#define ATOMIC(name, mutation, p, idem, grouping)                                                 \
+    { .type = name, .update = rl_atomic_update, .idempotent = idem,                               \
+      .implied_grouping = grouping, .op = FDB_MUTATION_TYPE_##mutation, .param = p,          \
+      .validate = rl_validate_atomic }
+
+static const cfdb_rl_maintainer maintainers[] = {
+    { .type = "value", .update = rl_value_update, .allows_unique = true, .value_scans = true,
+      .validate = rl_validate_value },
+    { .type = "version", .update = rl_version_update, .validate = rl_validate_version },
+    ATOMIC("count", ADD, RL_PARAM_COUNT, false, -1),
+    ATOMIC("count_updates", ADD, RL_PARAM_COUNT_UPDATES, false, 0),
+    ATOMIC("count_not_null", ADD, RL_PARAM_COUNT_NOT_NULL, false, 0),
+    ATOMIC("sum", ADD, RL_PARAM_SUM, false, 1),
+    ATOMIC("max_ever_long", MAX, RL_PARAM_LONG, true, 0),
+    ATOMIC("min_ever_long", MIN, RL_PARAM_LONG, true, 0),
+    ATOMIC("max_ever_tuple", BYTE_MAX, RL_PARAM_TUPLE, true, 0),
+    ATOMIC("min_ever_tuple", BYTE_MIN, RL_PARAM_TUPLE, true, 0),
+    { .type = "rank", .allows_unique = true, .implied_grouping = 1, .option_ungrouped = true },
+    { .type = "max_ever", .idempotent = true, .implied_grouping = 1 },
+    { .type = "min_ever", .idempotent = true, .implied_grouping = 1 },
+};
+
+const cfdb_rl_maintainer *rl_maintainer_find(const char *type)
+{
+    for (size_t i = 0; type && i < sizeof maintainers / sizeof maintainers[0]; i++)
+        if (!strcmp(maintainers[i].type, type))
+            return &maintainers[i];
+    return NULL;
+}
+
 bool rl_index_type_supported(const cfdb_rl_index *ix)
 {
-    if (!strcmp(ix->type, "value"))
-        return true;
-    if (!strcmp(ix->type, "version"))
-        return !ix->unique;
-    return rl_atomic_supported(ix->type) && !ix->unique;
+    const cfdb_rl_maintainer *m = ix->maintainer;
+    return m && m->update && (m->allows_unique || !ix->unique);
+}
+
+bool rl_index_update_needs_built_range(const cfdb_rl_index *ix)
+{
+    return ix->maintainer && ix->maintainer->op && !ix->maintainer->idempotent;
+}
+
+bool rl_index_value_scans(const cfdb_rl_index *ix)
+{
+    return ix->maintainer && ix->maintainer->value_scans;
 }
 
 int rl_index_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_)
 {
-    if (!strcmp(ix->type, "value"))
-        return rl_value_update(s, tr, a, ix, old, new_);
     if (!rl_index_type_supported(ix))
         return CFDB_ERR_UNSUPPORTED_OPERATION;
-    if (!strcmp(ix->type, "version"))
-        return rl_version_update(s, tr, a, ix, old, new_);
-    return rl_atomic_update(s, tr, a, ix, old, new_);
+    return ix->maintainer->update(s, tr, a, ix, old, new_);
 }
 
 int rl_index_record(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,

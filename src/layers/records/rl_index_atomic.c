@@ -23,47 +23,12 @@
  * getCompareAndClearParam = FDBRecordStore.INT64_ZERO).
  * Entries both the old and the new record have are left alone (skipUpdateForUnchangedKeys),
  * except for count_updates. A root that is not a grouping expression is refused (2000; Java's
- * maintainer casts it to GroupingKeyExpression). */
+ * maintainer casts it to GroupingKeyExpression). Each type's mutation and parameter rule is
+ * its entry in the registry of maintainers (rl_index.c). */
 #include <string.h>
 #include <strings.h>
 
 #include "rl_internal.h"
-
-typedef struct atomic_type {
-    const char *name;
-    FDBMutationType op;
-    bool idempotent;
-} atomic_type;
-
-static const atomic_type types[] = {
-    { "count", FDB_MUTATION_TYPE_ADD, false },
-    { "count_updates", FDB_MUTATION_TYPE_ADD, false },
-    { "count_not_null", FDB_MUTATION_TYPE_ADD, false },
-    { "sum", FDB_MUTATION_TYPE_ADD, false },
-    { "max_ever_long", FDB_MUTATION_TYPE_MAX, true },
-    { "min_ever_long", FDB_MUTATION_TYPE_MIN, true },
-    { "max_ever_tuple", FDB_MUTATION_TYPE_BYTE_MAX, true },
-    { "min_ever_tuple", FDB_MUTATION_TYPE_BYTE_MIN, true },
-};
-
-static const atomic_type *find(const char *name)
-{
-    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-        if (!strcmp(types[i].name, name))
-            return &types[i];
-    return NULL;
-}
-
-bool rl_atomic_supported(const char *type)
-{
-    return find(type) != NULL;
-}
-
-bool rl_atomic_idempotent(const char *type)
-{
-    const atomic_type *t = find(type);
-    return t && t->idempotent;
-}
 
 static void le64(uint8_t out[8], int64_t v)
 {
@@ -91,7 +56,7 @@ static bool in_list(const cfdb_tuple *t, const cfdb_tuple *list, uint32_t n)
 }
 
 /* One entry's mutation (or none). */
-static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const cfdb_kex *root,
+static int mutate(cfdb_arena *a, FDBTransaction *tr, const cfdb_rl_maintainer *t, const cfdb_kex *root,
                   cfdb_bytes space, uint32_t grouped, const cfdb_tuple *key, bool remove,
                   bool clear_when_zero)
 {
@@ -110,31 +75,40 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const
     uint8_t buf[8];
     cfdb_bytes param = { buf, 8 };
     const cfdb_tuple_elem *first = cfdb_tuple_count(&value) ? cfdb_tuple_get(&value, 0) : NULL;
-    if (!strcmp(t->name, "count")) {
+    switch (t->param) {
+    case RL_PARAM_COUNT:
         le64(buf, remove ? -1 : 1);
-    } else if (!strcmp(t->name, "count_updates")) {
+        break;
+    case RL_PARAM_COUNT_UPDATES:
         if (remove)
             return 0;
         le64(buf, 1);
-    } else if (!strcmp(t->name, "count_not_null")) {
+        break;
+    case RL_PARAM_COUNT_NOT_NULL:
         if (rl_key_has_non_unique_null(root, &value, prefix))   /* keyContainsNonUniqueNull */
             return 0;
         le64(buf, remove ? -1 : 1);
-    } else if (!strcmp(t->name, "sum")) {
+        break;
+    case RL_PARAM_SUM:
         if (!first || first->type == CFDB_TUPLE_NULL)
             return 0;
         if (first->type != CFDB_TUPLE_INT)
             return CFDB_ERR_CLIENT_INVALID_OPERATION;
         le64(buf, remove ? (int64_t)(0 - (uint64_t)first->v.i) : first->v.i);
-    } else if (!strcmp(t->name, "max_ever_long") || !strcmp(t->name, "min_ever_long")) {
+        break;
+    case RL_PARAM_LONG:
         if (remove || !first || first->type == CFDB_TUPLE_NULL)
             return 0;
         if (first->type != CFDB_TUPLE_INT || first->v.i < 0)
             return CFDB_ERR_CLIENT_INVALID_OPERATION;
         le64(buf, first->v.i);
-    } else {   /* max/min_ever_tuple, added or removed alike */
+        break;
+    case RL_PARAM_TUPLE: /* max/min_ever_tuple, added or removed alike */
         if ((rc = cfdb_tuple_pack(a, (cfdb_bytes){ NULL, 0 }, &value, &param)))
             return rc;
+        break;
+    default:
+        return CFDB_ERR_UNSUPPORTED_OPERATION;
     }
     cfdb_bytes k;
     if ((rc = cfdb_tuple_pack(a, space, &group, &k)))
@@ -142,7 +116,7 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const
     if (k.len > CFDB_RL_MAX_KEY_SIZE)
         return CFDB_ERR_KEY_TOO_LARGE;
     fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, param.ptr, (int)param.len, t->op);
-    if (clear_when_zero && t->op == FDB_MUTATION_TYPE_ADD && strcmp(t->name, "count_updates")) {
+    if (clear_when_zero && t->op == FDB_MUTATION_TYPE_ADD && t->param != RL_PARAM_COUNT_UPDATES) {
         static const uint8_t zero[8] = { 0 };
         fdb_transaction_atomic_op(tr, k.ptr, (int)k.len, zero, 8, FDB_MUTATION_TYPE_COMPARE_AND_CLEAR);
     }
@@ -152,8 +126,8 @@ static int mutate(cfdb_arena *a, FDBTransaction *tr, const atomic_type *t, const
 int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                      const rl_side *old, const rl_side *new_)
 {
-    const atomic_type *t = find(ix->type);
-    if (!t)
+    const cfdb_rl_maintainer *t = ix->maintainer;
+    if (!t || !t->op)
         return CFDB_ERR_UNSUPPORTED_OPERATION;
     /* Java's maintainer takes the root as a GroupingKeyExpression (a cast that fails
      * otherwise); the metadata adds one for count, sum, max_ever and min_ever only. */
@@ -168,7 +142,7 @@ int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const 
         rc = evaluate(a, ix, old, &olds, &no);
     if (!rc)
         rc = evaluate(a, ix, new_, &news, &nn);
-    bool skip_common = strcmp(t->name, "count_updates") != 0;
+    bool skip_common = t->param != RL_PARAM_COUNT_UPDATES;
     const char *cwz = cfdb_rl_index_option_value(ix, "clearWhenZero");
     bool clear_when_zero = cwz && !strcasecmp(cwz, "true");
     for (uint32_t i = 0; i < no && !rc; i++)

@@ -115,18 +115,72 @@ uint32_t rl_index_key_columns(const cfdb_rl_index *ix);
 
 /* Maintainers: update ix from old (rec NULL: none) to new (rec NULL: deleted). The caller
  * checked that the index applies and is not disabled. */
+typedef int (*rl_update_fn)(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
+                            const cfdb_rl_index *ix, const rl_side *old, const rl_side *new_);
 int rl_value_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_);
 int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                      const rl_side *old, const rl_side *new_);
 int rl_version_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                       const rl_side *old, const rl_side *new_);
-bool rl_atomic_supported(const char *type);
-bool rl_atomic_idempotent(const char *type);
-/* Dispatch by type; 2108 for types cfdb does not maintain. */
+
+/* The mutation parameter an atomic index takes from an entry's grouped value
+ * (rl_index_atomic.c). */
+typedef enum rl_atomic_param {
+    RL_PARAM_COUNT = 1,        /* +1 / -1 */
+    RL_PARAM_COUNT_UPDATES,    /* +1 on every new entry, nothing on removal */
+    RL_PARAM_COUNT_NOT_NULL,   /* +1 / -1 unless the grouped value holds a null */
+    RL_PARAM_SUM,              /* +v / -v of an integer */
+    RL_PARAM_LONG,             /* v, a non-negative integer, on insert only (MAX/MIN) */
+    RL_PARAM_TUPLE,            /* pack(grouped value), on insert only (BYTE_MAX/BYTE_MIN) */
+} rl_atomic_param;
+
+/* One index type (the registry in rl_index.c; Java's IndexMaintainerFactory per type, found
+ * through IndexMaintainerRegistry). Every rule that depends on the index type is here:
+ * metadata, maintenance, scans and states. */
+typedef struct cfdb_rl_maintainer {
+    const char *type;             /* the index type name ("value", "count", ...) */
+    rl_update_fn update;          /* NULL: known but not maintained by cfdb (saves to its
+                                   * record types refused 2108, upgrades disable it) */
+    bool allows_unique;           /* a unique index of the type is maintained */
+    bool value_scans;             /* BY_VALUE scans and the query planner use it */
+    bool idempotent;              /* updating it twice for one record is harmless, so a
+                                   * write-only index needs no built-range check */
+    /* Index(proto): a root that is not a grouping expression is wrapped in one, grouping
+     * 1 column, or every column when implied_grouping is -1; 0: never wrapped. */
+    int8_t implied_grouping;
+    bool option_ungrouped;        /* a field-option index of the type is field.ungrouped() */
+    /* Atomic types: the mutation and its parameter (op 0: not atomic). */
+    FDBMutationType op;
+    rl_atomic_param param;
+    /* The type's own metadata rules, run for each record type the index applies to (last:
+     * the last field its root reads there, or NULL): NULL when ix passes, else why (Java:
+     * the factory's getIndexValidator). NULL: no rules of its own. */
+    const char *(*validate)(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                            const cfdb_pb_field *last);
+} cfdb_rl_maintainer;
+
+/* Metadata validation (rl_validate.c): the index types' rules, and MetaDataValidator's for
+ * the whole metadata (NULL when it passes, else why and *name the type or index). */
+const char *rl_validate_value(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                              const cfdb_pb_field *last);
+const char *rl_validate_version(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                                const cfdb_pb_field *last);
+const char *rl_validate_atomic(const cfdb_rl_metadata *md, const cfdb_rl_index *ix,
+                               const cfdb_pb_field *last);
+const char *rl_validate_metadata(const cfdb_rl_metadata *md, const char **name);
+
+/* The registry entry of an index type name; NULL for a type cfdb does not know. */
+const cfdb_rl_maintainer *rl_maintainer_find(const char *type);
+/* Whether cfdb maintains ix (its type has an update and allows ix's uniqueness). */
+bool rl_index_type_supported(const cfdb_rl_index *ix);
+/* Whether updates of a write-only ix go only to ranges the online indexer has built. */
+bool rl_index_update_needs_built_range(const cfdb_rl_index *ix);
+/* Whether ix may be scanned BY_VALUE and planned over. */
+bool rl_index_value_scans(const cfdb_rl_index *ix);
+/* Through ix's maintainer; 2108 for types cfdb does not maintain. */
 int rl_index_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_);
-bool rl_index_type_supported(const cfdb_rl_index *ix);
 
 /* Stores with a cacheable state (format 7's DataStoreInfo.cacheable): the database's
  * metadata version stamp set at commit, so Java's MetaDataVersionStampStoreStateCache drops

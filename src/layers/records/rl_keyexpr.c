@@ -109,6 +109,7 @@ int rl_value_elem(cfdb_arena *a, const cfdb_pb_msg *vm, cfdb_tuple_elem *e)
 
 int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **out)
 {
+    *out = NULL;
     if (!msg)
         return bad();
     const cfdb_pb_message *t = cfdb_pb_msg_type(msg);
@@ -186,6 +187,7 @@ int cfdb_kex_from_msg(cfdb_arena *a, const cfdb_pb_msg *msg, const cfdb_kex **ou
 
 int cfdb_kex_parse(cfdb_arena *a, const uint8_t *data, size_t len, const cfdb_kex **out)
 {
+    *out = NULL;
     const cfdb_pb_message *t = cfdb_rl_schema_msg(RL_EXPR_PKG "KeyExpression");
     if (!t)
         return CFDB_ERR_OUT_OF_MEMORY;

@@ -3,9 +3,11 @@
  * after fdb-record-layer's FieldKeyExpression, NestingKeyExpression, ThenKeyExpression,
  * ListKeyExpression and TupleTypeUtil).
  *
- * Every intermediate result is a key list: an arena array of tuples. then/list build the
- * cartesian product child by child, so the work is proportional to the output, which is
- * capped at CFDB_KEX_MAX_KEYS keys (2000 past it). Recursion follows the expression tree,
+ * Every intermediate result is a key list: an arena array of tuples. then/list evaluate
+ * each child once and build every key of the cartesian product once, so the work is
+ * proportional to the output, which is capped at CFDB_KEX_MAX_KEYS keys,
+ * CFDB_KEX_MAX_COLUMNS columns a key and CFDB_KEX_MAX_ELEMENTS columns in all (2000 past
+ * any). Recursion follows the expression tree,
  * whose depth the KeyExpression decoder bounds. */
 #include <string.h>
 
@@ -194,37 +196,52 @@ static int eval_nest(ectx *c, const cfdb_kex *k, const cfdb_pb_msg *msg, keylist
     return 0;
 }
 
-/* then (nested == false) and list (nested == true): cartesian product of the children. */
+/* then (nested == false) and list (nested == true): cartesian product of the children,
+ * the first child's keys varying slowest. Every child is evaluated once, then each output
+ * key is built once from one key of each child: work and memory linear in the output,
+ * which is bounded by CFDB_KEX_MAX_KEYS keys, CFDB_KEX_MAX_COLUMNS columns a key and
+ * CFDB_KEX_MAX_ELEMENTS columns in all (2000 past any). */
 static int eval_product(ectx *c, const cfdb_kex *k, const cfdb_pb_msg *msg, bool nested,
                         keylist *out)
 {
-    keylist acc;
-    int rc = alloc_keys(c, 1, &acc);   /* one empty prefix */
-    for (uint32_t ci = 0; ci < k->child_count && !rc; ci++) {
-        keylist part, next;
-        rc = eval(c, k->children[ci], msg, &part);
+    uint32_t n = k->child_count;
+    keylist *parts = cfdb_arena_alloc(c->a, (n ? n : 1) * sizeof *parts);
+    if (!parts)
+        return CFDB_ERR_OUT_OF_MEMORY;
+    uint64_t total = 1, width = 0;
+    for (uint32_t ci = 0; ci < n; ci++) {
+        int rc = eval(c, k->children[ci], msg, &parts[ci]);
         if (rc)
             return rc;
-        rc = alloc_keys(c, (uint64_t)acc.count * part.count, &next);
-        for (uint32_t i = 0; i < acc.count && !rc; i++) {
-            for (uint32_t j = 0; j < part.count && !rc; j++) {
-                cfdb_tuple *t = &next.keys[(size_t)i * part.count + j];
-                for (uint32_t e = 0; e < acc.keys[i].count && !rc; e++)
-                    rc = cfdb_tuple_add_elem(t, cfdb_tuple_get(&acc.keys[i], e));
-                if (rc)
-                    break;
-                if (nested) {
-                    rc = cfdb_tuple_add_nested(t, &part.keys[j]);
-                } else {
-                    for (uint32_t e = 0; e < part.keys[j].count && !rc; e++)
-                        rc = cfdb_tuple_add_elem(t, cfdb_tuple_get(&part.keys[j], e));
-                }
+        total *= parts[ci].count;
+        if (total > CFDB_KEX_MAX_KEYS)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+        uint32_t w = nested ? 1 : 0;
+        for (uint32_t j = 0; !nested && j < parts[ci].count; j++)
+            if (parts[ci].keys[j].count > w)
+                w = parts[ci].keys[j].count;
+        width += w;
+        if (width > CFDB_KEX_MAX_COLUMNS)
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    }
+    if (total * width > CFDB_KEX_MAX_ELEMENTS)
+        return CFDB_ERR_CLIENT_INVALID_OPERATION;
+    int rc = alloc_keys(c, total, out);
+    for (uint64_t i = 0; i < total && !rc; i++) {
+        cfdb_tuple *t = &out->keys[i];
+        /* the key of child ci: digit ci of i in the mixed radix of the part counts */
+        uint64_t stride = total;
+        for (uint32_t ci = 0; ci < n && !rc; ci++) {
+            stride /= parts[ci].count;
+            const cfdb_tuple *pk = &parts[ci].keys[(i / stride) % parts[ci].count];
+            if (nested) {
+                rc = cfdb_tuple_add_nested(t, pk);
+            } else {
+                for (uint32_t e = 0; e < pk->count && !rc; e++)
+                    rc = cfdb_tuple_add_elem(t, cfdb_tuple_get(pk, e));
             }
         }
-        acc = next;
     }
-    if (!rc)
-        *out = acc;
     return rc;
 }
 

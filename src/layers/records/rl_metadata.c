@@ -201,15 +201,6 @@ static cfdb_rl_record_type *type_named(md_impl *m, cfdb_bytes name)
     return NULL;
 }
 
-static bool needs_grouping(const char *type)
-{
-    static const char *const grouped[] = { "rank", "count", "max_ever", "min_ever", "sum" };
-    for (size_t i = 0; i < sizeof grouped / sizeof grouped[0]; i++)
-        if (strcmp(type, grouped[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Adds an index: name unique; versions as RecordMetaDataBuilder.addIndexCommon. */
 static int add_index(md_impl *m, cfdb_rl_index *ix)
 {
@@ -227,6 +218,7 @@ static int add_index(md_impl *m, cfdb_rl_index *ix)
     for (uint32_t i = 0; i < ix->option_count; i++)
         if (!strcmp(ix->options[i].key, "unique") && !strcmp(ix->options[i].value, "true"))
             ix->unique = true;
+    ix->maintainer = rl_maintainer_find(ix->type);
     m->indexes[m->pub.index_count++] = *ix;
     return 0;
 }
@@ -268,9 +260,10 @@ static int index_from_proto(md_impl *m, const cfdb_pb_msg *p)
     int rc = cfdb_kex_from_msg(a, rl_msg(p, "root_expression"), &ix.root);
     if (rc)
         return md_fail(m, "bad root expression of index", ix.name);
-    if (ix.root->kind != CFDB_KEX_GROUPING && needs_grouping(ix.type)) {
+    const cfdb_rl_maintainer *mt = rl_maintainer_find(ix.type);
+    if (ix.root->kind != CFDB_KEX_GROUPING && mt && mt->implied_grouping) {
         uint32_t cols = cfdb_kex_columns(ix.root);
-        ix.root = cfdb_kex_grouping(a, ix.root, strcmp(ix.type, "count") ? 1 : (int32_t)cols);
+        ix.root = cfdb_kex_grouping(a, ix.root, mt->implied_grouping < 0 ? (int32_t)cols : 1);
         if (!ix.root)
             return md_oom(m);
     }
@@ -345,10 +338,6 @@ static int link_indexes(md_impl *m)
     for (uint32_t t = 0; t < m->pub.record_type_count; t++)
         if (!m->types[t].primary_key)
             return md_fail(m, "record type must have a primary key", m->types[t].name);
-    /* Version indexes need stored record versions (IndexValidator.validateStoresRecordVersions). */
-    for (uint32_t i = 0; i < m->pub.index_count; i++)
-        if (!strcmp(m->indexes[i].type, "version") && !m->pub.store_record_versions)
-            return md_fail(m, "index type requires metadata store record version", m->indexes[i].name);
     /* Primary key components already in single-type index keys (RecordMetaDataBuilder.build). */
     for (uint32_t i = 0; i < m->pub.index_count; i++) {
         cfdb_rl_index *ix = &m->indexes[i];
@@ -358,7 +347,9 @@ static int link_indexes(md_impl *m)
             return md_oom(m);
     }
     m->pub.indexes = m->indexes;
-    return 0;
+    /* MetaDataValidator.validate (rl_validate.c) */
+    const char *name = NULL, *why = rl_validate_metadata(&m->pub, &name);
+    return why ? md_fail(m, why, name) : 0;
 }
 
 static int file_name_of(md_impl *m, cfdb_bytes file, char **name)
@@ -503,7 +494,8 @@ static int field_options(md_impl *m, cfdb_rl_record_type *rt)
             ix.options = opts;
             ix.option_count = no;
             ix.root = cfdb_kex_field(&m->arena, f->name, fan);
-            if (ix.root && strcmp(ix.type, "rank") == 0)
+            const cfdb_rl_maintainer *mt = rl_maintainer_find(ix.type);
+            if (ix.root && mt && mt->option_ungrouped)
                 ix.root = cfdb_kex_grouping(&m->arena, ix.root, 1);   /* ungrouped() */
             const cfdb_rl_record_type **types = cfdb_arena_alloc(&m->arena, sizeof *types);
             if (!ix.root || !types)
@@ -544,16 +536,11 @@ static int from_file(md_impl *m, const uint8_t *set, size_t len, const char *fil
     m->indexes = cfdb_arena_zalloc(&m->arena, (cap + 1) * sizeof *m->indexes);
     if (!m->indexes)
         return md_oom(m);
-    for (uint32_t t = 0; t < m->pub.record_type_count; t++) {
-        cfdb_rl_record_type *rt = &m->types[t];
-        int32_t since = rt->since_version;
-        if ((rc = field_options(m, rt)))
+    /* A type's since_version is its option's, or none (RecordMetaDataBuilder.processRecordType;
+     * only updateRecords, evolving a builder in place, stamps new types with the version). */
+    for (uint32_t t = 0; t < m->pub.record_type_count; t++)
+        if ((rc = field_options(m, &m->types[t])))
             return rc;
-        if (since && since != m->pub.version)
-            return md_fail(m, "record type since version does not match meta-data version",
-                           rt->name);
-        rt->since_version = m->pub.version;
-    }
     const cfdb_pb_msg *so;
     if ((rc = ext_option(m, m->pub.records_file->options, RL_PKG "FileOptionsExt", "schema", &so)))
         return rc;

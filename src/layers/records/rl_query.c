@@ -225,7 +225,7 @@ static int plan_query(const cfdb_rl_metadata *md, const cfdb_rl_store *s, const 
     int best_range_col = -1;
     for (uint32_t x = 0; x < md->index_count; x++) {
         const cfdb_rl_index *ix = &md->indexes[x];
-        if (strcmp(ix->type, "value") != 0 || !index_on(ix, rt))
+        if (!rl_index_value_scans(ix) || !index_on(ix, rt))
             continue;
         if (s && cfdb_rl_store_index_state(s, ix->name) != CFDB_RL_INDEX_READABLE)
             continue;   /* RecordQueryPlanner plans only over readable indexes */

@@ -161,7 +161,7 @@ static int new_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfdb
     if (!rc)
         rc = copy_tuple(&c->arena, c->range.high, &c->range.high);
     if (!rc && ix) {
-        if (strcmp(ix->type, "value") != 0)
+        if (!rl_index_value_scans(ix))
             return CFDB_ERR_UNSUPPORTED_OPERATION;   /* BY_VALUE scans of VALUE indexes only */
         /* Java's ScanNonReadableIndexException: a write-only or disabled index may miss
          * entries, so it is never scanned (2000, the code for a misuse of the API) */
@@ -207,6 +207,7 @@ static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfd
                        const cfdb_rl_range *range, cfdb_bytes continuation, const cfdb_rl_scan_props *props,
                        cfdb_rl_cursor **out)
 {
+    *out = NULL;
     cfdb_rl_cursor *c;
     int rc = new_cursor(kind, s, tr, ix, range, props, &c);
     if (!rc)
@@ -218,6 +219,10 @@ static int open_cursor(int kind, cfdb_rl_store *s, FDBTransaction *tr, const cfd
         if (!rc) {
             rl_unsplit_init(&c->us, c->props.reverse, c->unsuffixed, c->records.len);
             c->us_open = true;
+            /* forward from a continuation, the range begins at its key + 0x00 */
+            cfdb_bytes b = c->kv.begin;
+            if (continuation.len && !c->props.reverse && b.len && b.ptr[b.len - 1] == 0x00)
+                rc = rl_unsplit_after(&c->us, cfdb_bytes_make(b.ptr, b.len - 1));
         }
     } else if (!rc && kind == RL_CUR_INDEX) {
         /* index entries skip with the begin (reverse: end) selector's offset, from a

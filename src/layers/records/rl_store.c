@@ -117,7 +117,7 @@ static int write_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
 }
 
 static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
-                               const cfdb_rl_open_options *opts);
+                               bool known, const cfdb_rl_open_options *opts);
 
 /* FDBRecordStore.checkPossiblyRebuildRecordCounts: the counts are rebuilt when the store
  * began before format 2 (RECORD_COUNT_ADDED) or the header's record count key is not the
@@ -358,7 +358,7 @@ static int check_header(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cfd
         (format < CFDB_RL_FORMAT_SAVE_VERSION_WITH_RECORD || s->omit_unsplit_suffix) &&
         (rc = clear_old_versions(s, tr, a)))
         return rc;
-    return rebuild_new_indexes(s, tr, a, stored_md, opts);
+    return rebuild_new_indexes(s, tr, a, stored_md, format != 0, opts);
 }
 
 static int count_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type *type,
@@ -383,14 +383,18 @@ static int rebuild_cb(void *ctx, const cfdb_tuple *pk, const cfdb_rl_record_type
 }
 
 /* Whether every record type of ix is newer than the stored metadata version (Java's
- * "index on new record types": no records of them can exist). */
-static bool on_new_types(const cfdb_rl_index *ix, int32_t stored_md)
+ * FDBRecordStore.areAllRecordTypesSince: no records of them can exist). A type without a
+ * since_version (0) is not new; a universal index is never on new types only. known is
+ * false for a header of format 0 (empty), which says nothing of what the store holds. */
+static bool on_new_types(const cfdb_rl_index *ix, int32_t stored_md, bool known)
 {
-    if (!ix->record_type_count)
+    if (!known || !ix->record_type_count)
         return false;
-    for (uint32_t i = 0; i < ix->record_type_count; i++)
-        if (ix->record_types[i]->since_version <= stored_md)
+    for (uint32_t i = 0; i < ix->record_type_count; i++) {
+        int32_t since = ix->record_types[i]->since_version;
+        if (since <= 0 || since <= stored_md)
             return false;
+    }
     return true;
 }
 
@@ -398,7 +402,7 @@ static bool on_new_types(const cfdb_rl_index *ix, int32_t stored_md)
  * stored metadata version are cleared, then built here (few records, or new types only) or
  * given opts->too_many_records_state for the online indexer. */
 static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, int32_t stored_md,
-                               const cfdb_rl_open_options *opts)
+                               bool known, const cfdb_rl_open_options *opts)
 {
     const cfdb_rl_metadata *md = s->md;
     int64_t records = -1;
@@ -419,7 +423,7 @@ static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         }
         if ((rc = rl_index_clear_data(s, tr, a, ix)))
             return rc;
-        if (records == 0 || on_new_types(ix, stored_md)) {
+        if (records == 0 || on_new_types(ix, stored_md, known)) {
             rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_READABLE);
         } else if (!rl_index_type_supported(ix)) {
             /* cfdb cannot build it: disabled, so saves need not maintain it either */
@@ -649,8 +653,7 @@ static int update_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, c
             n = *new_;
         if (!o.rec && !n.rec)
             continue;
-        if (s->states[i] == CFDB_RL_INDEX_WRITE_ONLY && rl_atomic_supported(ix->type) &&
-            !rl_atomic_idempotent(ix->type)) {
+        if (s->states[i] == CFDB_RL_INDEX_WRITE_ONLY && rl_index_update_needs_built_range(ix)) {
             cfdb_bytes space;
             bool built;
             const cfdb_tuple *pk = o.rec ? o.pk : n.pk;

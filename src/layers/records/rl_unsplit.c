@@ -10,7 +10,10 @@
  * key arrives after (0) or (1). Pieces must be consecutive. Anything else (a version alone, a
  * piece without its start, pieces out of order, a suffix that is not one integer) is 1044
  * serialization_failed, as Java's FoundSplitWithoutStartException / "Split record segments
- * out of order" refuse it. Stores that omit the unsplit suffix keep every record under
+ * out of order" refuse it. A record whose primary key is the one of the record taken just
+ * before (an unsplit (0) followed by pieces (1..n) of the same key; across pages too, from
+ * the continuation's key) is 1044 as well: the load and the reverse scan meet the same rows
+ * as one broken record. Stores that omit the unsplit suffix keep every record under
  * R + pack(pk) alone. Piece bytes are copied into the unsplitter's arena until taken.
  * The version key's value is pack((versionstamp)) — 0x33 and 12 bytes (SplitHelper.packVersion)
  * — and anything else there is 1044; the version goes out with the record (complete: it was
@@ -18,6 +21,7 @@
  *
  * This is the one assembly of pieces: record scans and fetches feed it row by row, the
  * store's loads and the indexer's record scans a whole record at once (rl_unsplit_whole). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "error_codes.h"
@@ -37,6 +41,25 @@ void rl_unsplit_init(rl_unsplit *u, bool reverse, bool unsuffixed, size_t base_l
 void rl_unsplit_free(rl_unsplit *u)
 {
     cfdb_arena_free(&u->arena);
+    free(u->last);
+    u->last = NULL;
+}
+
+/* Remembers the prefix of the record just taken. */
+static int keep_last(rl_unsplit *u, const uint8_t *prefix, size_t len)
+{
+    if (len > u->last_cap) {
+        uint8_t *p = realloc(u->last, len);
+        if (!p)
+            return CFDB_ERR_OUT_OF_MEMORY;
+        u->last = p;
+        u->last_cap = len;
+    }
+    if (len)
+        memcpy(u->last, prefix, len);
+    u->last_len = len;
+    u->has_last = true;
+    return 0;
 }
 
 static int push_piece(rl_unsplit *u, cfdb_bytes v)
@@ -94,6 +117,11 @@ static int take_version(rl_unsplit *u, cfdb_bytes value)
 
 static int start(rl_unsplit *u, cfdb_bytes key, size_t plen)
 {
+    /* A record's keys are adjacent: a second record with the primary key of the one before
+     * is the rest of that one (an unsplit record beside pieces of a split one), which the
+     * load and the reverse scan refuse as well. */
+    if (u->has_last && plen == u->last_len && !memcmp(key.ptr, u->last, plen))
+        return CFDB_ERR_SERIALIZATION_FAILED;
     if (plen > u->prefix_cap) {
         uint8_t *p = cfdb_arena_alloc(&u->arena, plen);
         if (!p)
@@ -182,6 +210,19 @@ int rl_unsplit_add(rl_unsplit *u, cfdb_bytes key, cfdb_bytes value, rl_us_action
     return CFDB_ERR_SERIALIZATION_FAILED;
 }
 
+int rl_unsplit_after(rl_unsplit *u, cfdb_bytes key)
+{
+    if (u->unsuffixed)
+        return keep_last(u, key.ptr, key.len);
+    size_t plen;
+    int64_t idx;
+    cfdb_arena tmp;
+    cfdb_arena_init(&tmp);
+    int rc = split_key(&tmp, key, u->base_len, &plen, &idx);
+    cfdb_arena_free(&tmp);
+    return rc ? 0 : keep_last(u, key.ptr, plen);
+}
+
 int rl_unsplit_finish(rl_unsplit *u, bool *complete)
 {
     *complete = u->active;
@@ -219,6 +260,8 @@ int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cf
     if (cfdb_tuple_unpack(a, cfdb_bytes_make(u->prefix + u->base_len, u->prefix_len - u->base_len),
                           &item->primary_key))
         rc = CFDB_ERR_SERIALIZATION_FAILED;
+    if (!rc)
+        rc = keep_last(u, u->prefix, u->prefix_len);
     cfdb_pb_msg *un = NULL;
     if (!rc && cfdb_pb_decode(a, md->union_descriptor, buf, at, 0, &un, NULL))
         rc = CFDB_ERR_SERIALIZATION_FAILED;

@@ -17,6 +17,9 @@ mkdir -p "$out"
 schema="$src/../../../src/layers/records"
 "$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/rl_options.pb" --include_imports \
     "$src/rl_options.proto"
+for f in rl_evolve1 rl_evolve2 rl_bad_sum rl_bad_count rl_deep; do
+    "$protoc" -I"$schema" -I"$src" --descriptor_set_out="$out/$f.pb" --include_imports "$src/$f.proto"
+done
 enc() { "$protoc" -I"$src" --encode="$1" "$2" < "$src/$3.txtpb" > "$out/$3.bin"; }
 enc cfdb.test.Scalars pb_types.proto scalars
 enc cfdb.test.Repeats pb_types.proto repeats

@@ -98,6 +98,15 @@ cfdb_pb_msg *rlt_base_metadata(cfdb_arena *a, int32_t version)
 
 cfdb_rl_metadata *rlt_load(cfdb_arena *a, cfdb_pb_msg *md)
 {
+    /* The version the indexes reach (RecordMetaDataBuilder.addIndexCommon: one more for each
+     * index without a last modified version), as a metadata built in code has it. */
+    int64_t v = 0;
+    for (uint32_t i = 0; i < rl_count(md, "indexes"); i++) {
+        int64_t lm = rl_int(rl_at(md, "indexes", i)->m, "last_modified_version");
+        v = lm <= 0 ? v + 1 : (lm > v ? lm : v);
+    }
+    if (v > rl_int(md, "version"))
+        assert_int_equal(rl_set_int(md, "version", v), 0);
     cfdb_bytes raw;
     assert_int_equal(cfdb_pb_encode(md, a, &raw), 0);
     cfdb_rl_metadata *out;

@@ -23,7 +23,8 @@ cfdb_pb_msg *rlt_add_index(cfdb_arena *a, cfdb_pb_msg *md, const char *name, con
 /* A MetaData for rl_types.proto: Person keyed by (record type key, id), Order by order_id,
  * the given version. */
 cfdb_pb_msg *rlt_base_metadata(cfdb_arena *a, int32_t version);
-/* Encodes md and loads it (asserting success). */
+/* Encodes md and loads it (asserting success); its version is first raised to the highest
+ * index version, as a metadata built in code (RecordMetaDataBuilder.addIndex) has it. */
 cfdb_rl_metadata *rlt_load(cfdb_arena *a, cfdb_pb_msg *md);
 /* A fresh key prefix "<tag>/<n>/" in a (n counts up across the process), so each test's
  * store lives apart. */

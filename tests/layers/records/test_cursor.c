@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "error_codes.h"
+#include "cfdb/records/query.h"
 #include "rl_scan_fixture.h"
 
 static cfdb_rl_metadata *md;
@@ -432,6 +433,144 @@ static void test_foreign_continuation(void **state)
     free(r);
 }
 
+/* An unsplit record and a split record's first piece under one primary key, side by side
+ * (P + (1, 1, 2, 0) and P + (1, 1, 2, 1)): every read refuses the pair (1044) — the forward
+ * scan as the reverse one, paged forward scans too — instead of returning the key twice. */
+static void test_unsplit_beside_split(void **state)
+{
+    (void)state;
+    cfdb_bytes p = rls_prefix(9);
+    rls_save(md, p, people, 3);                 /* ids 1, 2, 3 */
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, &rls_arena);
+    cfdb_tuple_add_int(&t, 1);                  /* records */
+    cfdb_tuple_add_int(&t, 1);                  /* Person's record type key */
+    cfdb_tuple_add_int(&t, 2);
+    cfdb_tuple_add_int(&t, 0);
+    cfdb_bytes k0, k1;
+    assert_int_equal(cfdb_tuple_pack(&rls_arena, p, &t, &k0), 0);
+    static uint8_t val[1000];
+    int present = 0, len = 0;
+    assert_int_equal(api_read_committed(k0.ptr, (int)k0.len, &present, val, sizeof val, &len), 0);
+    assert_true(present);
+    cfdb_tuple_init(&t, &rls_arena);
+    cfdb_tuple_add_int(&t, 1);
+    cfdb_tuple_add_int(&t, 1);
+    cfdb_tuple_add_int(&t, 2);
+    cfdb_tuple_add_int(&t, 1);
+    assert_int_equal(cfdb_tuple_pack(&rls_arena, p, &t, &k1), 0);
+    assert_int_equal(api_set_committed(k1.ptr, (int)k1.len, val, len), 0);
+
+    rls_result *r = malloc(sizeof *r);
+    cfdb_rl_range all = cfdb_rl_range_all();
+    for (int rev = 0; rev < 2; rev++) {
+        cfdb_rl_scan_props pr = { 0 };
+        pr.reverse = rev;
+        rls_scan(RLS_RECORDS, md, p, NULL, &all, cfdb_bytes_make(NULL, 0), &pr, r);
+        assert_int_equal(r->err, CFDB_ERR_SERIALIZATION_FAILED);
+    }
+    /* Forward in pages of one record: the page after id 2's (0) starts at its (1). */
+    cfdb_rl_scan_props one = { 0 };
+    one.limit = 1;
+    cfdb_bytes cont = cfdb_bytes_make(NULL, 0);
+    int err = 0, seen = 0;
+    for (int page = 0; page < 5 && !err; page++) {
+        rls_scan(RLS_RECORDS, md, p, NULL, &all, cont, &one, r);
+        err = r->err;
+        seen += r->n;
+        if (r->final_end)
+            break;
+        cont = r->final_cont;
+    }
+    assert_int_equal(err, CFDB_ERR_SERIALIZATION_FAILED);
+    assert_int_equal(seen, 2);                  /* ids 1 and 2, then the refusal */
+    free(r);
+}
+
+/* One out-parameter convention for every Record Layer constructor: *out is NULL after a
+ * failure (it was left as it was by the three scans), so `if (c) free(c)` is safe. */
+static void test_out_null_on_failure(void **state)
+{
+    (void)state;
+    cfdb_rl_cursor *const stale = (cfdb_rl_cursor *)(uintptr_t)0x1;   /* never dereferenced */
+    FDBTransaction *tr = api_tr();
+    cfdb_rl_store *s = (cfdb_rl_store *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_rl_store_open(tr, md, prefix, CFDB_RL_CREATE, &s),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);   /* it exists */
+    assert_null(s);
+    assert_int_equal(cfdb_rl_store_open(tr, md, prefix, CFDB_RL_OPEN, &s), 0);
+    /* a record scan continued from a token outside its range; index scans of an index
+     * disabled in this transaction */
+    rls_result *r = malloc(sizeof *r);
+    cfdb_rl_range all = cfdb_rl_range_all();
+    cfdb_rl_scan_props one = { 0 };
+    one.limit = 1;
+    rls_scan(RLS_RECORDS, md, prefix, NULL, &all, cfdb_bytes_make(NULL, 0), &one, r);
+    assert_int_equal(r->err, 0);
+    cfdb_bytes token = r->final_cont;           /* after id 1 */
+    cfdb_tuple lo, hi;
+    cfdb_tuple_init(&lo, &rls_arena);
+    cfdb_tuple_add_int(&lo, 1);
+    cfdb_tuple_add_int(&lo, 5);
+    cfdb_tuple_init(&hi, &rls_arena);
+    cfdb_tuple_add_int(&hi, 1);
+    cfdb_tuple_add_int(&hi, 6);
+    cfdb_rl_range five = { &lo, &hi, CFDB_RL_RANGE_INCLUSIVE, CFDB_RL_RANGE_EXCLUSIVE };
+    cfdb_rl_cursor *c = stale;
+    assert_int_equal(cfdb_rl_scan_records(s, tr, &five, token, NULL, &c),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(c);
+    const cfdb_rl_index *ix = cfdb_rl_index_by_name(md, "Person$name");
+    assert_int_equal(cfdb_rl_store_mark_index(s, tr, "Person$name", CFDB_RL_INDEX_DISABLED), 0);
+    cfdb_bytes none = { NULL, 0 };
+    c = stale;
+    assert_int_equal(cfdb_rl_scan_index(s, tr, ix, &all, none, NULL, &c),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(c);
+    c = stale;
+    assert_int_equal(cfdb_rl_scan_index_records(s, tr, ix, &all, none, NULL, &c),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(c);
+    free(r);
+    /* the query plan and its execution (over the disabled index), keys, messages and
+     * metadata already did so */
+    cfdb_rl_query q = { .record_type = "NoSuchType" };
+    cfdb_rl_plan *plan = (cfdb_rl_plan *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &plan), CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(plan);
+    cfdb_rl_filter f = { .field = "name", .op = CFDB_RL_EQ,
+                         .value = { .type = CFDB_TUPLE_STRING, .v.bytes = cfdb_bytes_str("bob") } };
+    q.record_type = "Person";
+    q.filters = &f;
+    q.filter_count = 1;
+    assert_int_equal(cfdb_rl_plan_query(md, &q, &plan), 0);
+    assert_ptr_equal(cfdb_rl_plan_index(plan), ix);
+    c = stale;
+    assert_int_equal(cfdb_rl_plan_execute(plan, s, tr, none, NULL, &c),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(c);
+    cfdb_rl_plan_free(plan);
+    const cfdb_kex *k = (const cfdb_kex *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_kex_parse(&rls_arena, (const uint8_t *)"\xff", 1, &k),
+                     CFDB_ERR_SERIALIZATION_FAILED);
+    assert_null(k);
+    const cfdb_rl_record_type *pt = cfdb_rl_record_type_by_name(md, "Person");
+    cfdb_pb_msg *m = cfdb_pb_msg_new(&rls_arena, pt->descriptor), *sub = (cfdb_pb_msg *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_pb_mutable(m, cfdb_pb_field_by_name(pt->descriptor, "name"), &sub),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);   /* not a message field */
+    assert_null(sub);
+    sub = (cfdb_pb_msg *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_pb_add_msg(m, cfdb_pb_field_by_name(pt->descriptor, "name"), &sub),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_null(sub);
+    cfdb_rl_metadata *bad = (cfdb_rl_metadata *)(uintptr_t)0x1;
+    assert_int_equal(cfdb_rl_metadata_from_proto((const uint8_t *)"\xff", 1, &bad, NULL),
+                     CFDB_ERR_SERIALIZATION_FAILED);
+    assert_null(bad);
+    cfdb_rl_store_free(s);
+    fdb_transaction_destroy(tr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +581,8 @@ int main(void)
         cmocka_unit_test(test_skip_every_execution),
         cmocka_unit_test(test_split_records_scanned),
         cmocka_unit_test(test_foreign_continuation),
+        cmocka_unit_test(test_unsplit_beside_split),
+        cmocka_unit_test(test_out_null_on_failure),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -336,6 +336,49 @@ static void test_bad_protos(void **state)
                      CFDB_ERR_UNSUPPORTED_OPERATION);
 }
 
+/* A then of many children costs memory linear in them (it was quadratic: each child copied
+ * the growing prefix), and a key is at most CFDB_KEX_MAX_COLUMNS columns wide. */
+static size_t then_cost(fx *f, uint32_t children, int *rc)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    const cfdb_kex **kids = cfdb_arena_alloc(&a, children * sizeof *kids);
+    const cfdb_kex *id = fld(f, "id", CFDB_KEX_SCALAR);
+    for (uint32_t i = 0; i < children; i++)
+        kids[i] = id;
+    const cfdb_kex *then = cfdb_kex_then(&a, kids, children);
+    size_t before = a.total;
+    cfdb_tuple *keys;
+    uint32_t n = 0;
+    *rc = cfdb_kex_evaluate(&a, then, f->ann, NULL, &keys, &n);
+    if (!*rc) {
+        assert_int_equal(n, 1);
+        assert_int_equal(cfdb_tuple_count(&keys[0]), children);
+    }
+    size_t cost = a.total - before;
+    cfdb_arena_free(&a);
+    return cost;
+}
+
+static void test_wide_then(void **state)
+{
+    fx *f = *state;
+    int rc;
+    size_t c1 = then_cost(f, 1000, &rc);
+    assert_int_equal(rc, 0);
+    size_t c10 = then_cost(f, CFDB_KEX_MAX_COLUMNS, &rc);
+    assert_int_equal(rc, 0);
+    print_message("then of 1,000 children: %zu bytes; of 10,000: %zu bytes\n", c1, c10);
+    assert_true(c10 < 12 * c1);                /* linear, give or take the doubling */
+    assert_true(c10 < 2000u * CFDB_KEX_MAX_COLUMNS);
+    then_cost(f, CFDB_KEX_MAX_COLUMNS + 1, &rc);
+    assert_int_equal(rc, CFDB_ERR_CLIENT_INVALID_OPERATION);
+    /* 100,000 children: refused early, with little memory */
+    size_t c100 = then_cost(f, 100000, &rc);
+    assert_int_equal(rc, CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_true(c100 < 100u * 1000 * 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_nest),
         cmocka_unit_test(test_then_list_and_context),
         cmocka_unit_test(test_evaluation_errors),
+        cmocka_unit_test(test_wide_then),
         cmocka_unit_test(test_proto_round_trip),
         cmocka_unit_test(test_bad_protos),
     };

@@ -82,7 +82,8 @@ static void test_from_options(void **state)
     assert_int_equal(cust->index_count, 3);
     assert_ptr_equal(cust->indexes[0], email);
     assert_int_equal(item->index_count, 0);
-    assert_int_equal(cust->since_version, 3);
+    /* No since_version option: none (Java's null), not the metadata version. */
+    assert_int_equal(cust->since_version, 0);
     assert_int_equal(item->since_version, 0);
 
     /* The primary key of a Customer record. */
@@ -158,7 +159,7 @@ static void test_from_proto(void **state)
     add_index(md, "all_count", "count", cfdb_kex_empty(&arena), NULL);
     ix = add_index(md, "old_unique", NULL, cfdb_kex_field(&arena, "who", CFDB_KEX_SCALAR), "Order");
     assert_int_equal(rl_set_int(ix, "index_type", 2), 0);      /* Index.Type.UNIQUE */
-    ix = add_index(md, "both", "value", cfdb_kex_field(&arena, "name", CFDB_KEX_SCALAR), "Person");
+    ix = add_index(md, "both", "value", cfdb_kex_record_type_key(&arena), "Person");
     cfdb_pb_value v;
     v.s = cfdb_bytes_str("Order");
     assert_int_equal(cfdb_pb_add(ix, rl_f(ix, "record_type"), v), 0);
@@ -263,12 +264,106 @@ static int teardown(void **state)
     return 0;
 }
 
+/* Metadata fdb-record-layer's MetaDataValidator refuses (rl_validate.c): each loads with
+ * 1044 and a sentence naming the rule and the type or index, where it used to load and then
+ * lose or corrupt data. */
+static void test_validator_rules(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *md;
+    cfdb_pb_msg *ix;
+
+    /* Two indexes sharing one subspace key (validateIndex). */
+    md = base_metadata();
+    add_index(md, "a", "value", cfdb_kex_field(&arena, "name", CFDB_KEX_SCALAR), "Person");
+    ix = add_index(md, "b", "value", cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR), "Person");
+    assert_int_equal(rl_set_bytes(ix, "subspace_key", BYTES(0x02, 'a', 0x00)), 0);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "same subspace key used by two indexes: b");
+
+    /* A primary key on a field the type does not have (validatePrimaryKeyForRecordType). */
+    md = rlt_schema_msg(&arena, RL_PKG "MetaData");
+    assert_int_equal(rl_set_bytes(md, "records", rlt_records_file(&arena)), 0);
+    add_type(md, "Person", cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR));
+    add_type(md, "Order", cfdb_kex_field(&arena, "no_such_field", CFDB_KEX_SCALAR));
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "names a field the record type does not have: Order");
+    /* ... or one that fans out (createsDuplicates). */
+    md = rlt_schema_msg(&arena, RL_PKG "MetaData");
+    assert_int_equal(rl_set_bytes(md, "records", rlt_records_file(&arena)), 0);
+    add_type(md, "Person", cfdb_kex_field(&arena, "tags", CFDB_KEX_FAN_OUT));
+    add_type(md, "Order", cfdb_kex_field(&arena, "order_id", CFDB_KEX_SCALAR));
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "can generate more than one entry: Person");
+
+    /* An index on a missing field, on a repeated field read as a scalar, on a message; a
+     * universal index is checked against every type (validateIndexForRecordTypes). */
+    md = base_metadata();
+    add_index(md, "gone", "value", cfdb_kex_field(&arena, "nope", CFDB_KEX_SCALAR), "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "does not have: gone");
+    md = base_metadata();
+    add_index(md, "rep", "value", cfdb_kex_field(&arena, "tags", CFDB_KEX_SCALAR), "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "repeated field as a scalar: rep");
+    md = base_metadata();
+    add_index(md, "msg", "value", cfdb_kex_field(&arena, "home", CFDB_KEX_SCALAR), "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "nested message as a scalar: msg");
+    md = base_metadata();
+    add_index(md, "who", "value", cfdb_kex_field(&arena, "who", CFDB_KEX_SCALAR), NULL);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "does not have: who");
+
+    /* The index types' own rules: a value index may not group; sum needs exactly one
+     * grouped integer column; count groups no column. */
+    md = base_metadata();
+    add_index(md, "vg", "value", cfdb_kex_grouping(&arena, cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR), 1),
+              "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "grouping not possible in index type: vg");
+    md = base_metadata();
+    add_index(md, "ss", "sum", cfdb_kex_field(&arena, "name", CFDB_KEX_SCALAR), "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "only supports integer field: ss");
+    md = base_metadata();
+    add_index(md, "cc", "count", cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR), "Person");
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "does not support non-group fields");
+
+    /* Versions (validateRecordType, validateIndex, IndexValidator.validate). */
+    md = base_metadata();
+    ix = add_index(md, "late", "value", cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR), "Person");
+    assert_int_equal(rl_set_int(ix, "last_modified_version", 13), 0);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "last modified version greater than the meta-data");
+    md = base_metadata();
+    ix = add_index(md, "early", "value", cfdb_kex_field(&arena, "id", CFDB_KEX_SCALAR), "Person");
+    assert_int_equal(rl_set_int(ix, "last_modified_version", 3), 0);
+    assert_int_equal(rl_set_int(ix, "added_version", 5), 0);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "added version greater than its last modified");
+    md = base_metadata();
+    ix = rl_at(md, "record_types", 1)->m;
+    assert_int_equal(rl_set_int(ix, "since_version", 13), 0);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "since version greater than the meta-data version: Order");
+    /* Two types with one record type key. */
+    md = base_metadata();
+    cfdb_pb_msg *key;
+    assert_int_equal(rl_mutable(rl_at(md, "record_types", 1)->m, "explicit_key", &key), 0);
+    assert_int_equal(rl_set_int(key, "long_value", 1), 0);
+    load(md, CFDB_ERR_SERIALIZATION_FAILED, "same record type key used by two record types: Order");
+
+    /* sum and count as .proto field options: the bare field is not a grouping. */
+    static const char *const files[][2] = { { "rl_bad_sum.pb", "rl_bad_sum.proto" },
+                                            { "rl_bad_count.pb", "rl_bad_count.proto" } };
+    for (int i = 0; i < 2; i++) {
+        cfdb_bytes set = read_vector(files[i][0]);
+        cfdb_rl_metadata *m = NULL;
+        cfdb_pb_error err;
+        assert_int_equal(cfdb_rl_metadata_from_file(set.ptr, set.len, files[i][1], &m, &err),
+                         CFDB_ERR_SERIALIZATION_FAILED);
+        assert_null(m);
+        if (!strstr(err.message, "index type requires grouping: Rec$n"))
+            fail_msg("%s: %s", files[i][1], err.message);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_from_options),
         cmocka_unit_test(test_from_proto),
         cmocka_unit_test(test_bad_metadata),
+        cmocka_unit_test(test_validator_rules),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -454,12 +454,15 @@ static cfdb_rl_metadata *indexed_metadata(const char *extra_type, bool unique)
                              cfdb_kex_field(a, "id", CFDB_KEX_SCALAR) };
     rlt_add_index(a, m, "i", "value", cfdb_kex_then(a, ni, 2), "Person");
     rlt_add_index(a, m, "t", "value", cfdb_kex_field(a, "tags", CFDB_KEX_FAN_OUT), "Person");
-    rlt_add_index(a, m, "w", "value", cfdb_kex_field(a, "who", CFDB_KEX_SCALAR), NULL);
+    rlt_add_index(a, m, "w", "value", cfdb_kex_record_type_key(a), NULL);   /* universal */
     cfdb_pb_msg *kv = rlt_add_index(a, m, "v", "value", cfdb_kex_field(a, "name", CFDB_KEX_SCALAR),
                                     "Person");
     rlt_kex_into(a, kv, "value_expression", cfdb_kex_field(a, "id", CFDB_KEX_SCALAR));
     if (extra_type) {
-        cfdb_pb_msg *x = rlt_add_index(a, m, "x", extra_type, cfdb_kex_field(a, "id", CFDB_KEX_SCALAR),
+        /* count groups by id (no grouped column, as its validator demands) */
+        const cfdb_kex *id = cfdb_kex_field(a, "id", CFDB_KEX_SCALAR);
+        cfdb_pb_msg *x = rlt_add_index(a, m, "x", extra_type,
+                                       strcmp(extra_type, "count") ? id : cfdb_kex_grouping(a, id, 0),
                                        "Person");
         if (unique) {
             cfdb_pb_msg *opt;
@@ -491,7 +494,7 @@ static void test_value_indexes(void **state)
     op s = { .md = md, .prefix = p, .record = rec };
     assert_int_equal(run(do_save, &s), 0);
     /* In key order: "i" ("ann", 7, 1); "n" ("ann", 1, 7); "t" ("a"|"b"|"c", 1, 7);
-     * "v" ("ann", 1) = (7); "w" (null, 1, 7). */
+     * "v" ("ann", 1) = (7); "w" (record type key 1, 1, 7). */
     cfdb_bytes keys[] = {
         BYTES(IX('i'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x07, 0x15, 0x01),
         BYTES(IX('n'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x01, 0x15, 0x07),
@@ -499,7 +502,7 @@ static void test_value_indexes(void **state)
         BYTES(IX('t'), 0x00, STR1('b'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('t'), 0x00, STR1('c'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('v'), 0x00, 0x02, 'a', 'n', 'n', 0x00, 0x15, 0x01),
-        BYTES(IX('w'), 0x00, 0x00, 0x15, 0x01, 0x15, 0x07),
+        BYTES(IX('w'), 0x00, 0x15, 0x01, 0x15, 0x01, 0x15, 0x07),
     };
     cfdb_bytes empty = { NULL, 0 };
     cfdb_bytes values[] = { empty, empty, empty, empty, empty, BYTES(0x15, 0x07), empty };
@@ -524,7 +527,7 @@ static void test_value_indexes(void **state)
         BYTES(IX('t'), 0x00, STR1('b'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('t'), 0x00, STR1('z'), 0x15, 0x01, 0x15, 0x07),
         BYTES(IX('v'), 0x00, 0x02, 'b', 'o', 0x00, 0x15, 0x01),
-        BYTES(IX('w'), 0x00, 0x00, 0x15, 0x01, 0x15, 0x07),
+        BYTES(IX('w'), 0x00, 0x15, 0x01, 0x15, 0x01, 0x15, 0x07),
     };
     cfdb_bytes values2[] = { empty, empty, empty, empty, BYTES(0x15, 0x07), empty };
     expect_index_space(p, keys2, values2, 6);
@@ -542,7 +545,7 @@ static void test_value_indexes(void **state)
     op d = { .md = md, .prefix = p, .pk = pk_of(1, 7) };
     assert_int_equal(run(do_delete, &d), 0);
     assert_true(d.existed);
-    cfdb_bytes keys3[] = { BYTES(IX('w'), 0x00, STR1('q'), 0x15, 0x03) };
+    cfdb_bytes keys3[] = { BYTES(IX('w'), 0x00, 0x15, 0x02, 0x15, 0x03) };
     expect_index_space(p, keys3, NULL, 1);
 
     /* Newer metadata with an index added since (last_modified_version 13 > 12): built in the
@@ -573,6 +576,198 @@ static void test_value_indexes(void **state)
     }
 }
 
+/* ---- schema evolution: indexes new since the stored metadata version ---- */
+
+static cfdb_rl_metadata *from_vector(const char *set, const char *file)
+{
+    cfdb_bytes v = rlt_read_vector(&arena, set);
+    cfdb_rl_metadata *md;
+    cfdb_pb_error err;
+    int rc = cfdb_rl_metadata_from_file(v.ptr, v.len, file, &md, &err);
+    if (rc)
+        fail_msg("%s: %d %s", file, rc, err.message);
+    return md;
+}
+
+typedef struct rec_batch {
+    const cfdb_rl_metadata *md;
+    cfdb_bytes prefix;
+    int from, to;
+} rec_batch;
+
+/* Saves Rec records id from..to-1 (name "r<id>", grp id % 3) in one transaction. */
+static int do_save_recs(FDBTransaction *tr, void *ctx)
+{
+    rec_batch *b = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, b->md, b->prefix, CFDB_RL_CREATE_OR_OPEN, &s);
+    if (rc)
+        return rc;
+    const cfdb_pb_message *d = cfdb_rl_record_type_by_name(b->md, "Rec")->descriptor;
+    for (int i = b->from; i < b->to && !rc; i++) {
+        cfdb_pb_msg *m = cfdb_pb_msg_new(&arena, d);
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        cfdb_pb_value v;
+        v.i = i;
+        cfdb_pb_set(m, cfdb_pb_field_by_name(d, "id"), v);
+        v.s = cfdb_bytes_str(rl_strdup(&arena, cfdb_bytes_str(name)));
+        cfdb_pb_set(m, cfdb_pb_field_by_name(d, "name"), v);
+        v.i = i % 3;
+        cfdb_pb_set(m, cfdb_pb_field_by_name(d, "grp"), v);
+        rc = cfdb_rl_store_save(s, tr, &arena, m, NULL);
+    }
+    cfdb_rl_store_free(s);
+    return rc;
+}
+
+typedef struct ix_check {
+    const cfdb_rl_metadata *md;
+    cfdb_bytes prefix;
+    const char *const *names;
+    cfdb_rl_index_state states[4];
+    uint32_t entries[4];
+} ix_check;
+
+/* Opens the store (upgrading it) and reads the state and the entries of each named index. */
+static int do_check_indexes(FDBTransaction *tr, void *ctx)
+{
+    ix_check *c = ctx;
+    cfdb_rl_store *s;
+    int rc = cfdb_rl_store_open(tr, c->md, c->prefix, CFDB_RL_OPEN, &s);
+    if (rc)
+        return rc;
+    for (int i = 0; c->names[i] && !rc; i++) {
+        const cfdb_rl_index *ix = cfdb_rl_index_by_name(c->md, c->names[i]);
+        cfdb_bytes space, end;
+        dir_kv *kvs;
+        uint32_t n = 0;
+        c->states[i] = cfdb_rl_store_index_state(s, c->names[i]);
+        rc = rl_index_space(s, &arena, ix, &space);
+        if (!rc)
+            rc = dir_strinc(&arena, space, &end);
+        if (!rc)
+            rc = dir_get_all(tr, &arena, space, end, &kvs, &n);
+        c->entries[i] = n;
+    }
+    cfdb_rl_store_free(s);
+    return rc;
+}
+
+static void test_evolution_builds_new_indexes(void **state)
+{
+    cfdb_rl_metadata *md1 = from_vector("rl_evolve1.pb", "rl_evolve1.proto");
+    cfdb_rl_metadata *md2 = from_vector("rl_evolve2.pb", "rl_evolve2.proto");
+    assert_int_equal(md1->version, 1);
+    assert_int_equal(md2->version, 3);
+    /* A record type without since_version in its options has none (Java: null). */
+    assert_int_equal(cfdb_rl_record_type_by_name(md2, "Rec")->since_version, 0);
+    assert_int_equal(cfdb_rl_record_type_by_name(md2, "Extra")->since_version, 2);
+    static const char *const names[] = { "Rec$name", "Rec$grp", "Extra$e", NULL };
+
+    /* 10 records: Rec$grp is built in the opening transaction (FDBRecordStore
+     * .MAX_RECORDS_FOR_REBUILD = 200); 300 records: disabled for the online indexer.
+     * Extra$e is on a type new since version 1: readable, nothing to build. */
+    static const int counts[] = { 10, 300 };
+    for (int k = 0; k < 2; k++) {
+        rec_batch b = { md1, rlt_prefix(&arena, "evo"), 0, counts[k] };
+        assert_int_equal(run(do_save_recs, &b), 0);
+        ix_check c = { .md = md2, .prefix = b.prefix, .names = names };
+        assert_int_equal(run(do_check_indexes, &c), 0);
+        assert_int_equal(c.states[0], CFDB_RL_INDEX_READABLE);
+        assert_int_equal(c.entries[0], (uint32_t)counts[k]);
+        assert_int_equal(c.states[1], k ? CFDB_RL_INDEX_DISABLED : CFDB_RL_INDEX_READABLE);
+        assert_int_equal(c.entries[1], k ? 0u : (uint32_t)counts[k]);
+        assert_int_equal(c.states[2], CFDB_RL_INDEX_READABLE);
+        assert_int_equal(c.entries[2], 0u);
+        /* The upgrade is done once: a second open keeps the entries. */
+        assert_int_equal(run(do_check_indexes, &c), 0);
+        assert_int_equal(c.entries[1], k ? 0u : (uint32_t)counts[k]);
+    }
+
+    /* Headers written elsewhere: empty (format 0: nothing is known to be built), an old
+     * format (6) at metadata version 1, and a negative metadata version (-2). Each store
+     * holds 10 records (the first an Extra too); every index of the newer metadata is
+     * readable with its entries. */
+    const cfdb_bytes headers[] = {
+        { (const uint8_t *)"", 0 },
+        { (const uint8_t[]){ 0x08, 0x06, 0x10, 0x01 }, 4 },
+        { (const uint8_t[]){ 0x08, 0x07, 0x10, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                             0xff, 0x01 }, 13 },
+    };
+    for (int h = 0; h < 3; h++) {
+        rec_batch b = { md1, rlt_prefix(&arena, "evo"), 0, 10 };
+        assert_int_equal(run(do_save_recs, &b), 0);
+        if (h == 0) {
+            /* and an Extra, so that a store whose header says nothing has records of the
+             * type that is new since version 1 */
+            const cfdb_pb_message *d = cfdb_rl_record_type_by_name(md2, "Extra")->descriptor;
+            cfdb_pb_msg *x = cfdb_pb_msg_new(&arena, d);
+            cfdb_pb_value v = { .i = 1000 };
+            cfdb_pb_set(x, cfdb_pb_field_by_name(d, "id"), v);
+            v.i = 5;
+            cfdb_pb_set(x, cfdb_pb_field_by_name(d, "e"), v);
+            op sx = { .md = md2, .prefix = b.prefix, .record = x };
+            assert_int_equal(run(do_save, &sx), 0);
+        }
+        cfdb_bytes hk = rlt_cat(&arena, b.prefix, BYTES(0x14));
+        assert_int_equal(api_set_committed(hk.ptr, (int)hk.len, headers[h].ptr, (int)headers[h].len), 0);
+        ix_check c = { .md = md2, .prefix = b.prefix, .names = names };
+        assert_int_equal(run(do_check_indexes, &c), 0);
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(c.states[i], CFDB_RL_INDEX_READABLE);
+            assert_int_equal(c.entries[i], 10u);
+        }
+        assert_int_equal(c.states[2], CFDB_RL_INDEX_READABLE);
+        assert_int_equal(c.entries[2], h == 0 ? 1u : 0u);
+    }
+    cfdb_rl_metadata_free(md1);
+    cfdb_rl_metadata_free(md2);
+}
+
+/* A Rec of rl_deep.proto with id and `levels` Nodes nested under it. */
+static cfdb_pb_msg *deep_rec(const cfdb_rl_metadata *md, int64_t id, int levels)
+{
+    const cfdb_pb_message *d = cfdb_rl_record_type_by_name(md, "Rec")->descriptor;
+    cfdb_pb_msg *r = cfdb_pb_msg_new(&arena, d), *at;
+    cfdb_pb_value v = { .i = id };
+    assert_int_equal(cfdb_pb_set(r, cfdb_pb_field_by_name(d, "id"), v), 0);
+    assert_int_equal(cfdb_pb_mutable(r, cfdb_pb_field_by_name(d, "node"), &at), 0);
+    const cfdb_pb_field *next = cfdb_pb_field_by_name(cfdb_pb_msg_type(at), "next");
+    for (int i = 1; i < levels; i++)
+        assert_int_equal(cfdb_pb_mutable(at, next, &at), 0);
+    return r;
+}
+
+/* Saves refuse records nested deeper than the decoder reads (CFDB_PB_MAX_DEPTH levels
+ * below the union message), with 1044 and nothing written, instead of saving what cannot
+ * be loaded, or overflowing the stack. */
+static void test_nesting_bounded(void **state)
+{
+    cfdb_rl_metadata *md = from_vector("rl_deep.pb", "rl_deep.proto");
+    cfdb_bytes p = rlt_prefix(&arena, "deep");
+    /* union (depth 0) > Rec (1) > 99 Nodes (2..100): saved and loaded */
+    op s = { .md = md, .prefix = p, .record = deep_rec(md, 1, CFDB_PB_MAX_DEPTH - 1) };
+    assert_int_equal(run(do_save, &s), 0);
+    cfdb_tuple pk;
+    cfdb_tuple_init(&pk, &arena);
+    cfdb_tuple_add_int(&pk, 1);
+    op l = { .md = md, .prefix = p, .pk = &pk };
+    assert_int_equal(run(do_load, &l), 0);
+    assert_true(l.loaded.found);
+    /* one Node more: refused, and the store holds no record 2 */
+    static const int too_deep[] = { CFDB_PB_MAX_DEPTH, 400000 };
+    for (int i = 0; i < 2; i++) {
+        s.record = deep_rec(md, 2, too_deep[i]);
+        assert_int_equal(run(do_save, &s), CFDB_ERR_SERIALIZATION_FAILED);
+    }
+    cfdb_tuple_init(&pk, &arena);
+    cfdb_tuple_add_int(&pk, 2);
+    assert_int_equal(run(do_load, &l), 0);
+    assert_false(l.loaded.found);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +777,8 @@ int main(void)
         cmocka_unit_test(test_save_load_delete),
         cmocka_unit_test(test_split_records),
         cmocka_unit_test(test_value_indexes),
+        cmocka_unit_test(test_evolution_builds_new_indexes),
+        cmocka_unit_test(test_nesting_bounded),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
