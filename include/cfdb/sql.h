@@ -58,6 +58,13 @@ int cfdb_sql_exec(sqlite3 *conn, const char *sql, int (*cb)(void *, int, char **
  * another reason or none failed). */
 int cfdb_sql_last_error(sqlite3 *conn);
 
+/* Calls fn for each schema of database db_path (NULL: of every database), as the catalog's
+ * SCHEMAS table lists them. fn returning non-zero stops the listing with that value. */
+int cfdb_sql_list_schemas(FDBDatabase *db, const char *db_path,
+                          int (*fn)(void *ctx, const char *db, const char *schema,
+                                    const char *template_name, int template_version),
+                          void *ctx, char *err, size_t errcap);
+
 typedef enum cfdb_sql_fetch {
     CFDB_SQL_SCAN_AND_FETCH = 0,
     CFDB_SQL_USE_REMOTE_FETCH = 1,
