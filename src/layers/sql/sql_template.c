@@ -207,18 +207,33 @@ static void write_kex(pbw *w, uint32_t field, const cfdb_kex *k)
     pbw_sub(w, field, &e);
 }
 
-static const cfdb_kex *index_kex(cfdb_arena *a, const sql_index *ix, const char **type)
+static bool is_pk_column(const sql_table *tb, const char *name)
+{
+    for (uint32_t k = 0; k < tb->npk; k++)
+        if (strcmp(tb->cols[tb->pk[k]].name, name) == 0)
+            return true;
+    return false;
+}
+
+static const cfdb_kex *index_kex(cfdb_arena *a, const sql_table *tb, const sql_index *ix,
+                                 const char **type)
 {
     if (ix->kind == SQL_IX_VALUE) {
         *type = "value";
-        if (ix->nvalues == 0)
-            return fields_kex(a, ix->keys, ix->nkeys, false);
-        const char **all = cfdb_arena_alloc(a, (ix->nkeys + ix->nvalues) * sizeof *all);
+        /* primary key columns are in every entry's key already: a value column that is one is
+         * left out (the Record Layer places the primary key by positions in the whole
+         * key_with_value expression, so one in the value part would be lost from the key) */
+        const char **all = cfdb_arena_alloc(a, (ix->nkeys + ix->nvalues + 1) * sizeof *all);
         if (!all)
             return NULL;
         memcpy(all, ix->keys, ix->nkeys * sizeof *all);
-        memcpy(all + ix->nkeys, ix->values, ix->nvalues * sizeof *all);
-        const cfdb_kex *inner = fields_kex(a, all, ix->nkeys + ix->nvalues, false);
+        uint32_t n = ix->nkeys;
+        for (uint32_t i = 0; i < ix->nvalues; i++)
+            if (!is_pk_column(tb, ix->values[i]))
+                all[n++] = ix->values[i];
+        if (n == ix->nkeys)
+            return fields_kex(a, ix->keys, ix->nkeys, false);
+        const cfdb_kex *inner = fields_kex(a, all, n, false);
         cfdb_kex *kv = cfdb_arena_zalloc(a, sizeof *kv);
         const cfdb_kex **kids = cfdb_arena_alloc(a, sizeof *kids);
         if (!inner || !kv || !kids)
@@ -308,7 +323,8 @@ int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
     for (uint32_t i = 0; i < t->nindexes; i++) {
         const sql_index *ix = &t->indexes[i];
         uint32_t pos;
-        if (!table_of(t, ix->table, &pos)) {
+        const sql_table *tb = table_of(t, ix->table, &pos);
+        if (!tb) {
             sql_errf(err, errcap, "index %s: unknown table %s", ix->name, ix->table);
             return CFDB_ERR_CLIENT_INVALID_OPERATION;
         }
@@ -316,7 +332,7 @@ int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
         pbw w = { .a = a };
         pbw_str(&w, 1, ix->table);
         pbw_str(&w, 3, ix->name);
-        write_kex(&w, 4, index_kex(a, ix, &type));
+        write_kex(&w, 4, index_kex(a, tb, ix, &type));
         pbw_int(&w, 6, version);
         pbw_str(&w, 8, type);
         if (ix->unique) {

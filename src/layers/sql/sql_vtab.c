@@ -72,6 +72,8 @@ struct sql_conn {
     cfdb_arena rowid_arena;
     cfdb_bytes *rowids;
     size_t nrowids, caprowids;
+    uint32_t *rowid_hash;    /* open addressing: rowid (position + 1), 0 empty */
+    size_t hashcap;
     cfdb_arena write_arena;
     sql_conn *next_global;
     char **modules;          /* the table modules registered */
@@ -103,6 +105,67 @@ static sql_conn *conn_of(sqlite3 *db)
     return c;
 }
 
+static void rowids_reset(sql_conn *c)
+{
+    c->nrowids = 0;
+    if (c->rowid_hash)
+        memset(c->rowid_hash, 0, c->hashcap * sizeof *c->rowid_hash);
+    cfdb_arena_reset(&c->rowid_arena);
+}
+
+static uint64_t hash_bytes(cfdb_bytes b)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < b.len; i++)
+        h = (h ^ b.ptr[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The rowid of a primary key (packed): the same key gets the same rowid until the statement
+ * (or, writing, the transaction) ends, as SQLite's OR optimization and UPDATE/DELETE need. */
+static int rowid_for(sql_conn *c, cfdb_bytes packed, int64_t *out)
+{
+    if ((c->nrowids + 1) * 2 > c->hashcap) {
+        size_t nc = c->hashcap ? c->hashcap * 2 : 256;
+        uint32_t *nh = calloc(nc, sizeof *nh);
+        if (!nh)
+            return CFDB_ERR_OUT_OF_MEMORY;
+        for (size_t i = 0; i < c->nrowids; i++) {
+            size_t h = hash_bytes(c->rowids[i]) & (nc - 1);
+            while (nh[h])
+                h = (h + 1) & (nc - 1);
+            nh[h] = (uint32_t)(i + 1);
+        }
+        free(c->rowid_hash);
+        c->rowid_hash = nh;
+        c->hashcap = nc;
+    }
+    size_t h = hash_bytes(packed) & (c->hashcap - 1);
+    while (c->rowid_hash[h]) {
+        cfdb_bytes k = c->rowids[c->rowid_hash[h] - 1];
+        if (k.len == packed.len && memcmp(k.ptr, packed.ptr, k.len) == 0) {
+            *out = c->rowid_hash[h];
+            return 0;
+        }
+        h = (h + 1) & (c->hashcap - 1);
+    }
+    if (c->nrowids == c->caprowids) {
+        size_t nc = c->caprowids ? c->caprowids * 2 : 64;
+        cfdb_bytes *n = realloc(c->rowids, nc * sizeof *n);
+        if (!n)
+            return CFDB_ERR_OUT_OF_MEMORY;
+        c->rowids = n;
+        c->caprowids = nc;
+    }
+    cfdb_bytes copy;
+    if (cfdb_arena_dup_bytes(&c->rowid_arena, packed, &copy))
+        return CFDB_ERR_OUT_OF_MEMORY;
+    c->rowids[c->nrowids++] = copy;
+    c->rowid_hash[h] = (uint32_t)c->nrowids;
+    *out = (int64_t)c->nrowids;
+    return 0;
+}
+
 static void conn_release_txn(sql_conn *c)
 {
     cfdb_rl_store_free(c->store);
@@ -112,8 +175,7 @@ static void conn_release_txn(sql_conn *c)
     c->tr = NULL;
     c->writing = c->synced = false;
     c->txn_error = 0;
-    c->nrowids = 0;
-    cfdb_arena_reset(&c->rowid_arena);
+    rowids_reset(c);
 }
 
 static void conn_unref(sql_conn *c)
@@ -134,6 +196,8 @@ static void conn_unref(sql_conn *c)
     cfdb_arena_free(&c->md_arena);
     cfdb_arena_free(&c->rowid_arena);
     cfdb_arena_free(&c->write_arena);
+    free(c->rowids);
+    free(c->rowid_hash);
     free(c);
 }
 
@@ -160,7 +224,7 @@ static int conn_fail(sql_conn *c, sqlite3_vtab *vt, int rc, const char *what)
         cfdb_rl_store_free(c->store);
         c->store = NULL;
         c->writing = c->synced = false;
-        c->nrowids = 0;
+        rowids_reset(c);
     }
     return rc == CFDB_ERR_OUT_OF_MEMORY ? SQLITE_NOMEM : SQLITE_ERROR;
 }
@@ -171,6 +235,8 @@ static int conn_begin_use(sql_conn *c, sqlite3_vtab *vt)
 {
     if (c->tr && c->open_cursors == 0 && !c->writing && sqlite3_get_autocommit(c->db))
         conn_release_txn(c);
+    else if (c->open_cursors == 0 && !c->writing)
+        rowids_reset(c); /* a new read statement */
     if (c->txn_error) {
         int rc = c->txn_error;
         if (vt) {
@@ -594,13 +660,17 @@ static void plan_candidate(sql_tab *t, sqlite3_index_info *info, int cand, plan 
     if (rows < 1)
         rows = 1;
     p->rows = rows;
-    /* omit: exact constants only */
-    for (uint32_t i = 0; i < p->neq; i++)
-        p->omit[i] = eq_exact[i];
+    /* omit: exact constants only, and only while every equality before is one (xFilter drops
+     * the bounds after a value it cannot use) */
+    bool prefix_exact = true;
+    for (uint32_t i = 0; i < p->neq; i++) {
+        prefix_exact = prefix_exact && eq_exact[i];
+        p->omit[i] = prefix_exact;
+    }
     if (p->lo_c >= 0)
-        p->omit[64] = exact_rhs(info, p->lo_c, t->cols[order[p->neq]].type);
+        p->omit[64] = prefix_exact && exact_rhs(info, p->lo_c, t->cols[order[p->neq]].type);
     if (p->hi_c >= 0)
-        p->omit[65] = exact_rhs(info, p->hi_c, t->cols[order[p->neq]].type);
+        p->omit[65] = prefix_exact && exact_rhs(info, p->hi_c, t->cols[order[p->neq]].type);
     /* ORDER BY */
     if (info->nOrderBy > 0 && !any_in) {
         bool desc = info->aOrderBy[0].desc;
@@ -868,15 +938,34 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
                                  ? &t->cols[order[neq]] : NULL;
         int ai = (int)neq;
         bool lo_ok = false, hi_ok = false;
+        bool lo_gt_text = false;
         if (lo && col) {
-            lo_ok = value_elem(col, argv[ai], &low);
+            if (lo == LO_GT && (col->type == SQL_STRING || col->type == SQL_BYTES) &&
+                sqlite3_value_type(argv[ai]) == (col->type == SQL_STRING ? SQLITE_TEXT : SQLITE_BLOB)) {
+                /* x > v is x >= v || 0x00: an exclusive tuple bound would also skip the
+                 * values v || 0x00 ... whose packing starts with v's */
+                size_t n = (size_t)sqlite3_value_bytes(argv[ai]);
+                const void *src = col->type == SQL_STRING ? (const void *)sqlite3_value_text(argv[ai])
+                                                          : sqlite3_value_blob(argv[ai]);
+                uint8_t *v0 = cfdb_arena_alloc(&c->arena, n + 1);
+                if (!v0)
+                    return SQLITE_NOMEM;
+                if (n)
+                    memcpy(v0, src, n);
+                v0[n] = 0;
+                lo_ok = (col->type == SQL_STRING ? cfdb_tuple_add_string(&low, (const char *)v0, n + 1)
+                                                 : cfdb_tuple_add_bytes(&low, v0, n + 1)) == 0;
+                lo_gt_text = true;
+            } else {
+                lo_ok = value_elem(col, argv[ai], &low);
+            }
             ai++;
         }
         if (hi && col)
             hi_ok = value_elem(col, argv[ai], &high);
         if (lo_ok) {
             r.low = &low;
-            r.low_endpoint = lo == LO_GT ? CFDB_RL_RANGE_EXCLUSIVE : CFDB_RL_RANGE_INCLUSIVE;
+            r.low_endpoint = lo == LO_GT && !lo_gt_text ? CFDB_RL_RANGE_EXCLUSIVE : CFDB_RL_RANGE_INCLUSIVE;
             if (!have_prefix) {
                 r.high = NULL;
                 r.high_endpoint = CFDB_RL_TREE_END;
@@ -1041,27 +1130,14 @@ static int x_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
     sql_cur *c = (sql_cur *)cur;
     sql_tab *t = (sql_tab *)cur->pVtab;
-    sql_conn *conn = t->conn;
-    if (!conn->writing) {
-        *rowid = c->rowno;
-        return SQLITE_OK;
-    }
-    /* inside a writing statement: remember the primary key for xUpdate */
+    cfdb_arena *a = &c->row;
     cfdb_tuple pk;
     cfdb_bytes packed;
-    if (cur_pk(c, &conn->rowid_arena, &pk) ||
-        cfdb_tuple_pack(&conn->rowid_arena, (cfdb_bytes){ 0 }, &pk, &packed))
+    int64_t id;
+    if (cur_pk(c, a, &pk) || cfdb_tuple_pack(a, (cfdb_bytes){ 0 }, &pk, &packed) ||
+        rowid_for(t->conn, packed, &id))
         return SQLITE_NOMEM;
-    if (conn->nrowids == conn->caprowids) {
-        size_t nc = conn->caprowids ? conn->caprowids * 2 : 64;
-        cfdb_bytes *n = realloc(conn->rowids, nc * sizeof *n);
-        if (!n)
-            return SQLITE_NOMEM;
-        conn->rowids = n;
-        conn->caprowids = nc;
-    }
-    conn->rowids[conn->nrowids++] = packed;
-    *rowid = (sqlite3_int64)conn->nrowids;
+    *rowid = id;
     return SQLITE_OK;
 }
 
