@@ -4,10 +4,11 @@
  *
  *   SELECT cfdb_open(cluster_file, database_path, schema);
  *
- * which starts the FoundationDB client's network (once per process, on a thread of its own),
+ * (cluster_file NULL or '' for the default one) which starts the FoundationDB client's network (once per process, on a thread of its own),
  * opens the cluster and attaches the schema's tables to the connection, after which they are
  * queried and written as any table; cfdb_ddl(text) and cfdb_fetch_method(text) come with
- * them (include/cfdb/sql.h). */
+ * them (include/cfdb/sql.h). cfdb_open(cluster_file) alone connects without a schema and gives
+ * cfdb_ddl(text), to create the first template, database and schema. */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
@@ -55,13 +56,24 @@ static int ext_network(void)
     return e;
 }
 
-static void fn_open(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+static void fn_ddl_only(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    char err[512];
+    int e = text ? cfdb_sql_ddl(sqlite3_user_data(ctx), text, err, sizeof err) : 2000;
+    if (e)
+        sqlite3_result_error(ctx, text ? err : "cfdb_ddl: a DDL statement is needed", -1);
+    else
+        sqlite3_result_text(ctx, "OK", 2, SQLITE_STATIC);
+}
+
+static void fn_open(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
     const char *cf = (const char *)sqlite3_value_text(argv[0]);
-    const char *path = (const char *)sqlite3_value_text(argv[1]);
-    const char *schema = (const char *)sqlite3_value_text(argv[2]);
-    if (!path || !schema) {
+    const char *path = argc == 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
+    const char *schema = argc == 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
+    if (argc == 3 && (!path || !schema)) {
         sqlite3_result_error(ctx, "cfdb_open(cluster_file, database_path, schema)", -1);
         return;
     }
@@ -96,6 +108,14 @@ static void fn_open(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         sqlite3_free(m);
         return;
     }
+    if (argc == 1) {
+        if (sqlite3_create_function(sqlite3_context_db_handle(ctx), "cfdb_ddl", 1, SQLITE_UTF8, db,
+                                    fn_ddl_only, NULL, NULL) != SQLITE_OK)
+            sqlite3_result_error(ctx, "cfdb_open: registering cfdb_ddl failed", -1);
+        else
+            sqlite3_result_text(ctx, "OK", 2, SQLITE_STATIC);
+        return;
+    }
     char err[512];
     e = cfdb_sql_attach(sqlite3_context_db_handle(ctx), db, path, schema, err, sizeof err);
     if (e) {
@@ -115,5 +135,8 @@ int sqlite3_cfdbsql_init(sqlite3 *db, char **err, const sqlite3_api_routines *ap
 {
     (void)err;
     SQLITE_EXTENSION_INIT2(api);
-    return sqlite3_create_function(db, "cfdb_open", 3, SQLITE_UTF8, NULL, fn_open, NULL, NULL);
+    int rc = sqlite3_create_function(db, "cfdb_open", 3, SQLITE_UTF8, NULL, fn_open, NULL, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, "cfdb_open", 1, SQLITE_UTF8, NULL, fn_open, NULL, NULL);
+    return rc;
 }
