@@ -43,8 +43,8 @@ int cfdb_sql_ddl(FDBDatabase *db, const char *ddl, char *err, size_t errcap);
 int cfdb_sql_open(FDBDatabase *db, const char *db_path, const char *schema, sqlite3 **out,
                   char *err, size_t errcap);
 /* The same on an existing SQLite connection (the tables of a schema attached before are
- * dropped first). Registers the functions cfdb_ddl(text), cfdb_fetch_method(text),
- * cfdb_use(db_path, schema) and the table-valued cfdb_schemas. */
+ * dropped first). Registers the functions cfdb_ddl(text), cfdb_fetch_method([text]) and
+ * cfdb_tables() (the schema's tables, comma-separated). */
 int cfdb_sql_attach(sqlite3 *conn, FDBDatabase *db, const char *db_path, const char *schema,
                     char *err, size_t errcap);
 

@@ -1644,6 +1644,20 @@ static void drop_table_modules(sqlite3 *db, const sql_conn *old)
     }
 }
 
+/* cfdb_tables(): the schema's tables, comma-separated */
+static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    (void)argv;
+    sql_conn *c = sqlite3_user_data(ctx);
+    sqlite3_str *s = sqlite3_str_new(NULL);
+    for (uint32_t i = 0; i < c->md->record_type_count; i++)
+        sqlite3_str_appendf(s, "%s%s", i ? "," : "", c->md->record_types[i].name);
+    char *out = sqlite3_str_finish(s);
+    sqlite3_result_text(ctx, out ? out : "", -1, SQLITE_TRANSIENT);
+    sqlite3_free(out);
+}
+
 static void conn_fn_free(void *p)
 {
     conn_unref(p);
@@ -1725,9 +1739,11 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
             break;
         }
     }
-    c->refs += 2;
+    c->refs += 3;
     if (!rc && (sqlite3_create_function_v2(db, "cfdb_ddl", 1, SQLITE_UTF8, c, fn_ddl, NULL, NULL,
                                            conn_fn_free) != SQLITE_OK ||
+                sqlite3_create_function_v2(db, "cfdb_tables", 0, SQLITE_UTF8, c, fn_tables, NULL,
+                                           NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_fetch_method", -1, SQLITE_UTF8, c, fn_fetch,
                                            NULL, NULL, conn_fn_free) != SQLITE_OK)) {
         sql_errf(err, errcap, "registering functions: %s", sqlite3_errmsg(db));
