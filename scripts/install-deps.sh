@@ -16,6 +16,7 @@ packages=(
     gnuplot-nox                 # bench report plots
     python3                     # fuzz/make_corpus.sh
     valgrind                    # scripts/instr-budget.sh (CI's instruction-count guard)
+    libsqlite3-dev sqlite3      # the SQL layer's query engine (src/layers/sql), its extension test
 )
 
 missing=()

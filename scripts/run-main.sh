@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: builds cfdb and shows it working.
 #
-# Starts cfdb-server, runs the C API tour (examples/tour.c) and the Record Layer example
-# (examples/records.c) on libcfdb against it, and
+# Starts cfdb-server, runs the C API tour (examples/tour.c), the Record Layer example
+# (examples/records.c) and the SQL example (examples/sql.c) on libcfdb against it, and
 # decodes a bundled golden capture (real FoundationDB 7.3.77 traffic) with cfdb-decode. BUILD_DIR (default build) and JOBS (default: number of cores) can be set.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -28,6 +28,8 @@ main_job() {
     "$build"/examples/example_tour "$dir/fdb.cluster"
     echo "the Record Layer example (examples/records.c) on the same server:"
     "$build"/examples/example_records "$dir/fdb.cluster"
+    echo "SQL on those records (examples/sql.c: fdb-relational's DDL, SQLite's queries):"
+    "$build"/examples/example_sql "$dir/fdb.cluster"
     echo "and a real capture decoded by cfdb-decode (first lines):"
     "$build"/tools/cfdb-decode --jsonl tests/vectors/golden/get.frames.jsonl > "$dir/decoded.txt"
     head -n 20 "$dir/decoded.txt"
