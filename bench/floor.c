@@ -21,12 +21,12 @@
 #include <unistd.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/connect_packet.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "connect_packet.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "frame.h"
+#include "messages.h"
+#include "protocol_version.h"
 #include "kvfile.h"
 #include "rng.h"
 #include "workloads.h"
