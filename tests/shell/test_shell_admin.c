@@ -333,7 +333,7 @@ static void test_maintenance_time_range(void **state)
         FDBFuture *f = fdb_transaction_commit(tr);
         assert_int_equal(api_wait(f), 2117);
         fdb_future_destroy(f);
-        if (strcmp(bad[i], "1e400") != 0) { /* 1e400 does not parse (lexical_cast): no message */
+        { /* 1e400 reads as inf */
             char msg[512];
             int present = 0, len = 0;
             assert_int_equal(api_get(tr, "\xff\xff/error_message", 16, 0, &present, msg, sizeof msg - 1, &len), 0);
