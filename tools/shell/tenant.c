@@ -606,13 +606,15 @@ typedef struct lookup {
     bool present;
 } lookup;
 
-/* TenantAPI::tryGetTenant: is the name in the tenant map */
+/* TenantAPI::tryGetTenant: is the name in the tenant map (READ_SYSTEM_KEYS and, so that it
+ * works on a locked database, READ_LOCK_AWARE) */
 static int lookup_body(FDBTransaction *tr, void *ctx, fdb_error_t *e)
 {
     lookup *c = ctx;
     char *v = NULL;
     size_t vl = 0;
-    if ((*e = admin_get(tr, c->key, c->kl, &c->present, &v, &vl)))
+    if ((*e = fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_LOCK_AWARE, NULL, 0)) ||
+        (*e = admin_get(tr, c->key, c->kl, &c->present, &v, &vl)))
         return ADMIN_ERROR;
     free(v);
     return CMD_OK;
