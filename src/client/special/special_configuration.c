@@ -11,7 +11,7 @@
 #include "cfdb/errors.h"
 #include "database.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define COORDINATORS SK_CONF "coordinators/"
 
@@ -22,7 +22,7 @@ static int by_text(const void *a, const void *b)
 
 static int coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
-    cfdb_future *f = cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+    cfdb_future *f = cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING);
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);

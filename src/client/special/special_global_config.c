@@ -32,11 +32,10 @@
 #include "cfdb/fb.h"
 #include "cfdb/messages.h"
 #include "cfdb/protocol_version.h"
-#include "db_internal.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "global_config.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define GC_PREFIX "\xff\xff/global_config/"
 #define GC_PL (sizeof GC_PREFIX - 1)
@@ -48,7 +47,7 @@ static int gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     cfdb_bytes e = cfdb_bytes_make(end.ptr + GC_PL, end.len - GC_PL);
     if (cfdb_bytes_cmp(b, e) > 0)
         return CFDB_ERR_INVERTED_RANGE; /* KeyRangeRef's constructor */
-    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
+    cfdb_gc_view *v = cfdb_db_gc_view(cfdb_txn_db(tx));
     if (!v)
         return 0;
     cfdb_gc_entry *items;

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include "special_keys.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 #include "txn_metadata.h"
 
 enum module {
@@ -151,7 +151,7 @@ static int by_begin(const void *a, const void *b)
  * mu held. */
 static int native_ranges(cfdb_txn *tx, bool writes, cfdb_arena *a, cfdb_key_range **out, size_t *count)
 {
-    const cfdb_native_tx *t = &tx->ryw.native;
+    const cfdb_native_tx *t = &cfdb_txn_ryw_locked(tx)->native;
     size_t n = writes ? t->writes.n : t->reads.n + t->extra.n;
     cfdb_key_range *v = cfdb_arena_alloc(a, (n ? n : 1) * sizeof *v);
     if (!v)
@@ -188,9 +188,9 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
         return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
     cfdb_fdb_kv *rows = NULL;
     int n = 0, cap = 0, rc = 0;
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     rc = txn_error_locked(tx);
-    if (tx->ryw.disabled) {
+    if (cfdb_txn_ryw_locked(tx)->disabled) {
         cfdb_key_range *v = NULL;
         size_t m = 0;
         if (!rc)
@@ -201,14 +201,14 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
                 rc = push_boundary(f, &rows, &n, &cap, prefix, v[i].end, false, begin, end);
         }
     } else {
-        const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
+        const cfdb_range_set *set = writes ? &cfdb_txn_ryw_locked(tx)->wm.conflict : &cfdb_txn_ryw_locked(tx)->reads.set;
         for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
             cfdb_bytes ends[2] = { node->key, node->val.bytes };
             for (int e = 0; e < 2 && !rc; e++)
                 rc = push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0, begin, end);
         }
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (!rc) {
         bool more = false;
         if (reverse)
@@ -355,13 +355,13 @@ static size_t json_escape(const char *s, char *out)
  * lost); the management failure's code. */
 static int set_error_message(cfdb_txn *tx, char *m)
 {
-    pthread_mutex_lock(&tx->mu);
-    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
-        free(tx->sk->error_msg);
-        tx->sk->error_msg = m;
+    cfdb_txn_lock(tx);
+    if (m && (SK_STATE(tx) || (SK_STATE(tx) = calloc(1, sizeof *SK_STATE(tx))) != NULL)) {
+        free(SK_STATE(tx)->error_msg);
+        SK_STATE(tx)->error_msg = m;
         m = NULL;
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     free(m);
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
@@ -394,9 +394,9 @@ int sk_api_failure_text(cfdb_txn *tx, const char *message)
 
 static cfdb_sk_state *state(cfdb_txn *tx)
 {
-    if (!tx->sk)
-        tx->sk = calloc(1, sizeof *tx->sk);
-    return tx->sk;
+    if (!SK_STATE(tx))
+        SK_STATE(tx) = calloc(1, sizeof *SK_STATE(tx));
+    return SK_STATE(tx);
 }
 
 static const char *const management_options[] = {
@@ -417,9 +417,9 @@ static bool known_option(cfdb_bytes key)
 
 static int api_failure_locked(cfdb_txn *tx, const char *command, const char *message)
 {
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     int rc = sk_api_failure(tx, false, command, message);
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     return rc;
 }
 
@@ -444,12 +444,12 @@ static int apply_effect(cfdb_txn *tx, cfdb_sk_state *st, sk_set_fn set, sk_clear
 
 int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
-    if (!tx->opt.special_key_space_enable_writes)
+    if (!cfdb_txn_options_locked(tx)->special_key_space_enable_writes)
         return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
     const sk_impl *m = sk_find_write_impl(key);
     if (!m)
         return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
-    if (tx->tenant) /* no writable implementation supports tenants */
+    if (cfdb_txn_in_tenant(tx)) /* no writable implementation supports tenants */
         return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     cfdb_sk_state *st = state(tx);
     if (!st)
@@ -479,7 +479,7 @@ int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 
 int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single)
 {
-    if (!tx->opt.special_key_space_enable_writes)
+    if (!cfdb_txn_options_locked(tx)->special_key_space_enable_writes)
         return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
     const sk_impl *m = sk_find_write_impl(begin);
     uint8_t *after = NULL;
@@ -500,7 +500,7 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
         if (!m)
             return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
     }
-    if (tx->tenant)
+    if (cfdb_txn_in_tenant(tx))
         return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     int rc = 0;
     cfdb_sk_state *st = state(tx);
@@ -530,34 +530,34 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
 
 void cfdb_special_reset(cfdb_txn *tx)
 {
-    if (!tx->sk)
+    if (!SK_STATE(tx))
         return;
-    sk_writes_free(&tx->sk->w);
-    free(tx->sk->error_msg);
-    if (tx->sk->active > 0) { /* a worker restores the access later */
-        memset(&tx->sk->w, 0, sizeof tx->sk->w);
-        tx->sk->error_msg = NULL;
+    sk_writes_free(&SK_STATE(tx)->w);
+    free(SK_STATE(tx)->error_msg);
+    if (SK_STATE(tx)->active > 0) { /* a worker restores the access later */
+        memset(&SK_STATE(tx)->w, 0, sizeof SK_STATE(tx)->w);
+        SK_STATE(tx)->error_msg = NULL;
         return;
     }
-    free(tx->sk);
-    tx->sk = NULL;
+    free(SK_STATE(tx));
+    SK_STATE(tx) = NULL;
 }
 
 bool cfdb_special_commit_first(cfdb_txn *tx)
 {
-    pthread_mutex_lock(&tx->mu);
-    bool r = tx->opt.special_key_space_enable_writes && tx->sk && tx->sk->w.n > 0;
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_lock(tx);
+    bool r = cfdb_txn_options_locked(tx)->special_key_space_enable_writes && SK_STATE(tx) && SK_STATE(tx)->w.n > 0;
+    cfdb_txn_unlock(tx);
     return r;
 }
 
 cfdb_future *cfdb_special_commit(cfdb_txn *tx)
 {
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     int rc = txn_error_locked(tx);
-    if (!rc && tx->committing)
+    if (!rc && cfdb_txn_committing_locked(tx))
         rc = CFDB_ERR_USED_DURING_COMMIT;
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VOID, rc);
     return sk_async_commit(tx);
@@ -569,13 +569,13 @@ static cfdb_future *error_message(cfdb_txn *tx)
     if (!f)
         return txn_future_no_memory(CFDB_FUTURE_VALUE);
     int rc = 0;
-    pthread_mutex_lock(&tx->mu);
-    if (tx->sk && tx->sk->error_msg) {
+    cfdb_txn_lock(tx);
+    if (SK_STATE(tx) && SK_STATE(tx)->error_msg) {
         f->r.value.present = true;
-        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_str(tx->sk->error_msg), &f->r.value.value))
+        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_str(SK_STATE(tx)->error_msg), &f->r.value.value))
             rc = CFDB_ERR_UNKNOWN_ERROR;
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     cfdb_future_complete(f, rc);
     return f;
 }
@@ -617,9 +617,9 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_bytes mb, me;
     uint8_t scratch[64];
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     int rc = txn_error_locked(tx);
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
     enum module m = module_of(key, &mb, &me, scratch);
@@ -635,11 +635,11 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_STATUS:
         return cfdb_txn_status_json(tx);
     case M_CONNECTION_STRING:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING), CFDB_FUTURE_VALUE);
     case M_CLUSTER_FILE_PATH:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_FILE_PATH), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CLUSTER_FILE_PATH), CFDB_FUTURE_VALUE);
     case M_CLUSTER_ID:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
     case M_ERROR_MESSAGE:
         return error_message(tx);
     case M_MANAGEMENT:
@@ -650,7 +650,7 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_TRACING:
     case M_ACTOR_LINEAGE:
     case M_ACTOR_PROFILER: {
-        if (tx->tenant) /* their implementations do not support tenants */
+        if (cfdb_txn_in_tenant(tx)) /* their implementations do not support tenants */
             return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
         if (!after)
@@ -803,14 +803,14 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
     }
     if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS || m == M_GLOBAL_CONFIG ||
         m == M_TRACING || m == M_ACTOR_LINEAGE || m == M_ACTOR_PROFILER) {
-        pthread_mutex_lock(&tx->mu);
+        cfdb_txn_lock(tx);
         int rc = txn_error_locked(tx);
-        pthread_mutex_unlock(&tx->mu);
+        cfdb_txn_unlock(tx);
         if (rc)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
         if (cfdb_bytes_cmp(begin, end) >= 0)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
-        if (tx->tenant)
+        if (cfdb_txn_in_tenant(tx))
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         int n;
         const sk_impl *impls = module_impls(m, &n);

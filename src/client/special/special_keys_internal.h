@@ -33,8 +33,10 @@ typedef struct cfdb_sk_state {
      * the application's system-key access, the last one restores it; kept over a reset
      * while any runs */
     int active;
-    bool saved_access, saved_read, saved_readable;
+    cfdb_txn_access saved;
 } cfdb_sk_state;
+/* The transaction's cfdb_sk_state pointer, as an lvalue (mu held). */
+#define SK_STATE(tx) (*cfdb_txn_special_state_locked(tx))
 
 /* Whether key k starts with the C string prefix. */
 bool sk_has_prefix(cfdb_bytes k, const char *prefix);

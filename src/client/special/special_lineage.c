@@ -59,9 +59,8 @@
 
 #include "cfdb/errors.h"
 #include "cfdb/network_address.h"
-#include "db_internal.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define AL_PREFIX "\xff\xff/actor_lineage/"
 #define AP_PREFIX "\xff\xff/actor_profiler_conf/"
@@ -349,7 +348,7 @@ static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
 {
     const size_t pl = sizeof AP_PREFIX - 1;
     cfdb_bytes b = cfdb_bytes_make(begin.ptr + pl, begin.len - pl), e = cfdb_bytes_make(end.ptr + pl, end.len - pl);
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c)
         return CFDB_ERR_UNKNOWN_ERROR;
     int rc = 0;
@@ -376,7 +375,7 @@ static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
 static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c) {
         e->rc = CFDB_ERR_UNKNOWN_ERROR;
         return;
@@ -393,7 +392,7 @@ static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_ef
 static void conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c) {
         e->rc = CFDB_ERR_UNKNOWN_ERROR;
         return;
@@ -468,7 +467,7 @@ static const char *profiler_reset(const conf_map *m, char *buf, size_t cap)
 static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)a;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c)
         return CFDB_ERR_UNKNOWN_ERROR;
     char buf[512];

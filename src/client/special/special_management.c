@@ -36,7 +36,7 @@
 #include "cfdb/protocol_version.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define DB_LOCKED_KEY "\xff/dbLocked"
 #define CC_SUSPEND_KEY "\xff\x02/ConsistencyCheck/Suspend"

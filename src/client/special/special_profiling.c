@@ -32,12 +32,11 @@
 #include <string.h>
 
 #include "cfdb/errors.h"
-#include "db_internal.h"
 #include "global_config.h"
 #include "special_keys.h"
 #include "special_keys_internal.h"
 #include "special_tenant_entry.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define PR_PREFIX SK_MGMT "profiling/"
 #define PR_RATE PR_PREFIX "client_txn_sample_rate"
@@ -89,7 +88,7 @@ static int gc_typed(cfdb_txn *tx, const char *name, enum cfdb_gc_type want, cfdb
                     cfdb_gc_value *out)
 {
     *present = false;
-    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
+    cfdb_gc_view *v = cfdb_db_gc_view(cfdb_txn_db(tx));
     if (!v)
         return 0;
     cfdb_bytes k = cfdb_bytes_str(name);

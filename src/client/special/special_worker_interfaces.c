@@ -17,7 +17,7 @@
 #include "database.h"
 #include "future.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define WI_PREFIX "\xff\xff/worker_interfaces/"
 
@@ -40,7 +40,7 @@ static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     if (vrc)
         return vrc;
     bool verify = opt.n > 0 && opt.items[0].has_value && cfdb_bytes_eq(opt.items[0].begin, CFDB_BYTES_LIT(verify_key));
-    cfdb_future *f = verify ? cfdb_db_get_client_workers_verified(tx->db) : cfdb_db_get_client_workers(tx->db);
+    cfdb_future *f = verify ? cfdb_db_get_client_workers_verified(cfdb_txn_db(tx)) : cfdb_db_get_client_workers(cfdb_txn_db(tx));
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);

@@ -98,6 +98,24 @@ bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */
 void cfdb_db_set_cluster_file(cfdb_db *db, const char *path);
 
+/* A coordinator from the connection string. A hostname is resolved when a request is about to
+ * go to it, in a helper thread (getaddrinfo blocks), and resolved again after a connection to
+ * it fails, as libfdb_c drops its DNS cache entry then (tryGetReplyFromHostname). */
+#define CFDB_MAX_COORDINATORS 16
+typedef struct cfdb_db_coord {
+    cfdb_network_address addr; /* meaningful when !hostname or resolved */
+    uint8_t v6[16];
+    bool hostname;
+    bool resolved;
+    bool resolving;
+    bool tls;
+    char host[256];
+    char service[32];
+} cfdb_db_coord;
+/* Network thread: the coordinators of the connection string in use (i < cfdb_db_coord_count). */
+int cfdb_db_coord_count(cfdb_db *db);
+const cfdb_db_coord *cfdb_db_coord_at(cfdb_db *db, int i);
+
 /* State the layers above keep per database (the special key space's modules), one opaque
  * slot each: cfdb_db_slot returns the slot's state, made by make() at the first call that
  * finds it empty (NULL when make fails: the next call tries again) and freed by free_fn with
