@@ -40,7 +40,7 @@
 #define GC_PREFIX "\xff\xff/global_config/"
 #define GC_PL (sizeof GC_PREFIX - 1)
 
-static int gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     /* removePrefix by size: both ends are at least the prefix long (inside the module) */
     cfdb_bytes b = cfdb_bytes_make(begin.ptr + GC_PL, begin.len - GC_PL);
@@ -92,7 +92,7 @@ static cfdb_bytes after(cfdb_arena *a, cfdb_bytes k)
     return cfdb_bytes_make(p, k.len + 1);
 }
 
-static int gc_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_gc_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     /* 1. keep room for this commit's entry in a history of at most 3 */
     sk_rows hist;
@@ -163,6 +163,3 @@ int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, cfdb_mutation *muts, size_t
     }
     return rc;
 }
-
-const sk_impl sk_global_config_impl = { GC_PREFIX, "\xff\xff/global_config0", gc_read, gc_commit, true,
-                                        SK_W_DEFAULT };

@@ -166,7 +166,7 @@ static int lineage_fail(cfdb_txn *tx, const char *msg)
     return sk_api_failure(tx, false, "read actor_lineage", msg);
 }
 
-static int lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)a;
     (void)out;
@@ -202,9 +202,6 @@ static int lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_are
         return lineage_fail(tx, "the host must remain the same on both ends of the range");
     return 0; /* the process's samples: none (see the header) */
 }
-
-const sk_impl sk_actor_lineage_impl = { AL_PREFIX, "\xff\xff/actor_lineage0", lineage_read, NULL, false,
-                                        SK_W_DEFAULT };
 
 /* ---------------- actor_profiler_conf/ ---------------- */
 
@@ -344,7 +341,7 @@ static struct sk_profiler_conf *conf_of(cfdb_db *db)
     return cfdb_db_slot(db, CFDB_DB_SLOT_PROFILER_CONF, conf_make, conf_free);
 }
 
-static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_profiler_conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
     cfdb_bytes b = cfdb_bytes_make(begin.ptr + pl, begin.len - pl), e = cfdb_bytes_make(end.ptr + pl, end.len - pl);
@@ -372,7 +369,7 @@ static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
     return rc;
 }
 
-static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
+void sk_profiler_conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
     struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
@@ -389,7 +386,7 @@ static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_ef
     pthread_mutex_unlock(&c->mu);
 }
 
-static void conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
+void sk_profiler_conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
     struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
@@ -464,7 +461,7 @@ static const char *profiler_reset(const conf_map *m, char *buf, size_t cap)
     return err;
 }
 
-static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_profiler_conf_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)a;
     struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
@@ -478,7 +475,3 @@ static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
     pthread_mutex_unlock(&c->mu);
     return err ? sk_api_failure_text(tx, err) : 0;
 }
-
-const sk_impl sk_actor_profiler_impl = { AP_PREFIX, "\xff\xff/actor_profiler_conf0", conf_read, conf_commit, true,
-                                         SK_W_DEFAULT };
-const sk_write_hooks sk_actor_profiler_hooks = { conf_read, conf_set, conf_clear };

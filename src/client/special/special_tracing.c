@@ -62,7 +62,7 @@ static bool in_range(const char *key, cfdb_bytes begin, cfdb_bytes end)
     return cfdb_bytes_cmp(k, begin) >= 0 && cfdb_bytes_cmp(k, end) < 0;
 }
 
-static int tracing_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_tracing_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     cfdb_txn_lock(tx);
     ensure_span(tx);
@@ -94,7 +94,7 @@ static bool ends_with(cfdb_bytes k, const char *suffix)
     return k.len >= n && memcmp(k.ptr + k.len - n, suffix, n) == 0;
 }
 
-static void tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
+void sk_tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
 {
     if (cfdb_ryw_size(cfdb_txn_ryw_locked(tx)) > 0) {
         e->cmd = "configure trace";
@@ -133,12 +133,9 @@ static void tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write
 }
 
 /* Reached only when a set was recorded (the "set first" case): always fails. */
-static int tracing_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_tracing_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)tx;
     (void)a;
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
-
-const sk_impl sk_tracing_impl = { TR_PREFIX, "\xff\xff/tracing0", tracing_read, tracing_commit, true, SK_W_NO_CLEAR };
-const sk_write_hooks sk_tracing_hooks = { tracing_read, tracing_set, NULL };

@@ -28,7 +28,7 @@ static int by_key(const void *x, const void *y)
                           cfdb_bytes_make(b->key, (size_t)b->key_length));
 }
 
-static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_worker_interfaces_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)begin;
     (void)end;
@@ -63,8 +63,3 @@ static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
         qsort(out->items, (size_t)out->n, sizeof *out->items, by_key);
     return rc;
 }
-
-const sk_impl sk_worker_interfaces_impls[] = {
-    { WI_PREFIX, "\xff\xff/worker_interfaces0", wi_read, NULL, false, SK_W_DEFAULT },
-};
-const int sk_worker_interfaces_impl_count = 1;
