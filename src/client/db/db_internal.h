@@ -116,7 +116,7 @@ struct cfdb_db {
     int gc_state;
     double gc_backoff_s;
     cfdb_timer gc_retry;
-    /* global config (issue 12, modules): the view GlobalConfig keeps (global_config.h);
+    /* global config: the view GlobalConfig keeps (global_config.h);
      * NULL when it could not be allocated (reads then see an empty configuration) */
     struct cfdb_gc_view *gc_view;
     /* the upper layers' per-database state (cfdb_db_slot), made at first use */

@@ -194,7 +194,7 @@ int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
 /* AddressExclusion::parse then toString (special_management.c): false when invalid */
 bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
-/* exclusions (issue 12), special_exclusion.c: checkExclusion for n canonical addresses or
+/* exclusions (special_exclusion.c): checkExclusion for n canonical addresses or
  * localities (0 safe, 2117 with the message, or an error); in_progress_exclusion/ */
 int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t n, bool locality, bool failed);
 int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);

@@ -67,7 +67,7 @@ struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, boo
  * of (worker address, ClientWorkerInterface in BinaryWriter IncludeVersion form). */
 struct cfdb_future *cfdb_db_get_client_workers(cfdb_db *db);
 /* The same, keeping only the workers that answer a GetLeaderRequest at their address within
- * CLI_CONNECT_TIMEOUT (worker_interfaces/verify; issue 12, modules). */
+ * CLI_CONNECT_TIMEOUT (worker_interfaces/verify). */
 struct cfdb_future *cfdb_db_get_client_workers_verified(cfdb_db *db);
 /* getHealthMetrics: GetHealthMetricsRequest to a GRV proxy; a value future holding the reply's
  * HealthMetrics in BinaryWriter IncludeVersion form (cfdb_health_metrics_decode). */
@@ -75,7 +75,7 @@ struct cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed);
 /* waitDataDistributionMetricsList: GetDDMetricsRequest to a commit proxy; a key-value future
  * of (shard begin key, shardBytes and shardBytesPerKSecond as two little-endian int64). */
 struct cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end);
-/* checkSafeExclusions' commit-proxy request (exclusions, issue 12): an int64 future, 1 safe, 0 not. */
+/* checkSafeExclusions' commit-proxy request (exclusions): an int64 future, 1 safe, 0 not. */
 struct cfdb_address_exclusion;
 struct cfdb_future *cfdb_db_exclusion_safety_check(cfdb_db *db, const struct cfdb_address_exclusion *e, size_t n);
 
