@@ -35,7 +35,7 @@
 #include "global_config.h"
 #include "special_keys.h"
 #include "special_keys_internal.h"
-#include "special_tenant_entry.h"
+#include "tenant_entry.h"
 #include "txn_api.h"
 
 #define PR_PREFIX SK_MGMT "profiling/"
