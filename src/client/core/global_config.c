@@ -12,7 +12,7 @@
 #include "error_codes.h"
 #include "mutation.h"
 #include "global_config.h"
-#include "special_tenant_entry.h"
+#include "tenant_entry.h"
 
 typedef struct gc_rec {
     size_t klen;
@@ -65,7 +65,7 @@ void cfdb_gc_view_free(cfdb_gc_view *v)
 }
 
 /* ---- tuple elements (FoundationDB's tuple spec; integers and strings as the tenant keys
- * decode them, special_tenant_entry.c) ---- */
+ * decode them, tenant_entry.c) ---- */
 
 static uint64_t be64(const uint8_t *p, int n)
 {

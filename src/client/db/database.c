@@ -132,6 +132,16 @@ void *cfdb_db_slot(cfdb_db *db, cfdb_db_slot_id id, void *(*make)(void), void (*
     return s;
 }
 
+int cfdb_db_coord_count(cfdb_db *db)
+{
+    return db->ncoordinators;
+}
+
+const cfdb_db_coord *cfdb_db_coord_at(cfdb_db *db, int i)
+{
+    return &db->coordinators[i];
+}
+
 struct cfdb_gc_view *cfdb_db_gc_view(cfdb_db *db)
 {
     return db->gc_view;

@@ -17,7 +17,7 @@
 #include "database.h"
 #include "location_cache.h"
 
-#define MAX_COORDINATORS 16
+#define MAX_COORDINATORS CFDB_MAX_COORDINATORS
 #define MAX_PROXIES 8
 #define COORDINATOR_RECONNECTION_DELAY_NS 1000000000ull /* COORDINATOR_RECONNECTION_DELAY */
 #define GRV_RETRY_DELAY_NS 10000000ull                   /* LOAD_BALANCE_START_BACKOFF */
@@ -52,19 +52,7 @@ typedef struct location_request {
     struct location_request *next;
 } location_request;
 
-/* A coordinator from the connection string. A hostname is resolved when a request is about to
- * go to it, in a helper thread (getaddrinfo blocks), and resolved again after a connection to
- * it fails, as libfdb_c drops its DNS cache entry then (tryGetReplyFromHostname). */
-typedef struct coordinator {
-    cfdb_network_address addr; /* meaningful when !hostname or resolved */
-    uint8_t v6[16];
-    bool hostname;
-    bool resolved;
-    bool resolving;
-    bool tls;
-    char host[256];
-    char service[32];
-} coordinator;
+typedef cfdb_db_coord coordinator; /* (database.h) */
 
 struct cfdb_db {
     cfdb_client *cl;
@@ -128,7 +116,7 @@ struct cfdb_db {
     int gc_state;
     double gc_backoff_s;
     cfdb_timer gc_retry;
-    /* global config (issue 12, modules): the view GlobalConfig keeps (global_config.h);
+    /* global config: the view GlobalConfig keeps (global_config.h);
      * NULL when it could not be allocated (reads then see an empty configuration) */
     struct cfdb_gc_view *gc_view;
     /* the upper layers' per-database state (cfdb_db_slot), made at first use */

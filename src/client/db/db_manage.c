@@ -515,7 +515,7 @@ static void on_workers_reply(void *ctx, int error, const uint8_t *msg, uint32_t 
     }
     if (m->kind == MG_CLIENT_WORKERS) {
         int wrc = workers_rows(m, &rep);
-        if (!wrc && m->check && rep.workers.count > 0) { /* worker_interfaces/verify (issue 12, modules) */
+        if (!wrc && m->check && rep.workers.count > 0) { /* worker_interfaces/verify */
             workers_verify(m, &rep);
             cfdb_arena_free(&a);
             return;
@@ -630,7 +630,7 @@ static void cc_step(mg_op *m)
         mg_retry(m);
 }
 
-/* ---- exclusion safety (checkSafeExclusions' request, issue 12): ExclusionSafetyCheckRequest
+/* ---- exclusion safety (checkSafeExclusions' request): ExclusionSafetyCheckRequest
  * {exclusions, reply} (13852702) to a commit proxy's exclusionSafetyCheckReq (stream 8); a
  * lost request asks again (basicLoadBalance), the reply's error or its `safe` is the answer.
  * The exclusions travel in arg as EXCL_PACKED bytes each: tag (1 v4, 2 v6), 16 address bytes

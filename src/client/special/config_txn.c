@@ -32,7 +32,6 @@
 #include "event_loop.h"
 #include "network_address.h"
 #include "config_txn.h"
-#include "db_internal.h"
 #include "future.h"
 #include "net.h"
 
@@ -66,7 +65,7 @@ struct cv {
     int64_t last_seen;
     cfdb_config_generation gen;
     uint64_t get_request;
-    cv_node node[MAX_COORDINATORS];
+    cv_node node[CFDB_MAX_COORDINATORS];
 };
 
 static cfdb_loop *loop_of(cv *v)
@@ -299,12 +298,12 @@ static void on_again(cfdb_loop *loop, cfdb_timer *t, void *arg)
 static void attempt(cv *v)
 {
     cfdb_db *db = v->db;
-    char cs[MAX_COORDINATORS * 300 + 300];
-    size_t o = (size_t)snprintf(cs, sizeof cs, "%s@", db->cluster_key);
+    char cs[CFDB_MAX_COORDINATORS * 300 + 300];
+    size_t o = (size_t)snprintf(cs, sizeof cs, "%s@", cfdb_db_cluster_key(db));
     v->n = 0;
     for (int pass = 0; pass < 2; pass++) /* ClusterConnectionString::toString: IPs, then hostnames */
-        for (int i = 0; i < db->ncoordinators && v->n < MAX_COORDINATORS; i++) {
-            const coordinator *k = &db->coordinators[i];
+        for (int i = 0; i < cfdb_db_coord_count(db) && v->n < CFDB_MAX_COORDINATORS; i++) {
+            const cfdb_db_coord *k = cfdb_db_coord_at(db, i);
             if (k->hostname != (pass == 1))
                 continue;
             char text[320];
@@ -358,7 +357,7 @@ int cfdb_config_verify_alive(cfdb_db *db, uint64_t timeout_ns)
     v->f = f;
     cfdb_future_ref(f);
     v->timeout_ns = timeout_ns;
-    for (int i = 0; i < MAX_COORDINATORS; i++) {
+    for (int i = 0; i < CFDB_MAX_COORDINATORS; i++) {
         v->node[i].v = v;
         cfdb_timer_init(&v->node[i].resend, on_resend, &v->node[i]);
     }

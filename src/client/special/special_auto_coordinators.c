@@ -38,7 +38,7 @@
 #include "database.h"
 #include "special_coordinators.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define IS_ACCEPTABLE_DELAY_NS 1500000000ull /* CLIENT_KNOBS->IS_ACCEPTABLE_DELAY */
 #define MAX_ROWS 10000                        /* CLIENT_KNOBS->TOO_MANY */
@@ -251,7 +251,7 @@ static int add_desired(cfdb_txn *tx, cfdb_arena *a, const sk_worker *ws, int nw,
     bool *taken = cfdb_arena_alloc(a, (size_t)(nw ? nw : 1) * sizeof *taken);
     if (!order || !taken)
         return CFDB_ERR_UNKNOWN_ERROR;
-    cfdb_client *cl = cfdb_db_client(tx->db);
+    cfdb_client *cl = cfdb_db_client(cfdb_txn_db(tx));
     for (int i = 0; i < nw; i++) {
         order[i] = i;
         taken[i] = false;

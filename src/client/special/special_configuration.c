@@ -11,7 +11,7 @@
 #include "error_codes.h"
 #include "database.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define COORDINATORS SK_CONF "coordinators/"
 
@@ -20,9 +20,9 @@ static int by_text(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
-    cfdb_future *f = cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+    cfdb_future *f = cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING);
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);
@@ -79,12 +79,3 @@ static int coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfd
         return rc;
     return sk_ryw_merge(tx, begin, end, a, &db, out);
 }
-
-const sk_impl sk_configuration_impls[] = {
-    { COORDINATORS, SK_CONF "coordinators0", coordinators_read, sk_coordinators_commit, true, SK_W_NO_CLEAR },
-    { SK_CONF "process/class_source/", SK_CONF "process/class_source0", sk_class_source_read, NULL, false,
-      SK_W_DEFAULT },
-    { SK_CONF "process/class_type/", SK_CONF "process/class_type0", sk_class_type_read, sk_class_type_commit, true,
-      SK_W_NO_CLEAR },
-};
-const int sk_configuration_impl_count = (int)(sizeof sk_configuration_impls / sizeof *sk_configuration_impls);

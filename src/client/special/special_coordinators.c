@@ -54,7 +54,7 @@
 #include "net.h"
 #include "special_coordinators.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define COORDINATORS SK_CONF "coordinators/"
 #define COORDINATORS_KEY "\xff/coordinators"
@@ -171,7 +171,7 @@ static bool alnum_(cfdb_bytes v)
 /* The description of the database's connection string, into out. */
 static int db_description(cfdb_txn *tx, char *out, size_t cap)
 {
-    cfdb_future *f = cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+    cfdb_future *f = cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING);
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);
@@ -396,7 +396,7 @@ int sk_coord_probe(cfdb_txn *tx, const sk_coord *c, int n, const char *key, uint
             cfdb_future_unref(f);
         return CFDB_ERR_UNKNOWN_ERROR;
     }
-    p->db = tx->db;
+    p->db = cfdb_txn_db(tx);
     cfdb_db_ref(p->db);
     p->f = f;
     cfdb_future_ref(f);
@@ -424,7 +424,7 @@ int sk_coord_probe(cfdb_txn *tx, const sk_coord *c, int n, const char *key, uint
 /* resetPreviousCoordinatorsKey: \xff/previousCoordinators cleared in a transaction of its own */
 static int reset_previous(cfdb_txn *tx)
 {
-    cfdb_txn *t = cfdb_txn_create(tx->db);
+    cfdb_txn *t = cfdb_txn_create(cfdb_txn_db(tx));
     if (!t)
         return CFDB_ERR_UNKNOWN_ERROR;
     int rc;
@@ -461,7 +461,7 @@ static bool same_set(const coord_list *a, const coord_list *b)
 static void random_id(cfdb_txn *tx, char out[33])
 {
     static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    cfdb_client *cl = cfdb_db_client(tx->db);
+    cfdb_client *cl = cfdb_db_client(cfdb_txn_db(tx));
     for (int i = 0; i < 32; i++)
         out[i] = chars[cfdb_client_random(cl) % (sizeof chars - 1)];
     out[32] = 0;
@@ -540,7 +540,7 @@ int sk_coordinators_commit(cfdb_txn *tx, cfdb_arena *a)
     qsort(conn.items, (size_t)conn.n, sizeof *conn.items, sk_coord_cmp);
     qsort(prev.items, (size_t)prev.n, sizeof *prev.items, sk_coord_cmp);
     if (same_name && same_set(&conn, &prev)) {
-        if (!c_written && (rc = cfdb_config_verify_alive(tx->db, CONFIG_DB_CHECK_NS)))
+        if (!c_written && (rc = cfdb_config_verify_alive(cfdb_txn_db(tx), CONFIG_DB_CHECK_NS)))
             return rc;
         if ((rc = reset_previous(tx)))
             return rc;

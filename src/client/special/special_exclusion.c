@@ -42,7 +42,7 @@
 #include "database.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 #include "txn_metadata.h"
 
 #define EXCL_MAX_COORDINATORS 64
@@ -232,7 +232,7 @@ static bool coordinators_safe(cfdb_txn *tx, const cfdb_jv *doc, const cfdb_addre
     const cfdb_jv *coords = client ? cfdb_jv_get(client, "coordinators") : NULL;
     if (!json_is_true(coords, "quorum_reachable"))
         return false; /* no quorum within the wait: libfdb_c answers unsafe */
-    cfdb_future *f = cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING);
+    cfdb_future *f = cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING);
     if (!f)
         return false;
     cfdb_future_wait(f);
@@ -300,7 +300,7 @@ int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t 
     }
     if (!rc && !msg && failed) {
         /* checkSafeExclusions(addresses): for localities the address list is empty */
-        cfdb_future *sf = cfdb_db_exclusion_safety_check(tx->db, e, ne);
+        cfdb_future *sf = cfdb_db_exclusion_safety_check(cfdb_txn_db(tx), e, ne);
         bool safe = false;
         if (sf) {
             cfdb_future_wait(sf);

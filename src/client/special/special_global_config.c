@@ -32,23 +32,22 @@
 #include "fb.h"
 #include "messages.h"
 #include "protocol_version.h"
-#include "db_internal.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "global_config.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define GC_PREFIX "\xff\xff/global_config/"
 #define GC_PL (sizeof GC_PREFIX - 1)
 
-static int gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     /* removePrefix by size: both ends are at least the prefix long (inside the module) */
     cfdb_bytes b = cfdb_bytes_make(begin.ptr + GC_PL, begin.len - GC_PL);
     cfdb_bytes e = cfdb_bytes_make(end.ptr + GC_PL, end.len - GC_PL);
     if (cfdb_bytes_cmp(b, e) > 0)
         return CFDB_ERR_INVERTED_RANGE; /* KeyRangeRef's constructor */
-    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
+    cfdb_gc_view *v = cfdb_db_gc_view(cfdb_txn_db(tx));
     if (!v)
         return 0;
     cfdb_gc_entry *items;
@@ -93,7 +92,7 @@ static cfdb_bytes after(cfdb_arena *a, cfdb_bytes k)
     return cfdb_bytes_make(p, k.len + 1);
 }
 
-static int gc_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_gc_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     /* 1. keep room for this commit's entry in a history of at most 3 */
     sk_rows hist;
@@ -164,6 +163,3 @@ int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, cfdb_mutation *muts, size_t
     }
     return rc;
 }
-
-const sk_impl sk_global_config_impl = { GC_PREFIX, "\xff\xff/global_config0", gc_read, gc_commit, true,
-                                        SK_W_DEFAULT };

@@ -5,17 +5,11 @@
  * transaction/conflicting_keys/, transaction/read_conflict_range/ and write_conflict_range/
  * (the transaction's conflict ranges so far, as boundaries: begin "1", end "0"),
  * connection_string, cluster_file_path, cluster_id, and error_message (the last management
- * failure's JSON). The management/ and configuration/ modules are lists of implementations
- * (special_management.c, special_configuration.c, special_tenant_map.c; management/
- * auto_coordinators from special_auto_coordinators.c, coordinators/ commits in
- * special_coordinators.c) that read the
- * database on a worker (special_worker.c; special_versions.c and special_process_class.c
- * hold version_epoch, min_required_commit_version and process/class_type/, class_source/);
- * worker_interfaces/ (special_worker_interfaces.c) asks the cluster controller for its client
- * workers, metrics/ (special_metrics.c) a GRV proxy for its health metrics and a commit proxy
- * for its shards' data distribution figures; global_config/ (special_global_config.c),
- * tracing/ (special_tracing.c), actor_lineage/ and actor_profiler_conf/ (special_lineage.c)
- * are one implementation each, run on a worker like the others.
+ * failure's JSON). The other modules (management/, configuration/, worker_interfaces/,
+ * metrics/, global_config/, tracing/, actor_lineage/, actor_profiler_conf/) are answered by
+ * their implementations, all registered in one sorted table (special_registry.c, as
+ * SpecialKeySpace::registerKeyRange), on a management worker (special_worker.c) that may read
+ * the database through the transaction.
  *
  * Writes (SpecialKeySpace::set/clear): without SPECIAL_KEY_SPACE_ENABLE_WRITES 2114; a key
  * outside every writable implementation 2115, a clear across two 2116. They are recorded in
@@ -30,24 +24,17 @@
 #include <stdio.h>
 #include "special_keys.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 #include "txn_metadata.h"
 
 enum module {
     M_NONE,
     M_TRANSACTION,
-    M_WORKERS,
     M_STATUS,
     M_CONNECTION_STRING,
     M_CLUSTER_FILE_PATH,
-    M_METRICS,
-    M_MANAGEMENT,
     M_ERROR_MESSAGE,
-    M_CONFIGURATION,
-    M_GLOBAL_CONFIG,
-    M_TRACING,
-    M_ACTOR_LINEAGE,
-    M_ACTOR_PROFILER,
+    M_REGISTRY, /* answered by its implementations in the registry, on a worker */
     M_CLUSTER_ID,
 };
 
@@ -59,18 +46,18 @@ typedef struct module_range {
 
 static const module_range modules[] = {
     { "\xff\xff/transaction/", "\xff\xff/transaction0", M_TRANSACTION },
-    { "\xff\xff/worker_interfaces/", "\xff\xff/worker_interfaces0", M_WORKERS },
+    { "\xff\xff/worker_interfaces/", "\xff\xff/worker_interfaces0", M_REGISTRY },
     { "\xff\xff/status/json", NULL, M_STATUS },
     { "\xff\xff/connection_string", NULL, M_CONNECTION_STRING },
     { "\xff\xff/cluster_file_path", NULL, M_CLUSTER_FILE_PATH },
-    { "\xff\xff/metrics/", "\xff\xff/metrics0", M_METRICS },
-    { "\xff\xff/management/", "\xff\xff/management0", M_MANAGEMENT },
+    { "\xff\xff/metrics/", "\xff\xff/metrics0", M_REGISTRY },
+    { "\xff\xff/management/", "\xff\xff/management0", M_REGISTRY },
     { "\xff\xff/error_message", NULL, M_ERROR_MESSAGE },
-    { "\xff\xff/configuration/", "\xff\xff/configuration0", M_CONFIGURATION },
-    { "\xff\xff/global_config/", "\xff\xff/global_config0", M_GLOBAL_CONFIG },
-    { "\xff\xff/tracing/", "\xff\xff/tracing0", M_TRACING },
-    { "\xff\xff/actor_lineage/", "\xff\xff/actor_lineage0", M_ACTOR_LINEAGE },
-    { "\xff\xff/actor_profiler_conf/", "\xff\xff/actor_profiler_conf0", M_ACTOR_PROFILER },
+    { "\xff\xff/configuration/", "\xff\xff/configuration0", M_REGISTRY },
+    { "\xff\xff/global_config/", "\xff\xff/global_config0", M_REGISTRY },
+    { "\xff\xff/tracing/", "\xff\xff/tracing0", M_REGISTRY },
+    { "\xff\xff/actor_lineage/", "\xff\xff/actor_lineage0", M_REGISTRY },
+    { "\xff\xff/actor_profiler_conf/", "\xff\xff/actor_profiler_conf0", M_REGISTRY },
     { "\xff\xff/cluster_id", NULL, M_CLUSTER_ID },
 };
 
@@ -151,7 +138,7 @@ static int by_begin(const void *a, const void *b)
  * mu held. */
 static int native_ranges(cfdb_txn *tx, bool writes, cfdb_arena *a, cfdb_key_range **out, size_t *count)
 {
-    const cfdb_native_tx *t = &tx->ryw.native;
+    const cfdb_native_tx *t = &cfdb_txn_ryw_locked(tx)->native;
     size_t n = writes ? t->writes.n : t->reads.n + t->extra.n;
     cfdb_key_range *v = cfdb_arena_alloc(a, (n ? n : 1) * sizeof *v);
     if (!v)
@@ -188,9 +175,9 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
         return txn_future_no_memory(CFDB_FUTURE_KEYVALUES);
     cfdb_fdb_kv *rows = NULL;
     int n = 0, cap = 0, rc = 0;
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     rc = txn_error_locked(tx);
-    if (tx->ryw.disabled) {
+    if (cfdb_txn_ryw_locked(tx)->disabled) {
         cfdb_key_range *v = NULL;
         size_t m = 0;
         if (!rc)
@@ -201,14 +188,14 @@ static cfdb_future *conflict_ranges(cfdb_txn *tx, bool writes, cfdb_bytes begin,
                 rc = push_boundary(f, &rows, &n, &cap, prefix, v[i].end, false, begin, end);
         }
     } else {
-        const cfdb_range_set *set = writes ? &tx->ryw.wm.conflict : &tx->ryw.reads.set;
+        const cfdb_range_set *set = writes ? &cfdb_txn_ryw_locked(tx)->wm.conflict : &cfdb_txn_ryw_locked(tx)->reads.set;
         for (cfdb_omap_node *node = cfdb_omap_first(&set->map); node && !rc; node = cfdb_omap_next(node)) {
             cfdb_bytes ends[2] = { node->key, node->val.bytes };
             for (int e = 0; e < 2 && !rc; e++)
                 rc = push_boundary(f, &rows, &n, &cap, prefix, ends[e], e == 0, begin, end);
         }
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (!rc) {
         bool more = false;
         if (reverse)
@@ -259,21 +246,7 @@ static cfdb_future *absent(void)
     return cfdb_future_error(CFDB_FUTURE_VALUE, 0); /* r.value.present is false */
 }
 
-/* ---------- implementations outside management/ and configuration/ ---------- */
-
-/* Modules that are one writable implementation each (issue 12, modules). */
-static const sk_impl *const other_impls[] = { &sk_global_config_impl, &sk_tracing_impl, &sk_actor_profiler_impl };
-#define N_OTHER ((int)(sizeof other_impls / sizeof *other_impls))
-static const sk_write_hooks *const write_hooks[] = { &sk_tracing_hooks, &sk_actor_profiler_hooks,
-                                                     &sk_profiling_hooks };
-
-static const sk_write_hooks *hooks_of(const sk_impl *m)
-{
-    for (size_t i = 0; i < sizeof write_hooks / sizeof *write_hooks; i++)
-        if (m->read && write_hooks[i]->read == m->read)
-            return write_hooks[i];
-    return NULL;
-}
+/* ---------- the implementations (special_registry.c) ---------- */
 
 static bool impl_contains(const sk_impl *m, cfdb_bytes key)
 {
@@ -283,54 +256,6 @@ static bool impl_contains(const sk_impl *m, cfdb_bytes key)
     return cfdb_bytes_cmp(key, b) >= 0 && cfdb_bytes_cmp(key, cfdb_bytes_str(m->end)) < 0;
 }
 
-static const sk_impl *find_in(const sk_impl *t, int n, cfdb_bytes key, bool writable)
-{
-    for (int i = 0; i < n; i++)
-        if ((!writable || t[i].writable) && sk_impl_registered(&t[i]) && impl_contains(&t[i], key))
-            return &t[i];
-    return NULL;
-}
-
-const sk_impl *sk_find_write_impl(cfdb_bytes key)
-{
-    const sk_impl *m = find_in(sk_management_impls, sk_management_impl_count, key, true);
-    if (!m)
-        m = find_in(sk_configuration_impls, sk_configuration_impl_count, key, true);
-    for (int i = 0; !m && i < N_OTHER; i++)
-        m = find_in(other_impls[i], 1, key, true);
-    return m;
-}
-
-/* The write implementation holding the keys just before end (rangeContainingKeyBefore):
- * a range [b, e) holds them when b < end <= e, a single key k when end is k\0. */
-static const sk_impl *before_in(const sk_impl *t, int n, cfdb_bytes end)
-{
-    for (int i = 0; i < n; i++) {
-        if (!t[i].writable || !sk_impl_registered(&t[i]))
-            continue;
-        cfdb_bytes b = cfdb_bytes_str(t[i].begin);
-        if (t[i].end) {
-            if (cfdb_bytes_cmp(b, end) < 0 && cfdb_bytes_cmp(end, cfdb_bytes_str(t[i].end)) <= 0)
-                return &t[i];
-        } else if (end.len == b.len + 1 && end.ptr[b.len] == 0 && memcmp(end.ptr, b.ptr, b.len) == 0) {
-            return &t[i];
-        }
-    }
-    return NULL;
-}
-
-static const sk_impl *write_impl_before(cfdb_bytes end)
-{
-    const sk_impl *m = before_in(sk_management_impls, sk_management_impl_count, end);
-    if (!m)
-        m = before_in(sk_configuration_impls, sk_configuration_impl_count, end);
-    for (int i = 0; !m && i < N_OTHER; i++)
-        m = before_in(other_impls[i], 1, end);
-    return m;
-}
-
-/* json_spirit's string escaping with raw_utf8: \" \\ \b \f \n \r \t, other control bytes as
- * \u00XX, every other byte as is. Returns the length written (out: 6 * strlen(s) + 1). */
 static size_t json_escape(const char *s, char *out)
 {
     size_t o = 0;
@@ -355,13 +280,13 @@ static size_t json_escape(const char *s, char *out)
  * lost); the management failure's code. */
 static int set_error_message(cfdb_txn *tx, char *m)
 {
-    pthread_mutex_lock(&tx->mu);
-    if (m && (tx->sk || (tx->sk = calloc(1, sizeof *tx->sk)) != NULL)) {
-        free(tx->sk->error_msg);
-        tx->sk->error_msg = m;
+    cfdb_txn_lock(tx);
+    if (m && (SK_STATE(tx) || (SK_STATE(tx) = calloc(1, sizeof *SK_STATE(tx))) != NULL)) {
+        free(SK_STATE(tx)->error_msg);
+        SK_STATE(tx)->error_msg = m;
         m = NULL;
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     free(m);
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
@@ -394,9 +319,9 @@ int sk_api_failure_text(cfdb_txn *tx, const char *message)
 
 static cfdb_sk_state *state(cfdb_txn *tx)
 {
-    if (!tx->sk)
-        tx->sk = calloc(1, sizeof *tx->sk);
-    return tx->sk;
+    if (!SK_STATE(tx))
+        SK_STATE(tx) = calloc(1, sizeof *SK_STATE(tx));
+    return SK_STATE(tx);
 }
 
 static const char *const management_options[] = {
@@ -417,9 +342,9 @@ static bool known_option(cfdb_bytes key)
 
 static int api_failure_locked(cfdb_txn *tx, const char *command, const char *message)
 {
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     int rc = sk_api_failure(tx, false, command, message);
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     return rc;
 }
 
@@ -444,12 +369,12 @@ static int apply_effect(cfdb_txn *tx, cfdb_sk_state *st, sk_set_fn set, sk_clear
 
 int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
-    if (!tx->opt.special_key_space_enable_writes)
+    if (!cfdb_txn_options_locked(tx)->special_key_space_enable_writes)
         return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
     const sk_impl *m = sk_find_write_impl(key);
     if (!m)
         return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
-    if (tx->tenant) /* no writable implementation supports tenants */
+    if (cfdb_txn_in_tenant(tx)) /* no writable implementation supports tenants */
         return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     cfdb_sk_state *st = state(tx);
     if (!st)
@@ -461,9 +386,8 @@ int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
     after[key.len] = 0;
     cfdb_bytes end = cfdb_bytes_make(after, key.len + 1);
     int rc = 0;
-    const sk_write_hooks *h = hooks_of(m);
-    if (h && h->set) { /* the module's own set (issue 12, modules) */
-        rc = apply_effect(tx, st, h->set, NULL, key, end, value, false);
+    if (m->set) { /* the implementation's own set */
+        rc = apply_effect(tx, st, m->set, NULL, key, end, value, false);
     } else if (m->write_kind == SK_W_OPTIONS) {
         if (known_option(key))
             rc = sk_writes_put(&st->w, key, end, &value);
@@ -479,7 +403,7 @@ int cfdb_special_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 
 int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single)
 {
-    if (!tx->opt.special_key_space_enable_writes)
+    if (!cfdb_txn_options_locked(tx)->special_key_space_enable_writes)
         return CFDB_ERR_SPECIAL_KEYS_WRITE_DISABLED;
     const sk_impl *m = sk_find_write_impl(begin);
     uint8_t *after = NULL;
@@ -494,20 +418,20 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
     } else {
         if (cfdb_bytes_cmp(begin, end) >= 0)
             return 0;
-        const sk_impl *last = write_impl_before(end);
+        const sk_impl *last = sk_write_impl_before(end);
         if (m != last)
             return CFDB_ERR_SPECIAL_KEYS_CROSS_MODULE_CLEAR;
         if (!m)
             return CFDB_ERR_SPECIAL_KEYS_NO_WRITE_MODULE_FOUND;
     }
-    if (tx->tenant)
+    if (cfdb_txn_in_tenant(tx))
         return CFDB_ERR_ILLEGAL_TENANT_ACCESS;
     int rc = 0;
     cfdb_sk_state *st = state(tx);
     if (!st) {
         rc = CFDB_ERR_UNKNOWN_ERROR;
-    } else if (hooks_of(m) && hooks_of(m)->clear) { /* the module's own clear (issue 12, modules) */
-        rc = apply_effect(tx, st, NULL, hooks_of(m)->clear, begin, end, cfdb_bytes_make(NULL, 0), single);
+    } else if (m->clear) { /* the implementation's own clear */
+        rc = apply_effect(tx, st, NULL, m->clear, begin, end, cfdb_bytes_make(NULL, 0), single);
     } else if (m->write_kind == SK_W_NO_CLEAR) {
         bool coordinators = impl_contains(m, CFDB_BYTES_LIT(SK_CONF "coordinators/"));
         bool tracing = impl_contains(m, CFDB_BYTES_LIT("\xff\xff/tracing/"));
@@ -530,34 +454,34 @@ int cfdb_special_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool sing
 
 void cfdb_special_reset(cfdb_txn *tx)
 {
-    if (!tx->sk)
+    if (!SK_STATE(tx))
         return;
-    sk_writes_free(&tx->sk->w);
-    free(tx->sk->error_msg);
-    if (tx->sk->active > 0) { /* a worker restores the access later */
-        memset(&tx->sk->w, 0, sizeof tx->sk->w);
-        tx->sk->error_msg = NULL;
+    sk_writes_free(&SK_STATE(tx)->w);
+    free(SK_STATE(tx)->error_msg);
+    if (SK_STATE(tx)->active > 0) { /* a worker restores the access later */
+        memset(&SK_STATE(tx)->w, 0, sizeof SK_STATE(tx)->w);
+        SK_STATE(tx)->error_msg = NULL;
         return;
     }
-    free(tx->sk);
-    tx->sk = NULL;
+    free(SK_STATE(tx));
+    SK_STATE(tx) = NULL;
 }
 
 bool cfdb_special_commit_first(cfdb_txn *tx)
 {
-    pthread_mutex_lock(&tx->mu);
-    bool r = tx->opt.special_key_space_enable_writes && tx->sk && tx->sk->w.n > 0;
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_lock(tx);
+    bool r = cfdb_txn_options_locked(tx)->special_key_space_enable_writes && SK_STATE(tx) && SK_STATE(tx)->w.n > 0;
+    cfdb_txn_unlock(tx);
     return r;
 }
 
 cfdb_future *cfdb_special_commit(cfdb_txn *tx)
 {
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     int rc = txn_error_locked(tx);
-    if (!rc && tx->committing)
+    if (!rc && cfdb_txn_committing_locked(tx))
         rc = CFDB_ERR_USED_DURING_COMMIT;
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VOID, rc);
     return sk_async_commit(tx);
@@ -569,57 +493,26 @@ static cfdb_future *error_message(cfdb_txn *tx)
     if (!f)
         return txn_future_no_memory(CFDB_FUTURE_VALUE);
     int rc = 0;
-    pthread_mutex_lock(&tx->mu);
-    if (tx->sk && tx->sk->error_msg) {
+    cfdb_txn_lock(tx);
+    if (SK_STATE(tx) && SK_STATE(tx)->error_msg) {
         f->r.value.present = true;
-        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_str(tx->sk->error_msg), &f->r.value.value))
+        if (cfdb_arena_dup_bytes(&f->arena, cfdb_bytes_str(SK_STATE(tx)->error_msg), &f->r.value.value))
             rc = CFDB_ERR_UNKNOWN_ERROR;
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     cfdb_future_complete(f, rc);
     return f;
 }
 
 /* ---------- reads ---------- */
 
-/* The implementations of a module answered on a management worker. */
-static const sk_impl *module_impls(enum module m, int *n)
-{
-    switch (m) {
-    case M_MANAGEMENT:
-        *n = sk_management_impl_count;
-        return sk_management_impls;
-    case M_CONFIGURATION:
-        *n = sk_configuration_impl_count;
-        return sk_configuration_impls;
-    case M_METRICS:
-        *n = sk_metrics_impl_count;
-        return sk_metrics_impls;
-    case M_GLOBAL_CONFIG:
-        *n = 1;
-        return &sk_global_config_impl;
-    case M_TRACING:
-        *n = 1;
-        return &sk_tracing_impl;
-    case M_ACTOR_LINEAGE:
-        *n = 1;
-        return &sk_actor_lineage_impl;
-    case M_ACTOR_PROFILER:
-        *n = 1;
-        return &sk_actor_profiler_impl;
-    default:
-        *n = sk_worker_interfaces_impl_count;
-        return sk_worker_interfaces_impls;
-    }
-}
-
 cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
 {
     cfdb_bytes mb, me;
     uint8_t scratch[64];
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     int rc = txn_error_locked(tx);
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     if (rc)
         return cfdb_future_error(CFDB_FUTURE_VALUE, rc);
     enum module m = module_of(key, &mb, &me, scratch);
@@ -635,22 +528,15 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
     case M_STATUS:
         return cfdb_txn_status_json(tx);
     case M_CONNECTION_STRING:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CONNECTION_STRING), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CONNECTION_STRING), CFDB_FUTURE_VALUE);
     case M_CLUSTER_FILE_PATH:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_FILE_PATH), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CLUSTER_FILE_PATH), CFDB_FUTURE_VALUE);
     case M_CLUSTER_ID:
-        return cfdb_future_or_no_memory(cfdb_db_text_value(tx->db, CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
+        return cfdb_future_or_no_memory(cfdb_db_text_value(cfdb_txn_db(tx), CFDB_DB_CLUSTER_ID), CFDB_FUTURE_VALUE);
     case M_ERROR_MESSAGE:
         return error_message(tx);
-    case M_MANAGEMENT:
-    case M_CONFIGURATION:
-    case M_WORKERS:
-    case M_METRICS:
-    case M_GLOBAL_CONFIG:
-    case M_TRACING:
-    case M_ACTOR_LINEAGE:
-    case M_ACTOR_PROFILER: {
-        if (tx->tenant) /* their implementations do not support tenants */
+    case M_REGISTRY: {
+        if (cfdb_txn_in_tenant(tx)) /* their implementations do not support tenants */
             return cfdb_future_error(CFDB_FUTURE_VALUE, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         uint8_t *after = malloc(key.len + 1);
         if (!after)
@@ -658,7 +544,7 @@ cfdb_future *cfdb_special_get(cfdb_txn *tx, cfdb_bytes key)
         memcpy(after, key.ptr, key.len);
         after[key.len] = 0;
         int n;
-        const sk_impl *impls = module_impls(m, &n);
+        const sk_impl *impls = sk_registry_slice(mb, me, &n);
         cfdb_future *f = sk_async_read(tx, impls, n, key, cfdb_bytes_make(after, key.len + 1), 0, false, true);
         free(after);
         return f;
@@ -801,19 +687,18 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
         if (sk_has_prefix(begin, WRITE_CONFLICTS) && cfdb_bytes_cmp(end, cfdb_bytes_str(write_end)) <= 0)
             return conflict_ranges(tx, true, begin, end, limit, reverse);
     }
-    if (m == M_MANAGEMENT || m == M_CONFIGURATION || m == M_WORKERS || m == M_METRICS || m == M_GLOBAL_CONFIG ||
-        m == M_TRACING || m == M_ACTOR_LINEAGE || m == M_ACTOR_PROFILER) {
-        pthread_mutex_lock(&tx->mu);
+    if (m == M_REGISTRY) {
+        cfdb_txn_lock(tx);
         int rc = txn_error_locked(tx);
-        pthread_mutex_unlock(&tx->mu);
+        cfdb_txn_unlock(tx);
         if (rc)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, rc);
         if (cfdb_bytes_cmp(begin, end) >= 0)
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, 0);
-        if (tx->tenant)
+        if (cfdb_txn_in_tenant(tx))
             return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_ILLEGAL_TENANT_ACCESS);
         int n;
-        const sk_impl *impls = module_impls(m, &n);
+        const sk_impl *impls = sk_registry_slice(mb, me, &n);
         return sk_async_read(tx, impls, n, begin, end, limit, reverse, false);
     }
     if (m == M_STATUS || m == M_CONNECTION_STRING || m == M_CLUSTER_FILE_PATH || m == M_CLUSTER_ID ||

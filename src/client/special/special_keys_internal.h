@@ -33,8 +33,10 @@ typedef struct cfdb_sk_state {
      * the application's system-key access, the last one restores it; kept over a reset
      * while any runs */
     int active;
-    bool saved_access, saved_read, saved_readable;
+    cfdb_txn_access saved;
 } cfdb_sk_state;
+/* The transaction's cfdb_sk_state pointer, as an lvalue (mu held). */
+#define SK_STATE(tx) (*cfdb_txn_special_state_locked(tx))
 
 /* Whether key k starts with the C string prefix. */
 bool sk_has_prefix(cfdb_bytes k, const char *prefix);
@@ -103,51 +105,86 @@ typedef struct sk_write_effect {
 typedef void (*sk_set_fn)(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e);
 typedef void (*sk_clear_fn)(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e);
 
+/* One implementation of the special key space (SpecialKeyRangeReadImpl / RWImpl, as
+ * SpecialKeySpace::registerKeyRange records it): its range, its read, its own set and clear
+ * if it has them, its commit and its flags. All of them form one table sorted by begin
+ * (special_registry.c); the router looks a key up there, and a module's implementations are
+ * the table's run inside the module's bounds. */
+enum {
+    SK_WRITABLE = 1,       /* takes writes (an RWImpl) */
+    SK_BEFORE_API_720 = 2, /* registered only below API 720 (ClientProfilingImpl's deprecatedVersion) */
+};
 typedef struct sk_impl {
     const char *begin, *end; /* end NULL: the single key begin */
     sk_read_fn read;         /* NULL: not answered by cfdb (2108) */
+    sk_set_fn set;           /* NULL: as write_kind says */
+    sk_clear_fn clear;       /* NULL: as write_kind says */
     sk_commit_fn commit;     /* NULL and writable: 2108 at commit */
-    bool writable;
+    unsigned flags;
     enum sk_write_kind write_kind;
 } sk_impl;
 
-/* An implementation whose set or clear is its own (NULL: as its write_kind says). */
-typedef struct sk_write_hooks {
-    sk_read_fn read; /* the implementation's read names it */
-    sk_set_fn set;
-    sk_clear_fn clear;
-} sk_write_hooks;
-
-struct sk_impl;
+extern const sk_impl sk_registry[];
+extern const int sk_registry_count;
+/* Whether m exists for the API version the application selected. */
+bool sk_impl_registered(const sk_impl *m);
 /* The writable implementation whose range holds key, or NULL. */
-const struct sk_impl *sk_find_write_impl(cfdb_bytes key);
-/* The API version the application selected (0 before): which implementations exist
- * depends on it (special_profiling.c). */
+const sk_impl *sk_find_write_impl(cfdb_bytes key);
+/* The writable implementation holding the keys just before end (rangeContainingKeyBefore):
+ * a range [b, e) holds them when b < end <= e, a single key k when end is k\0. */
+const sk_impl *sk_write_impl_before(cfdb_bytes end);
+/* The implementations inside [mbegin, mend) (a module's bounds): *n of them from the result. */
+const sk_impl *sk_registry_slice(cfdb_bytes mbegin, cfdb_bytes mend, int *n);
+/* The API version the application selected (0 before; special_profiling.c). */
 void cfdb_special_set_api_version(int version);
 
-/* The registered implementations of the modules (special_management.c etc.). */
-extern const sk_impl sk_management_impls[];
-extern const int sk_management_impl_count;
-extern const sk_impl sk_configuration_impls[];
-extern const int sk_configuration_impl_count;
-extern const sk_impl sk_worker_interfaces_impls[]; /* special_worker_interfaces.c */
-extern const int sk_worker_interfaces_impl_count;
-extern const sk_impl sk_metrics_impls[]; /* special_metrics.c */
-extern const int sk_metrics_impl_count;
-/* modules (issue 12, modules): each one implementation, one file */
-extern const sk_impl sk_global_config_impl;     /* special_global_config.c */
-extern const sk_impl sk_tracing_impl;           /* special_tracing.c */
-extern const sk_impl sk_actor_lineage_impl;     /* special_lineage.c */
-extern const sk_impl sk_actor_profiler_impl;    /* special_lineage.c */
-extern const sk_write_hooks sk_tracing_hooks, sk_actor_profiler_hooks, sk_profiling_hooks;
+/* ---- the implementations' entry points (registered in special_registry.c) ---- */
+/* management/ (special_management.c) */
+int sk_mgmt_cc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_cc_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_dd_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_lock_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_lock_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_excluded_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_excluded_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_excluded_locality_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_excluded_locality_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_failed_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_failed_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_failed_locality_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_failed_locality_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_maintenance_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_maintenance_commit(cfdb_txn *tx, cfdb_arena *a);
+int sk_mgmt_options_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_mgmt_options_commit(cfdb_txn *tx, cfdb_arena *a);
+/* configuration/coordinators/ (special_configuration.c) */
+int sk_coordinators_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* metrics/ (special_metrics.c) */
+int sk_metrics_dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_metrics_health_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* worker_interfaces/ (special_worker_interfaces.c) */
+int sk_worker_interfaces_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+/* global_config/ (special_global_config.c) */
+int sk_gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_gc_commit(cfdb_txn *tx, cfdb_arena *a);
+/* actor_lineage/ and actor_profiler_conf/ (special_lineage.c) */
+int sk_lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+int sk_profiler_conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+void sk_profiler_conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e);
+void sk_profiler_conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e);
+int sk_profiler_conf_commit(cfdb_txn *tx, cfdb_arena *a);
+/* tracing/ (special_tracing.c) */
+int sk_tracing_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+void sk_tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e);
+int sk_tracing_commit(cfdb_txn *tx, cfdb_arena *a);
+/* management/profiling/ (special_profiling.c) */
+int sk_profiling_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
+void sk_profiling_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e);
+int sk_profiling_commit(cfdb_txn *tx, cfdb_arena *a);
 /* GlobalConfig::applyChanges: muts are SetValue / ClearRange of bare keys (special_global_config.c) */
 struct cfdb_mutation;
 int sk_gc_apply_changes(cfdb_txn *tx, cfdb_arena *a, struct cfdb_mutation *muts, size_t nm);
-/* management/profiling/ (special_profiling.c; listed in special_management.c): registered
- * only below API 720 (ClientProfilingImpl's deprecatedVersion) */
-int sk_profiling_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);
-int sk_profiling_commit(cfdb_txn *tx, cfdb_arena *a);
-bool sk_impl_registered(const sk_impl *m);
 /* Sets \xff\xff/error_message to message as it is (a module commit's own text, which
  * SpecialKeySpace::commit stores unchanged) and returns special_keys_api_failure (2117). */
 int sk_api_failure_text(cfdb_txn *tx, const char *message);
@@ -157,7 +194,7 @@ int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
 int sk_tenant_commit(cfdb_txn *tx, cfdb_arena *a);
 /* AddressExclusion::parse then toString (special_management.c): false when invalid */
 bool sk_parse_exclusion(cfdb_bytes text, char *out, size_t cap);
-/* exclusions (issue 12), special_exclusion.c: checkExclusion for n canonical addresses or
+/* exclusions (special_exclusion.c): checkExclusion for n canonical addresses or
  * localities (0 safe, 2117 with the message, or an error); in_progress_exclusion/ */
 int sk_exclusion_safety(cfdb_txn *tx, cfdb_arena *a, char (*items)[128], size_t n, bool locality, bool failed);
 int sk_in_progress_exclusion_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);

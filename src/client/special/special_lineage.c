@@ -59,9 +59,8 @@
 
 #include "error_codes.h"
 #include "network_address.h"
-#include "db_internal.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define AL_PREFIX "\xff\xff/actor_lineage/"
 #define AP_PREFIX "\xff\xff/actor_profiler_conf/"
@@ -167,7 +166,7 @@ static int lineage_fail(cfdb_txn *tx, const char *msg)
     return sk_api_failure(tx, false, "read actor_lineage", msg);
 }
 
-static int lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)a;
     (void)out;
@@ -203,9 +202,6 @@ static int lineage_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_are
         return lineage_fail(tx, "the host must remain the same on both ends of the range");
     return 0; /* the process's samples: none (see the header) */
 }
-
-const sk_impl sk_actor_lineage_impl = { AL_PREFIX, "\xff\xff/actor_lineage0", lineage_read, NULL, false,
-                                        SK_W_DEFAULT };
 
 /* ---------------- actor_profiler_conf/ ---------------- */
 
@@ -345,11 +341,11 @@ static struct sk_profiler_conf *conf_of(cfdb_db *db)
     return cfdb_db_slot(db, CFDB_DB_SLOT_PROFILER_CONF, conf_make, conf_free);
 }
 
-static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_profiler_conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
     cfdb_bytes b = cfdb_bytes_make(begin.ptr + pl, begin.len - pl), e = cfdb_bytes_make(end.ptr + pl, end.len - pl);
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c)
         return CFDB_ERR_UNKNOWN_ERROR;
     int rc = 0;
@@ -373,10 +369,10 @@ static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
     return rc;
 }
 
-static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
+void sk_profiler_conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c) {
         e->rc = CFDB_ERR_UNKNOWN_ERROR;
         return;
@@ -390,10 +386,10 @@ static void conf_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_ef
     pthread_mutex_unlock(&c->mu);
 }
 
-static void conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
+void sk_profiler_conf_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
 {
     const size_t pl = sizeof AP_PREFIX - 1;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c) {
         e->rc = CFDB_ERR_UNKNOWN_ERROR;
         return;
@@ -465,10 +461,10 @@ static const char *profiler_reset(const conf_map *m, char *buf, size_t cap)
     return err;
 }
 
-static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_profiler_conf_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)a;
-    struct sk_profiler_conf *c = conf_of(tx->db);
+    struct sk_profiler_conf *c = conf_of(cfdb_txn_db(tx));
     if (!c)
         return CFDB_ERR_UNKNOWN_ERROR;
     char buf[512];
@@ -479,7 +475,3 @@ static int conf_commit(cfdb_txn *tx, cfdb_arena *a)
     pthread_mutex_unlock(&c->mu);
     return err ? sk_api_failure_text(tx, err) : 0;
 }
-
-const sk_impl sk_actor_profiler_impl = { AP_PREFIX, "\xff\xff/actor_profiler_conf0", conf_read, conf_commit, true,
-                                         SK_W_DEFAULT };
-const sk_write_hooks sk_actor_profiler_hooks = { conf_read, conf_set, conf_clear };

@@ -36,7 +36,7 @@
 #include "protocol_version.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define DB_LOCKED_KEY "\xff/dbLocked"
 #define CC_SUSPEND_KEY "\xff\x02/ConsistencyCheck/Suspend"
@@ -91,14 +91,14 @@ static int mapped_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_aren
 }
 
 #define MAPPED(fn, SK, SYS)                                                                        \
-    static int fn(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)      \
+    int fn(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)      \
     {                                                                                               \
         return mapped_read(tx, begin, end, a, out, SK_MGMT SK "/", "\xff/conf/" SYS "/", "\xff/conf/" SYS "0"); \
     }
-MAPPED(excluded_read, "excluded", "excluded")
-MAPPED(excluded_locality_read, "excluded_locality", "excluded_locality")
-MAPPED(failed_read, "failed", "failed")
-MAPPED(failed_locality_read, "failed_locality", "failed_locality")
+MAPPED(sk_mgmt_excluded_read, "excluded", "excluded")
+MAPPED(sk_mgmt_excluded_locality_read, "excluded_locality", "excluded_locality")
+MAPPED(sk_mgmt_failed_read, "failed", "failed")
+MAPPED(sk_mgmt_failed_locality_read, "failed_locality", "failed_locality")
 
 /* AddressExclusion::parse then toString: a whole machine ("IP") or one process ("IP:port");
  * ":tls" is refused. Returns false for an invalid address; out gets the canonical text. */
@@ -262,29 +262,29 @@ static int exclusion_commit(cfdb_txn *tx, cfdb_arena *a, int kind)
                        : include_cleared(tx, a, &exclusion_kinds[0], &exclusion_kinds[1], version);
 }
 
-static int excluded_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_excluded_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     return exclusion_commit(tx, a, 0);
 }
 
-static int failed_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_failed_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     return exclusion_commit(tx, a, 1);
 }
 
-static int excluded_locality_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_excluded_locality_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     return exclusion_commit(tx, a, 2);
 }
 
-static int failed_locality_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_failed_locality_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     return exclusion_commit(tx, a, 3);
 }
 
 /* ---- options/ ---- */
 
-static int options_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_mgmt_options_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     sk_entries w;
     int rc = sk_collect(tx, begin, end, a, &w);
@@ -294,7 +294,7 @@ static int options_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_are
     return rc;
 }
 
-static int options_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_options_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)tx;
     (void)a;
@@ -303,7 +303,7 @@ static int options_commit(cfdb_txn *tx, cfdb_arena *a)
 
 /* ---- db_locked ---- */
 
-static int lock_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_mgmt_lock_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)end;
     bool written = false, has_value = false, present = false;
@@ -325,7 +325,7 @@ static int lock_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena 
     return sk_rows_push(out, a, begin, cfdb_bytes_str(buf));
 }
 
-static int lock_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_lock_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     bool written = false, has_value = false, present = false;
     cfdb_bytes uid_text, v;
@@ -376,7 +376,7 @@ static int lock_commit(cfdb_txn *tx, cfdb_arena *a)
 
 /* ---- consistency_check_suspended ---- */
 
-static int cc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_mgmt_cc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)end;
     bool written = false, has_value = false, present = false;
@@ -394,7 +394,7 @@ static int cc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     return rc;
 }
 
-static int cc_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_cc_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     bool written = false, has_value = false;
     cfdb_bytes v;
@@ -434,7 +434,7 @@ static int zone_decode(cfdb_bytes v, cfdb_bytes *zone, int64_t *version)
     return 0;
 }
 
-static int maintenance_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_mgmt_maintenance_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
     skw_set_option(tx, FDB_TR_OPTION_RAW_ACCESS);
@@ -462,7 +462,7 @@ static int maintenance_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb
     return rc ? rc : sk_ryw_merge(tx, begin, end, a, &db, out);
 }
 
-static int maintenance_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_maintenance_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     static const char pre[] = SK_MGMT "maintenance/";
     skw_set_option(tx, FDB_TR_OPTION_LOCK_AWARE);
@@ -540,7 +540,7 @@ static int maintenance_commit(cfdb_txn *tx, cfdb_arena *a)
 
 /* ---- data_distribution/ ---- */
 
-static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_mgmt_dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     static const char mode_key[] = SK_MGMT "data_distribution/mode";
     static const char ignored_key[] = SK_MGMT "data_distribution/rebalance_ignored";
@@ -577,7 +577,7 @@ static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
  * distribution's mode lock (UID(6345, 3425)) with a new write UID and sets
  * \xff/dataDistributionMode (int32); rebalance_ignored sets \xff\x02/rebalanceDDIgnored;
  * clears clear them. A bad value: 2117 with libfdb_c's message (the last one found). */
-static int dd_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_mgmt_dd_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     static const char mode_key[] = SK_MGMT "data_distribution/mode";
     static const char ignored_key[] = SK_MGMT "data_distribution/rebalance_ignored";
@@ -636,27 +636,3 @@ static int dd_commit(cfdb_txn *tx, cfdb_arena *a)
         rc = sk_api_failure(tx, false, "datadistribution", msg);
     return rc;
 }
-
-/* ---- the table ---- */
-
-#define R(b, e, read, commit, w, kind) { SK_MGMT b, SK_MGMT e, read, commit, w, kind }
-#define K(b, read, commit, w) { SK_MGMT b, NULL, read, commit, w, SK_W_DEFAULT }
-const sk_impl sk_management_impls[] = {
-    K("auto_coordinators", sk_auto_coordinators_read, NULL, false),
-    K("consistency_check_suspended", cc_read, cc_commit, true),
-    R("data_distribution/", "data_distribution0", dd_read, dd_commit, true, SK_W_DEFAULT),
-    K("db_locked", lock_read, lock_commit, true),
-    R("excluded/", "excluded0", excluded_read, excluded_commit, true, SK_W_IGNORE_VALUE),
-    R("excluded_locality/", "excluded_locality0", excluded_locality_read, excluded_locality_commit, true,
-      SK_W_IGNORE_VALUE),
-    R("failed/", "failed0", failed_read, failed_commit, true, SK_W_IGNORE_VALUE),
-    R("failed_locality/", "failed_locality0", failed_locality_read, failed_locality_commit, true, SK_W_IGNORE_VALUE),
-    R("in_progress_exclusion/", "in_progress_exclusion0", sk_in_progress_exclusion_read, NULL, false, SK_W_DEFAULT),
-    R("maintenance/", "maintenance0", maintenance_read, maintenance_commit, true, SK_W_DEFAULT),
-    K("min_required_commit_version", sk_min_commit_version_read, sk_min_commit_version_commit, true),
-    R("options/", "options0", options_read, options_commit, true, SK_W_OPTIONS),
-    R("profiling/", "profiling0", sk_profiling_read, sk_profiling_commit, true, SK_W_DEFAULT),
-    R("tenant/", "tenant0", sk_tenant_read, sk_tenant_commit, true, SK_W_DEFAULT),
-    K("version_epoch", sk_version_epoch_read, sk_version_epoch_commit, true),
-};
-const int sk_management_impl_count = (int)(sizeof sk_management_impls / sizeof *sk_management_impls);

@@ -33,10 +33,9 @@
 #include "error_codes.h"
 #include "event_loop.h"
 #include "database.h"
-#include "db_internal.h"
 #include "future.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define HEALTH "\xff\xff/metrics/health/"
 
@@ -167,12 +166,12 @@ static int health_metrics(cfdb_db *db, bool detailed, cfdb_arena *a, cfdb_health
     return rc;
 }
 
-static int health_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_metrics_health_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     bool detailed = meets(begin, end, HEALTH "storage/", HEALTH "storage0") ||
                     meets(begin, end, HEALTH "log/", HEALTH "log0");
     cfdb_health_metrics m;
-    int rc = health_metrics(tx->db, detailed, a, &m);
+    int rc = health_metrics(cfdb_txn_db(tx), detailed, a, &m);
     char key[sizeof HEALTH + 48], json[512];
     if (!rc && m.worstStorageDurabilityLag != 0) {
         snprintf(json, sizeof json,
@@ -202,10 +201,10 @@ static int health_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_aren
 
 #define DD "\xff\xff/metrics/data_distribution_stats/"
 
-static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_metrics_dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     const size_t pl = sizeof DD - 1; /* begin and end lie inside ddStatsRange: both have the prefix */
-    cfdb_future *f = cfdb_db_get_dd_metrics(tx->db, cfdb_bytes_make(begin.ptr + pl, begin.len - pl),
+    cfdb_future *f = cfdb_db_get_dd_metrics(cfdb_txn_db(tx), cfdb_bytes_make(begin.ptr + pl, begin.len - pl),
                                             cfdb_bytes_make(end.ptr + pl, end.len - pl));
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
@@ -232,9 +231,3 @@ static int dd_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     cfdb_future_unref(f);
     return rc;
 }
-
-const sk_impl sk_metrics_impls[] = {
-    { DD, DD "\xff\xff", dd_read, NULL, false, SK_W_DEFAULT },
-    { HEALTH, "\xff\xff/metrics/health0", health_read, NULL, false, SK_W_DEFAULT },
-};
-const int sk_metrics_impl_count = (int)(sizeof sk_metrics_impls / sizeof *sk_metrics_impls);

@@ -32,7 +32,7 @@
 #include "uid.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define CLASS_TYPE SK_CONF "process/class_type/"
 #define CLASS_SOURCE SK_CONF "process/class_source/"

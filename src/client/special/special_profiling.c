@@ -32,12 +32,11 @@
 #include <string.h>
 
 #include "error_codes.h"
-#include "db_internal.h"
 #include "global_config.h"
 #include "special_keys.h"
 #include "special_keys_internal.h"
-#include "special_tenant_entry.h"
-#include "txn_internal.h"
+#include "tenant_entry.h"
+#include "txn_api.h"
 
 #define PR_PREFIX SK_MGMT "profiling/"
 #define PR_RATE PR_PREFIX "client_txn_sample_rate"
@@ -54,7 +53,7 @@ void cfdb_special_set_api_version(int version)
 
 bool sk_impl_registered(const sk_impl *m)
 {
-    if (m->read != sk_profiling_read)
+    if (!(m->flags & SK_BEFORE_API_720))
         return true;
     int v = atomic_load(&g_api_version);
     return v != 0 && v < 720;
@@ -89,7 +88,7 @@ static int gc_typed(cfdb_txn *tx, const char *name, enum cfdb_gc_type want, cfdb
                     cfdb_gc_value *out)
 {
     *present = false;
-    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
+    cfdb_gc_view *v = cfdb_db_gc_view(cfdb_txn_db(tx));
     if (!v)
         return 0;
     cfdb_bytes k = cfdb_bytes_str(name);
@@ -110,7 +109,7 @@ static int gc_typed(cfdb_txn *tx, const char *name, enum cfdb_gc_type want, cfdb
 
 int sk_profiling_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
-    if (!sk_impl_registered(&(sk_impl){ .read = sk_profiling_read }))
+    if (!sk_impl_registered(&(sk_impl){ .flags = SK_BEFORE_API_720 }))
         return 0; /* not registered: no implementation answers here */
     static const char *const keys[2] = { PR_RATE, PR_SIZE };
     static const char *const names[2] = { GC_RATE, GC_SIZE };
@@ -225,7 +224,7 @@ int sk_profiling_commit(cfdb_txn *tx, cfdb_arena *a)
     return sk_gc_apply_changes(tx, a, muts, n);
 }
 
-static void profiling_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
+void sk_profiling_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool single, sk_write_effect *e)
 {
     (void)tx;
     (void)begin;
@@ -235,5 +234,3 @@ static void profiling_clear(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, bool
                     : "Clear range is forbidden for profile client. You can set it to default to disable profiling.";
     e->rc = CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
-
-const sk_write_hooks sk_profiling_hooks = { sk_profiling_read, NULL, profiling_clear };

@@ -16,7 +16,7 @@
 #include "error_codes.h"
 #include "mutation.h"
 #include "special_keys_internal.h"
-#include "special_tenant_entry.h"
+#include "tenant_entry.h"
 
 #define SK_TENANT SK_MGMT "tenant/"
 #define SK_TENANT_MAP SK_TENANT "map/"

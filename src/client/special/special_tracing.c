@@ -32,7 +32,7 @@
 
 #include "error_codes.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define TR_PREFIX "\xff\xff/tracing/"
 
@@ -47,12 +47,13 @@ static uint64_t random_u64(void)
 /* mu held */
 static void ensure_span(cfdb_txn *tx)
 {
-    if (tx->span.set)
+    cfdb_txn_span *s = cfdb_txn_span_locked(tx);
+    if (s->set)
         return;
-    tx->span.set = true;
-    tx->span.trace_first = random_u64();
-    tx->span.trace_second = random_u64();
-    tx->span.span_id = random_u64();
+    s->set = true;
+    s->trace_first = random_u64();
+    s->trace_second = random_u64();
+    s->span_id = random_u64();
 }
 
 static bool in_range(const char *key, cfdb_bytes begin, cfdb_bytes end)
@@ -61,12 +62,13 @@ static bool in_range(const char *key, cfdb_bytes begin, cfdb_bytes end)
     return cfdb_bytes_cmp(k, begin) >= 0 && cfdb_bytes_cmp(k, end) < 0;
 }
 
-static int tracing_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_tracing_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
-    pthread_mutex_lock(&tx->mu);
+    cfdb_txn_lock(tx);
     ensure_span(tx);
-    uint64_t t1 = tx->span.trace_first, t2 = tx->span.trace_second, sid = tx->span.span_id;
-    pthread_mutex_unlock(&tx->mu);
+    const cfdb_txn_span *s = cfdb_txn_span_locked(tx);
+    uint64_t t1 = s->trace_first, t2 = s->trace_second, sid = s->span_id;
+    cfdb_txn_unlock(tx);
     char text[40];
     int rc = 0;
     /* getTracingOptions' order: transaction_id, then token (both rows come out sorted) */
@@ -92,9 +94,9 @@ static bool ends_with(cfdb_bytes k, const char *suffix)
     return k.len >= n && memcmp(k.ptr + k.len - n, suffix, n) == 0;
 }
 
-static void tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
+void sk_tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write_effect *e)
 {
-    if (cfdb_ryw_size(&tx->ryw) > 0) {
+    if (cfdb_ryw_size(cfdb_txn_ryw_locked(tx)) > 0) {
         e->cmd = "configure trace";
         e->msg = "tracing options must be set first";
         e->record = SK_REC_CLEAR;
@@ -115,13 +117,13 @@ static void tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write
             e->rc = CFDB_ERR_INTERNAL_ERROR;
             return;
         }
-        tx->span.trace_first = hi;
-        tx->span.trace_second = lo;
+        cfdb_txn_span_locked(tx)->trace_first = hi;
+        cfdb_txn_span_locked(tx)->trace_second = lo;
     } else if (ends_with(key, "token")) {
         if (cfdb_bytes_eq(value, CFDB_BYTES_LIT("true"))) {
-            tx->span.span_id = random_u64();
+            cfdb_txn_span_locked(tx)->span_id = random_u64();
         } else if (cfdb_bytes_eq(value, CFDB_BYTES_LIT("false"))) {
-            tx->span.span_id = 0;
+            cfdb_txn_span_locked(tx)->span_id = 0;
         } else {
             e->cmd = "configure trace token";
             e->msg = "token must be set to true/false";
@@ -131,12 +133,9 @@ static void tracing_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value, sk_write
 }
 
 /* Reached only when a set was recorded (the "set first" case): always fails. */
-static int tracing_commit(cfdb_txn *tx, cfdb_arena *a)
+int sk_tracing_commit(cfdb_txn *tx, cfdb_arena *a)
 {
     (void)tx;
     (void)a;
     return CFDB_ERR_SPECIAL_KEYS_API_FAILURE;
 }
-
-const sk_impl sk_tracing_impl = { TR_PREFIX, "\xff\xff/tracing0", tracing_read, tracing_commit, true, SK_W_NO_CLEAR };
-const sk_write_hooks sk_tracing_hooks = { tracing_read, tracing_set, NULL };

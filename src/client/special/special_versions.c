@@ -26,7 +26,7 @@
 #include "error_codes.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define VERSION_EPOCH_KEY "\xff/versionEpoch"
 #define MIN_COMMIT_VERSION_KEY "\xff/minRequiredCommitVersion"

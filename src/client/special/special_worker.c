@@ -23,8 +23,7 @@
 #include "net.h"
 #include "special_keys.h"
 #include "special_keys_internal.h"
-#include "txn_commit.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 typedef struct sk_job {
     struct sk_job *next; /* the queue */
@@ -39,7 +38,7 @@ typedef struct sk_job {
     cfdb_bytes begin, end;
     int limit;
     bool reverse, single;
-    bool granted; /* counted in tx->sk->active */
+    bool granted; /* counted in SK_STATE(tx)->active */
 } sk_job;
 
 int sk_rows_push(sk_rows *r, cfdb_arena *a, cfdb_bytes key, cfdb_bytes value)
@@ -64,11 +63,11 @@ int sk_rows_push(sk_rows *r, cfdb_arena *a, cfdb_bytes key, cfdb_bytes value)
 int sk_collect(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_entries *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&tx->mu);
-    out->ryw_disabled = tx->opt.read_your_writes_disable;
+    cfdb_txn_lock(tx);
+    out->ryw_disabled = cfdb_txn_options_locked(tx)->read_your_writes_disable;
     int rc = 0;
-    if (tx->sk) {
-        const sk_writes *w = &tx->sk->w;
+    if (SK_STATE(tx)) {
+        const sk_writes *w = &SK_STATE(tx)->w;
         size_t i = sk_writes_lower(w, begin), n = 0;
         for (size_t j = i; j < w->n && cfdb_bytes_cmp(w->items[j].begin, end) < 0; j++)
             n++;
@@ -86,7 +85,7 @@ int sk_collect(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk
         if (!rc)
             out->n = n;
     }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_unlock(tx);
     return rc;
 }
 
@@ -191,9 +190,9 @@ int skw_range_native(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, int limit, 
 
 static int deferred(cfdb_txn *tx)
 {
-    pthread_mutex_lock(&tx->mu);
-    int rc = tx->deferred_error;
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_lock(tx);
+    int rc = cfdb_txn_deferred_error_locked(tx);
+    cfdb_txn_unlock(tx);
     return rc;
 }
 
@@ -237,25 +236,19 @@ void skw_set_option(cfdb_txn *tx, int option)
 static bool grant_system_access(sk_job *j)
 {
     cfdb_txn *tx = j->tx;
-    pthread_mutex_lock(&tx->mu);
-    if (!tx->sk)
-        tx->sk = calloc(1, sizeof *tx->sk);
-    cfdb_sk_state *st = tx->sk;
+    cfdb_txn_lock(tx);
+    if (!SK_STATE(tx))
+        SK_STATE(tx) = calloc(1, sizeof *SK_STATE(tx));
+    cfdb_sk_state *st = SK_STATE(tx);
     if (!st) {
-        pthread_mutex_unlock(&tx->mu);
+        cfdb_txn_unlock(tx);
         return false;
     }
     j->granted = true;
-    if (st->active++ == 0) {
-        st->saved_access = tx->opt.access_system_keys;
-        st->saved_read = tx->opt.read_system_keys;
-        st->saved_readable = atomic_load(&tx->sys_readable);
-    }
-    tx->opt.access_system_keys = tx->opt.read_system_keys = true;
-    /* the module code's RAW_ACCESS, which libfdb_c leaves set on the transaction */
-    tx->opt.raw_access = true;
-    atomic_store(&tx->sys_readable, true);
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_access was = cfdb_txn_grant_system_access_locked(tx);
+    if (st->active++ == 0)
+        st->saved = was;
+    cfdb_txn_unlock(tx);
     return true;
 }
 
@@ -265,14 +258,11 @@ static void restore_system_access(sk_job *j)
     if (!j->granted)
         return;
     j->granted = false;
-    pthread_mutex_lock(&tx->mu);
-    cfdb_sk_state *st = tx->sk; /* kept while active > 0 (cfdb_special_reset) */
-    if (st && st->active > 0 && --st->active == 0) {
-        tx->opt.access_system_keys = st->saved_access;
-        tx->opt.read_system_keys = st->saved_read;
-        atomic_store(&tx->sys_readable, st->saved_readable);
-    }
-    pthread_mutex_unlock(&tx->mu);
+    cfdb_txn_lock(tx);
+    cfdb_sk_state *st = SK_STATE(tx); /* kept while active > 0 (cfdb_special_reset) */
+    if (st && st->active > 0 && --st->active == 0)
+        cfdb_txn_restore_system_access_locked(tx, st->saved);
+    cfdb_txn_unlock(tx);
 }
 
 static void job_done_task(void *arg)
@@ -400,7 +390,7 @@ static void run_job(sk_job *j)
         restore_system_access(j);
     }
     cfdb_task_init(&j->done, job_done_task, j);
-    cfdb_loop_post_task(cfdb_client_loop(j->tx->cl), &j->done);
+    cfdb_loop_post_task(cfdb_client_loop(cfdb_db_client(cfdb_txn_db(j->tx))), &j->done);
 }
 
 #define SK_MAX_WORKERS 4

@@ -17,7 +17,7 @@
 #include "database.h"
 #include "future.h"
 #include "special_keys_internal.h"
-#include "txn_internal.h"
+#include "txn_api.h"
 
 #define WI_PREFIX "\xff\xff/worker_interfaces/"
 
@@ -28,7 +28,7 @@ static int by_key(const void *x, const void *y)
                           cfdb_bytes_make(b->key, (size_t)b->key_length));
 }
 
-static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
+int sk_worker_interfaces_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)
 {
     (void)begin;
     (void)end;
@@ -40,7 +40,7 @@ static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     if (vrc)
         return vrc;
     bool verify = opt.n > 0 && opt.items[0].has_value && cfdb_bytes_eq(opt.items[0].begin, CFDB_BYTES_LIT(verify_key));
-    cfdb_future *f = verify ? cfdb_db_get_client_workers_verified(tx->db) : cfdb_db_get_client_workers(tx->db);
+    cfdb_future *f = verify ? cfdb_db_get_client_workers_verified(cfdb_txn_db(tx)) : cfdb_db_get_client_workers(cfdb_txn_db(tx));
     if (!f)
         return CFDB_ERR_UNKNOWN_ERROR;
     cfdb_future_wait(f);
@@ -63,8 +63,3 @@ static int wi_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
         qsort(out->items, (size_t)out->n, sizeof *out->items, by_key);
     return rc;
 }
-
-const sk_impl sk_worker_interfaces_impls[] = {
-    { WI_PREFIX, "\xff\xff/worker_interfaces0", wi_read, NULL, false, SK_W_DEFAULT },
-};
-const int sk_worker_interfaces_impl_count = 1;

@@ -30,6 +30,7 @@
 #include "ryw.h"
 #include "ryw_read.h"
 #include "transaction.h"
+#include "txn_api.h"
 
 /* Knobs (fdbclient/ClientKnobs.cpp at 7.3.77). */
 #define WRONG_SHARD_SERVER_DELAY_NS 10000000ull  /* WRONG_SHARD_SERVER_DELAY */
@@ -51,10 +52,6 @@
  * garbage would keep the operation retrying forever. */
 #define TXN_MAX_BAD_REPLIES 20
 
-/* The error an operation fails with when memory for its results cannot be had. libfdb_c's
- * small-block allocator aborts the process; a large Arena block's std::bad_alloc reaches the
- * actor as a non-Error exception, which Flow turns into unknown_error. */
-#define TXN_ERR_NO_MEMORY CFDB_ERR_UNKNOWN_ERROR
 
 typedef struct op op;
 
@@ -78,13 +75,7 @@ struct cfdb_txn {
         uint32_t count;
     } conflicts;
     struct cfdb_sk_state *sk; /* special-key writes and error message (special_keys.c); NULL if none */
-    /* the span context (TransactionState::spanContext, special_tracing.c): drawn when first
-     * used, kept by on_error's reset, drawn again after a full reset (Transaction::fullReset) */
-    struct {
-        bool set;
-        uint64_t trace_first, trace_second; /* traceID */
-        uint64_t span_id;
-    } span;
+    cfdb_txn_span span; /* (txn_api.h; special_tracing.c) */
     int deferred_error;
     bool cancelled;
     bool committing;
@@ -310,21 +301,14 @@ void txn_need_read_version_flags(cfdb_txn *tx, cfdb_waiter *w, uint32_t extra_fl
 
 /* ---------- the transaction (transaction.c) ---------- */
 
-void txn_ref(cfdb_txn *tx);
-void txn_unref(cfdb_txn *tx);
 /* Clears the transaction's state for a new attempt (mu held); keep_backoff: on_error's reset. */
 void txn_reset_locked(cfdb_txn *tx, bool keep_backoff);
 /* getMaxReadKey: "\xff\xff" with READ_SYSTEM_KEYS or ACCESS_SYSTEM_KEYS, else "\xff". */
 cfdb_bytes txn_max_read_key(const cfdb_txn *tx);
 bool txn_key_readable(const cfdb_txn *tx, cfdb_bytes key);
-/* The error a new operation fails with: the deferred one, or 1031 once the deadline passed
- * (mu held). */
-int txn_error_locked(cfdb_txn *tx);
-/* The same, taking the lock (ThreadSafeTransaction's checkDeferredError for the calls that
- * read nothing). */
+/* The error a new operation fails with, taking the lock (ThreadSafeTransaction's
+ * checkDeferredError for the calls that read nothing): txn_error_locked under mu. */
 int txn_deferred_error(cfdb_txn *tx);
-/* A future already complete with TXN_ERR_NO_MEMORY, for when no future can be allocated. */
-cfdb_future *txn_future_no_memory(cfdb_future_kind kind);
 
 /* ---------- cost (txn_cost.c): libfdb_c 7.3's estimates (tag throttling's units) ---------- */
 

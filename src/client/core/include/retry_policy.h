@@ -1,4 +1,4 @@
-/* on_error classification and backoff (Part 6 §6.2-6.3; Transaction::onError and
+/* on_error classification and backoff (Transaction::onError and
  * getBackoff in NativeAPI.actor.cpp, RYWImpl::onError in ReadYourWrites.actor.cpp),
  * client knob defaults (ClientKnobs.cpp), transaction option defaults and the
  * client-side key/value/size checks with the error codes libfdb_c returns. */

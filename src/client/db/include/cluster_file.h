@@ -1,4 +1,4 @@
-/* Cluster files and connection strings (Part 4 §4.1): parsing exactly as
+/* Cluster files and connection strings: parsing exactly as
  * libfdb_c 7.3 does (ClusterConnectionString in fdbclient/MonitorLeader.actor.cpp,
  * NetworkAddress::parse, Hostname::isHostname/parse), the canonical text form,
  * locating the file, and rewriting it atomically. */

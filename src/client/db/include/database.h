@@ -67,7 +67,7 @@ struct cfdb_future *cfdb_db_reboot_worker(cfdb_db *db, cfdb_bytes addresses, boo
  * of (worker address, ClientWorkerInterface in BinaryWriter IncludeVersion form). */
 struct cfdb_future *cfdb_db_get_client_workers(cfdb_db *db);
 /* The same, keeping only the workers that answer a GetLeaderRequest at their address within
- * CLI_CONNECT_TIMEOUT (worker_interfaces/verify; issue 12, modules). */
+ * CLI_CONNECT_TIMEOUT (worker_interfaces/verify). */
 struct cfdb_future *cfdb_db_get_client_workers_verified(cfdb_db *db);
 /* getHealthMetrics: GetHealthMetricsRequest to a GRV proxy; a value future holding the reply's
  * HealthMetrics in BinaryWriter IncludeVersion form (cfdb_health_metrics_decode). */
@@ -75,7 +75,7 @@ struct cfdb_future *cfdb_db_get_health_metrics(cfdb_db *db, bool detailed);
 /* waitDataDistributionMetricsList: GetDDMetricsRequest to a commit proxy; a key-value future
  * of (shard begin key, shardBytes and shardBytesPerKSecond as two little-endian int64). */
 struct cfdb_future *cfdb_db_get_dd_metrics(cfdb_db *db, cfdb_bytes begin, cfdb_bytes end);
-/* checkSafeExclusions' commit-proxy request (exclusions, issue 12): an int64 future, 1 safe, 0 not. */
+/* checkSafeExclusions' commit-proxy request (exclusions): an int64 future, 1 safe, 0 not. */
 struct cfdb_address_exclusion;
 struct cfdb_future *cfdb_db_exclusion_safety_check(cfdb_db *db, const struct cfdb_address_exclusion *e, size_t n);
 
@@ -97,6 +97,24 @@ void cfdb_db_watch_release(cfdb_db *db);
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */
 void cfdb_db_set_cluster_file(cfdb_db *db, const char *path);
+
+/* A coordinator from the connection string. A hostname is resolved when a request is about to
+ * go to it, in a helper thread (getaddrinfo blocks), and resolved again after a connection to
+ * it fails, as libfdb_c drops its DNS cache entry then (tryGetReplyFromHostname). */
+#define CFDB_MAX_COORDINATORS 16
+typedef struct cfdb_db_coord {
+    cfdb_network_address addr; /* meaningful when !hostname or resolved */
+    uint8_t v6[16];
+    bool hostname;
+    bool resolved;
+    bool resolving;
+    bool tls;
+    char host[256];
+    char service[32];
+} cfdb_db_coord;
+/* Network thread: the coordinators of the connection string in use (i < cfdb_db_coord_count). */
+int cfdb_db_coord_count(cfdb_db *db);
+const cfdb_db_coord *cfdb_db_coord_at(cfdb_db *db, int i);
 
 /* State the layers above keep per database (the special key space's modules), one opaque
  * slot each: cfdb_db_slot returns the slot's state, made by make() at the first call that

@@ -1,5 +1,5 @@
 /* TenantMapEntry and TenantGroupEntry values, their JSON, and the two tuple element kinds the
- * tenant metadata keys use (special_tenant_entry.h has the layouts). The flat-buffer bodies
+ * tenant metadata keys use (tenant_entry.h has the layouts). The flat-buffer bodies
  * go through the generic ObjectSerializer (cfdb/fb.h) from the member list of
  * TenantMapEntry::serialize; the 8-byte protocol version in front is IncludeVersion's. */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include "messages.h"
 #include "protocol_version.h"
 #include "json_writer.h"
-#include "special_tenant_entry.h"
+#include "tenant_entry.h"
 
 int tenant_entry_encode(const tenant_entry *e, cfdb_arena *a, cfdb_bytes *out)
 {

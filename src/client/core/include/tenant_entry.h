@@ -12,8 +12,8 @@
  *   tenantGroup/map/<group>           TenantGroupEntry (IncludeVersion, file id 10764222, empty)
  *   tenantGroup/tenantIndex/<tuple(group, id)>  ""
  * and TenantMapEntry::toJson (json_spirit's compact writer, members in key order). */
-#ifndef CFDB_CLIENT_SPECIAL_TENANT_ENTRY_H
-#define CFDB_CLIENT_SPECIAL_TENANT_ENTRY_H
+#ifndef CFDB_CLIENT_TENANT_ENTRY_H
+#define CFDB_CLIENT_TENANT_ENTRY_H
 
 #include <stdbool.h>
 #include <stdint.h>
