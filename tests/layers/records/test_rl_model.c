@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Randomized model test of the record store's index maintenance (issue 13, item 8) against a
+/* Randomized model test of the record store's index maintenance against a
  * cfdb-server of its own: transactions of 1-10 random saves and deletes of Person records
  * (200 primary keys) run against the store and against an in-memory model; after every
  * transaction the whole index space P + (2) and the record counts P + (4) are read back and
