@@ -181,9 +181,9 @@ void bench_health_eval(const char *status_json, size_t len, const bench_health_l
         return;
     }
     double q, inflight, inqueue;
-    int have_q = cfdb_jv_path_number(root, "cluster.qos.worst_queue_bytes_log_server", &q) == 0;
-    int have_f = cfdb_jv_path_number(root, "cluster.data.moving_data.in_flight_bytes", &inflight) == 0;
-    int have_i = cfdb_jv_path_number(root, "cluster.data.moving_data.in_queue_bytes", &inqueue) == 0;
+    int have_q = cfdb_jv_path_number(root, "cluster.qos.worst_queue_bytes_log_server", &q);
+    int have_f = cfdb_jv_path_number(root, "cluster.data.moving_data.in_flight_bytes", &inflight);
+    int have_i = cfdb_jv_path_number(root, "cluster.data.moving_data.in_queue_bytes", &inqueue);
     cfdb_jv_free(root);
     if (have_q)
         res->log_queue_bytes = q;

@@ -267,12 +267,12 @@ int bench_manifest_load(const char *dir, bench_campaign *c, char *err, size_t er
         c->nlevels++;
     }
     double d;
-    if (cfdb_jv_path_number(root, "blocks", &d) < 0 || d < 1 || d > BENCH_MAX_BLOCKS) {
+    if (!cfdb_jv_path_number(root, "blocks", &d) || d < 1 || d > BENCH_MAX_BLOCKS) {
         snprintf(err, errlen, "%s: bad blocks", path);
         goto out;
     }
     c->blocks = (int)d;
-    c->blocks_requested = cfdb_jv_path_number(root, "blocks_requested", &d) == 0 ? (int)d : c->blocks;
+    c->blocks_requested = cfdb_jv_path_number(root, "blocks_requested", &d) ? (int)d : c->blocks;
     const cfdb_jv *ord = cfdb_jv_get(root, "orders");
     if (!ord || ord->type != JSON_ARRAY || (int)ord->count != c->blocks) {
         snprintf(err, errlen, "%s: orders do not match blocks", path);
@@ -293,9 +293,9 @@ int bench_manifest_load(const char *dir, bench_campaign *c, char *err, size_t er
             c->orders[b * c->narms + p] = a;
         }
     }
-    if (cfdb_jv_path_number(root, "seed", &d) == 0)
+    if (cfdb_jv_path_number(root, "seed", &d))
         c->seed = (uint64_t)d;
-    if (cfdb_jv_path_number(root, "keyspace.keys", &d) == 0)
+    if (cfdb_jv_path_number(root, "keyspace.keys", &d))
         c->keys = (uint64_t)d;
     const char *cf = cfdb_jv_path_string(root, "target.cluster_file");
     snprintf(c->cluster_file, sizeof c->cluster_file, "%s", cf ? cf : "");
@@ -315,9 +315,9 @@ int bench_manifest_load(const char *dir, bench_campaign *c, char *err, size_t er
     cfdb_jv_path_number(root, "gates.server_health.max_moving_bytes", &c->health.max_moving_bytes);
     c->bootstrap_resamples = BENCH_BOOTSTRAP_RESAMPLES;
     c->bootstrap_seed = BENCH_BOOTSTRAP_SEED;
-    if (cfdb_jv_path_number(root, "estimation.bootstrap_resamples", &d) == 0 && d >= 1)
+    if (cfdb_jv_path_number(root, "estimation.bootstrap_resamples", &d) && d >= 1)
         c->bootstrap_resamples = (unsigned)d;
-    if (cfdb_jv_path_number(root, "estimation.bootstrap_seed", &d) == 0)
+    if (cfdb_jv_path_number(root, "estimation.bootstrap_seed", &d))
         c->bootstrap_seed = (uint64_t)d;
     const char *mp = cfdb_jv_path_string(root, "malloc_counter.path");
     snprintf(c->malloc_lib, sizeof c->malloc_lib, "%s", mp ? mp : "");

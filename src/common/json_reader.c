@@ -326,17 +326,17 @@ const cfdb_jv *cfdb_jv_path(const cfdb_jv *root, const char *path)
     return v;
 }
 
-int cfdb_jv_number(const cfdb_jv *v, double *out)
+bool cfdb_jv_number(const cfdb_jv *v, double *out)
 {
     if (v && v->type == JSON_REAL) {
         *out = v->real;
-        return 0;
+        return true;
     }
     if (v && v->type == JSON_INT) {
         *out = strtod(v->text, NULL);
-        return 0;
+        return true;
     }
-    return -1;
+    return false;
 }
 
 const char *cfdb_jv_string(const cfdb_jv *v)
@@ -344,7 +344,7 @@ const char *cfdb_jv_string(const cfdb_jv *v)
     return v && v->type == JSON_STRING ? v->text : NULL;
 }
 
-int cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out)
+bool cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out)
 {
     return cfdb_jv_number(cfdb_jv_path(root, path), out);
 }

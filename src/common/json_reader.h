@@ -42,14 +42,14 @@ const cfdb_jv *cfdb_jv_get(const cfdb_jv *obj, const char *name);
 /* The value at a dotted path of member names ("cluster.qos.worst_queue_bytes_log_server"),
  * or NULL when a member is missing or not an object. An empty path is root itself. */
 const cfdb_jv *cfdb_jv_path(const cfdb_jv *root, const char *path);
-/* A number (JSON_INT or JSON_REAL) as a double: 0 with *out set, or -1 for anything else
- * (NULL included). */
-int cfdb_jv_number(const cfdb_jv *v, double *out);
+/* A number (JSON_INT or JSON_REAL) as a double: true with *out set, false for anything
+ * else (NULL included). */
+bool cfdb_jv_number(const cfdb_jv *v, double *out);
 /* The bytes of a string (NUL-terminated), or NULL for anything else (NULL included). */
 const char *cfdb_jv_string(const cfdb_jv *v);
 /* The number, or the string, at a dotted path: cfdb_jv_number / cfdb_jv_string of
  * cfdb_jv_path. */
-int cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out);
+bool cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out);
 const char *cfdb_jv_path_string(const cfdb_jv *root, const char *path);
 /* Reads a whole file and parses it; NULL when it cannot be read, is not one JSON value, or
  * out of memory. */

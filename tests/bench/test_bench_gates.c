@@ -140,8 +140,8 @@ static void test_json_reader(void **state)
     assert_int_equal(arr->type, JSON_ARRAY);
     assert_int_equal(arr->count, 3);
     double d1, d2;
-    assert_int_equal(cfdb_jv_number(arr->items[1], &d1), 0);
-    assert_int_equal(cfdb_jv_number(arr->items[2], &d2), 0);
+    assert_true(cfdb_jv_number(arr->items[1], &d1));
+    assert_true(cfdb_jv_number(arr->items[2], &d2));
     assert_true(d1 == 2500);
     assert_true(d2 == -3);
     /* a \uXXXX escape keeps its low byte (the shared reader follows json_spirit) */
@@ -150,7 +150,7 @@ static void test_json_reader(void **state)
     assert_int_equal(cfdb_jv_path(v, "a.n")->type, JSON_NULL);
     assert_null(cfdb_jv_path(v, "a.zzz"));
     double d;
-    assert_int_equal(cfdb_jv_path_number(v, "a.s", &d), -1);
+    assert_false(cfdb_jv_path_number(v, "a.s", &d));
     cfdb_jv_free(v);
     assert_null(cfdb_jv_parse("{\"a\":}", 6));
     assert_null(cfdb_jv_parse("[1,2", 4));

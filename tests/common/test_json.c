@@ -94,23 +94,23 @@ static void test_reader_paths(void **state)
     cfdb_jv *v = cfdb_jv_parse(doc, strlen(doc));
     assert_non_null(v);
     double d = 0;
-    assert_int_equal(cfdb_jv_path_number(v, "a.i", &d), 0);
+    assert_true(cfdb_jv_path_number(v, "a.i", &d));
     assert_true(d == 12345678901.0);
     const cfdb_jv *b = cfdb_jv_path(v, "a.b");
     assert_non_null(b);
     assert_int_equal(b->count, 3);
-    assert_int_equal(cfdb_jv_number(b->items[1], &d), 0);
+    assert_true(cfdb_jv_number(b->items[1], &d));
     assert_true(d == 2500);
-    assert_int_equal(cfdb_jv_number(b->items[2], &d), 0);
+    assert_true(cfdb_jv_number(b->items[2], &d));
     assert_true(d == -3);
     assert_string_equal(cfdb_jv_path_string(v, "a.s"), "x");
     assert_null(cfdb_jv_path_string(v, "a.t"));          /* not a string */
-    assert_int_equal(cfdb_jv_path_number(v, "a.s", &d), -1); /* not a number */
-    assert_int_equal(cfdb_jv_path_number(v, "n", &d), -1);
+    assert_false(cfdb_jv_path_number(v, "a.s", &d)); /* not a number */
+    assert_false(cfdb_jv_path_number(v, "n", &d));
     assert_null(cfdb_jv_path(v, "a.b.c"));                /* through an array */
     assert_null(cfdb_jv_path(v, "a.zz"));
     assert_ptr_equal(cfdb_jv_path(v, ""), v);
-    assert_int_equal(cfdb_jv_number(NULL, &d), -1);
+    assert_false(cfdb_jv_number(NULL, &d));
     assert_null(cfdb_jv_string(NULL));
     cfdb_jv_free(v);
 }
