@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json_out.h"
+#include "json_writer.h"
 #include "kvfile.h"
 #include "manifest.h"
 #include "stats.h"
@@ -366,125 +366,127 @@ int bench_write_results_json(const bench_analysis *an, const char *path)
     if (!f)
         return -1;
     const bench_campaign *c = &an->c;
-    json_out j;
-    jo_init(&j, f);
-    jo_obj(&j);
-    jo_key(&j, "format"); jo_str(&j, "cfdb-bench-results/1");
-    jo_key(&j, "manifest_sha256"); jo_str(&j, c->manifest_sha256);
-    jo_key(&j, "bootstrap");
-    jo_obj(&j);
-    jo_key(&j, "resamples"); jo_int(&j, c->bootstrap_resamples);
-    jo_key(&j, "seed"); jo_int(&j, (int64_t)c->bootstrap_seed);
-    jo_key(&j, "confidence"); jo_num(&j, BENCH_BOOTSTRAP_CONFIDENCE);
-    jo_key(&j, "method"); jo_str(&j, "percentile bootstrap of the geometric mean of block ratios, resampling whole blocks");
-    jo_end_obj(&j);
-    jo_key(&j, "arms");
-    jo_arr(&j);
+    cfdb_json j;
+    cfdb_json_init_pretty(&j);
+    cfdb_json_begin_object(&j);
+    cfdb_json_key(&j, "format"); cfdb_json_string(&j, "cfdb-bench-results/1");
+    cfdb_json_key(&j, "manifest_sha256"); cfdb_json_string(&j, c->manifest_sha256);
+    cfdb_json_key(&j, "bootstrap");
+    cfdb_json_begin_object(&j);
+    cfdb_json_key(&j, "resamples"); cfdb_json_int(&j, c->bootstrap_resamples);
+    cfdb_json_key(&j, "seed"); cfdb_json_int(&j, (int64_t)c->bootstrap_seed);
+    cfdb_json_key(&j, "confidence"); cfdb_json_real(&j, BENCH_BOOTSTRAP_CONFIDENCE, BENCH_JSON_REAL_DIGITS);
+    cfdb_json_key(&j, "method"); cfdb_json_string(&j, "percentile bootstrap of the geometric mean of block ratios, resampling whole blocks");
+    cfdb_json_end_object(&j);
+    cfdb_json_key(&j, "arms");
+    cfdb_json_begin_array(&j);
     for (int a = 0; a < c->narms; a++) {
-        jo_obj(&j);
-        jo_key(&j, "name"); jo_str(&j, c->arms[a].name);
-        jo_key(&j, "path"); jo_str(&j, c->arms[a].path);
-        jo_key(&j, "sha256"); jo_str(&j, c->arms[a].sha256);
-        jo_end_obj(&j);
+        cfdb_json_begin_object(&j);
+        cfdb_json_key(&j, "name"); cfdb_json_string(&j, c->arms[a].name);
+        cfdb_json_key(&j, "path"); cfdb_json_string(&j, c->arms[a].path);
+        cfdb_json_key(&j, "sha256"); cfdb_json_string(&j, c->arms[a].sha256);
+        cfdb_json_end_object(&j);
     }
-    jo_end_arr(&j);
-    jo_key(&j, "metrics");
-    jo_arr(&j);
+    cfdb_json_end_array(&j);
+    cfdb_json_key(&j, "metrics");
+    cfdb_json_begin_array(&j);
     for (int m = 0; m < BENCH_NMETRICS; m++) {
-        jo_obj(&j);
-        jo_key(&j, "name"); jo_str(&j, bench_metric_names[m]);
-        jo_key(&j, "label"); jo_str(&j, bench_metric_labels[m]);
-        jo_key(&j, "better"); jo_str(&j, bench_metric_direction[m] < 0 ? "lower" : bench_metric_direction[m] > 0 ? "higher" : "neither");
-        jo_end_obj(&j);
+        cfdb_json_begin_object(&j);
+        cfdb_json_key(&j, "name"); cfdb_json_string(&j, bench_metric_names[m]);
+        cfdb_json_key(&j, "label"); cfdb_json_string(&j, bench_metric_labels[m]);
+        cfdb_json_key(&j, "better"); cfdb_json_string(&j, bench_metric_direction[m] < 0 ? "lower" : bench_metric_direction[m] > 0 ? "higher" : "neither");
+        cfdb_json_end_object(&j);
     }
-    jo_end_arr(&j);
-    jo_key(&j, "comparisons");
-    jo_arr(&j);
+    cfdb_json_end_array(&j);
+    cfdb_json_key(&j, "comparisons");
+    cfdb_json_begin_array(&j);
     for (int i = 0; i < an->ncmp; i++) {
         const bench_comparison *cm = &an->cmp[i];
         const bench_level *lv = &c->levels[cm->level];
-        jo_obj(&j);
-        jo_key(&j, "workload"); jo_str(&j, bench_workload_name(cm->wl));
-        jo_key(&j, "workers"); jo_int(&j, lv->workers);
-        jo_key(&j, "warmup"); jo_int(&j, (int64_t)lv->warmup);
-        jo_key(&j, "measured"); jo_int(&j, (int64_t)lv->measured);
-        jo_key(&j, "status"); jo_str(&j, cm->excluded ? "excluded" : "ok");
+        cfdb_json_begin_object(&j);
+        cfdb_json_key(&j, "workload"); cfdb_json_string(&j, bench_workload_name(cm->wl));
+        cfdb_json_key(&j, "workers"); cfdb_json_int(&j, lv->workers);
+        cfdb_json_key(&j, "warmup"); cfdb_json_int(&j, (int64_t)lv->warmup);
+        cfdb_json_key(&j, "measured"); cfdb_json_int(&j, (int64_t)lv->measured);
+        cfdb_json_key(&j, "status"); cfdb_json_string(&j, cm->excluded ? "excluded" : "ok");
         if (cm->excluded) {
-            jo_key(&j, "reasons"); jo_str(&j, cm->reasons);
-            jo_end_obj(&j);
+            cfdb_json_key(&j, "reasons"); cfdb_json_string(&j, cm->reasons);
+            cfdb_json_end_object(&j);
             continue;
         }
-        jo_key(&j, "health_unverified_runs"); jo_int(&j, cm->health_unverified);
-        jo_key(&j, "arms");
-        jo_arr(&j);
+        cfdb_json_key(&j, "health_unverified_runs"); cfdb_json_int(&j, cm->health_unverified);
+        cfdb_json_key(&j, "arms");
+        cfdb_json_begin_array(&j);
         for (int a = 0; a < c->narms; a++) {
-            jo_obj(&j);
-            jo_key(&j, "name"); jo_str(&j, c->arms[a].name);
-            jo_key(&j, "retries"); jo_num(&j, cm->retries[a]);
-            jo_key(&j, "errors"); jo_num(&j, cm->errors[a]);
-            jo_key(&j, "verify_failures"); jo_num(&j, cm->verify_failures[a]);
-            jo_key(&j, "median");
-            jo_obj(&j);
+            cfdb_json_begin_object(&j);
+            cfdb_json_key(&j, "name"); cfdb_json_string(&j, c->arms[a].name);
+            cfdb_json_key(&j, "retries"); cfdb_json_real(&j, cm->retries[a], BENCH_JSON_REAL_DIGITS);
+            cfdb_json_key(&j, "errors"); cfdb_json_real(&j, cm->errors[a], BENCH_JSON_REAL_DIGITS);
+            cfdb_json_key(&j, "verify_failures"); cfdb_json_real(&j, cm->verify_failures[a], BENCH_JSON_REAL_DIGITS);
+            cfdb_json_key(&j, "median");
+            cfdb_json_begin_object(&j);
             for (int m = 0; m < BENCH_NMETRICS; m++) {
-                jo_key(&j, bench_metric_names[m]);
-                jo_num(&j, cm->median[a][m]);
+                cfdb_json_key(&j, bench_metric_names[m]);
+                cfdb_json_real(&j, cm->median[a][m], BENCH_JSON_REAL_DIGITS);
             }
-            jo_end_obj(&j);
-            jo_key(&j, "blocks");
-            jo_arr(&j);
+            cfdb_json_end_object(&j);
+            cfdb_json_key(&j, "blocks");
+            cfdb_json_begin_array(&j);
             for (int b = 0; b < c->blocks; b++) {
                 const bench_run_data *rd = &cm->runs[b * c->narms + a];
-                jo_obj(&j);
-                jo_key(&j, "block"); jo_int(&j, b + 1);
+                cfdb_json_begin_object(&j);
+                cfdb_json_key(&j, "block"); cfdb_json_int(&j, b + 1);
                 for (int p = 0; p < c->narms; p++)
                     if (c->orders[b * c->narms + p] == a) {
-                        jo_key(&j, "position");
-                        jo_int(&j, p + 1);
+                        cfdb_json_key(&j, "position");
+                        cfdb_json_int(&j, p + 1);
                     }
                 for (int m = 0; m < BENCH_NMETRICS; m++) {
-                    jo_key(&j, bench_metric_names[m]);
-                    if (rd->have[m]) jo_num(&j, rd->metric[m]); else jo_null(&j);
+                    cfdb_json_key(&j, bench_metric_names[m]);
+                    if (rd->have[m]) cfdb_json_real(&j, rd->metric[m], BENCH_JSON_REAL_DIGITS); else cfdb_json_null(&j);
                 }
-                jo_key(&j, "retries"); jo_num(&j, rd->retries);
-                jo_key(&j, "errors"); jo_num(&j, rd->errors);
-                jo_key(&j, "health"); jo_str(&j, rd->health);
-                jo_end_obj(&j);
+                cfdb_json_key(&j, "retries"); cfdb_json_real(&j, rd->retries, BENCH_JSON_REAL_DIGITS);
+                cfdb_json_key(&j, "errors"); cfdb_json_real(&j, rd->errors, BENCH_JSON_REAL_DIGITS);
+                cfdb_json_key(&j, "health"); cfdb_json_string(&j, rd->health);
+                cfdb_json_end_object(&j);
             }
-            jo_end_arr(&j);
-            jo_end_obj(&j);
+            cfdb_json_end_array(&j);
+            cfdb_json_end_object(&j);
         }
-        jo_end_arr(&j);
-        jo_key(&j, "ratios");
-        jo_arr(&j);
+        cfdb_json_end_array(&j);
+        cfdb_json_key(&j, "ratios");
+        cfdb_json_begin_array(&j);
         for (int k = 0; k < cm->nratios; k++) {
             const bench_ratio *r = &cm->ratios[k];
             char v[200];
-            jo_obj(&j);
-            jo_key(&j, "a"); jo_str(&j, c->arms[r->a].name);
-            jo_key(&j, "b"); jo_str(&j, c->arms[r->b].name);
-            jo_key(&j, "metric"); jo_str(&j, bench_metric_names[r->metric]);
+            cfdb_json_begin_object(&j);
+            cfdb_json_key(&j, "a"); cfdb_json_string(&j, c->arms[r->a].name);
+            cfdb_json_key(&j, "b"); cfdb_json_string(&j, c->arms[r->b].name);
+            cfdb_json_key(&j, "metric"); cfdb_json_string(&j, bench_metric_names[r->metric]);
             if (r->valid) {
-                jo_key(&j, "geomean"); jo_num(&j, r->ci.estimate);
-                jo_key(&j, "ci_low"); jo_num(&j, r->ci.lo);
-                jo_key(&j, "ci_high"); jo_num(&j, r->ci.hi);
-                jo_key(&j, "conclusive"); jo_bool(&j, r->ci.conclusive);
-                jo_key(&j, "block_ratios");
-                jo_arr(&j);
+                cfdb_json_key(&j, "geomean"); cfdb_json_real(&j, r->ci.estimate, BENCH_JSON_REAL_DIGITS);
+                cfdb_json_key(&j, "ci_low"); cfdb_json_real(&j, r->ci.lo, BENCH_JSON_REAL_DIGITS);
+                cfdb_json_key(&j, "ci_high"); cfdb_json_real(&j, r->ci.hi, BENCH_JSON_REAL_DIGITS);
+                cfdb_json_key(&j, "conclusive"); cfdb_json_bool(&j, r->ci.conclusive);
+                cfdb_json_key(&j, "block_ratios");
+                cfdb_json_begin_array(&j);
                 for (int b = 0; b < c->blocks; b++)
-                    jo_num(&j, r->block[b]);
-                jo_end_arr(&j);
+                    cfdb_json_real(&j, r->block[b], BENCH_JSON_REAL_DIGITS);
+                cfdb_json_end_array(&j);
             } else {
-                jo_key(&j, "unavailable"); jo_str(&j, r->why);
+                cfdb_json_key(&j, "unavailable"); cfdb_json_string(&j, r->why);
             }
-            jo_key(&j, "verdict"); jo_str(&j, bench_ratio_verdict(an, r, v, sizeof v));
-            jo_end_obj(&j);
+            cfdb_json_key(&j, "verdict"); cfdb_json_string(&j, bench_ratio_verdict(an, r, v, sizeof v));
+            cfdb_json_end_object(&j);
         }
-        jo_end_arr(&j);
-        jo_end_obj(&j);
+        cfdb_json_end_array(&j);
+        cfdb_json_end_object(&j);
     }
-    jo_end_arr(&j);
-    jo_end_obj(&j);
-    return fclose(f) == 0 ? 0 : -1;
+    cfdb_json_end_array(&j);
+    cfdb_json_end_object(&j);
+    bool written = !j.failed && fwrite(j.buf, 1, j.len, f) == j.len;
+    cfdb_json_free(&j);
+    return fclose(f) == 0 && written ? 0 : -1;
 }
 
 int bench_analyze_main(int argc, char **argv)

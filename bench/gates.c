@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "json.h"
+#include "json_reader.h"
 
 int bench_parse_proc_stat(const char *text, bench_cpu_sample *out)
 {
@@ -174,18 +174,17 @@ void bench_health_eval(const char *status_json, size_t len, const bench_health_l
     memset(res, 0, sizeof *res);
     res->log_queue_bytes = -1;
     res->moving_bytes = -1;
-    char err[128];
-    json_value *root = json_parse(status_json, len, err, sizeof err);
+    cfdb_jv *root = cfdb_jv_parse(status_json, len);
     if (!root) {
         res->verdict = BENCH_HEALTH_UNVERIFIED;
-        snprintf(res->detail, sizeof res->detail, "status json unreadable (%s)", err);
+        snprintf(res->detail, sizeof res->detail, "status json unreadable (not one JSON value)");
         return;
     }
     double q, inflight, inqueue;
-    int have_q = json_path_number(root, "cluster.qos.worst_queue_bytes_log_server", &q) == 0;
-    int have_f = json_path_number(root, "cluster.data.moving_data.in_flight_bytes", &inflight) == 0;
-    int have_i = json_path_number(root, "cluster.data.moving_data.in_queue_bytes", &inqueue) == 0;
-    json_free(root);
+    int have_q = cfdb_jv_path_number(root, "cluster.qos.worst_queue_bytes_log_server", &q);
+    int have_f = cfdb_jv_path_number(root, "cluster.data.moving_data.in_flight_bytes", &inflight);
+    int have_i = cfdb_jv_path_number(root, "cluster.data.moving_data.in_queue_bytes", &inqueue);
+    cfdb_jv_free(root);
     if (have_q)
         res->log_queue_bytes = q;
     if (have_f || have_i)

@@ -31,49 +31,49 @@ static int read_line_with(const char *path, const char *prefix, char *out, size_
     return rc;
 }
 
-void bench_machine_json(json_out *j)
+void bench_machine_json(cfdb_json *j)
 {
     struct utsname u;
     char buf[512];
-    jo_obj(j);
+    cfdb_json_begin_object(j);
     if (uname(&u) == 0) {
-        jo_key(j, "sysname"); jo_str(j, u.sysname);
-        jo_key(j, "release"); jo_str(j, u.release);
-        jo_key(j, "version"); jo_str(j, u.version);
-        jo_key(j, "machine"); jo_str(j, u.machine);
-        jo_key(j, "hostname"); jo_str(j, u.nodename);
+        cfdb_json_key(j, "sysname"); cfdb_json_string(j, u.sysname);
+        cfdb_json_key(j, "release"); cfdb_json_string(j, u.release);
+        cfdb_json_key(j, "version"); cfdb_json_string(j, u.version);
+        cfdb_json_key(j, "machine"); cfdb_json_string(j, u.machine);
+        cfdb_json_key(j, "hostname"); cfdb_json_string(j, u.nodename);
     }
-    jo_key(j, "libc");
-    jo_str(j, gnu_get_libc_version());
-    jo_key(j, "cpu_model");
+    cfdb_json_key(j, "libc");
+    cfdb_json_string(j, gnu_get_libc_version());
+    cfdb_json_key(j, "cpu_model");
     if (read_line_with("/proc/cpuinfo", "model name", buf, sizeof buf) == 0)
-        jo_str(j, buf);
+        cfdb_json_string(j, buf);
     else
-        jo_null(j);
-    jo_key(j, "cpus_online");
-    jo_int(j, sysconf(_SC_NPROCESSORS_ONLN));
-    jo_key(j, "cpus_configured");
-    jo_int(j, sysconf(_SC_NPROCESSORS_CONF));
-    jo_key(j, "mem_total");
+        cfdb_json_null(j);
+    cfdb_json_key(j, "cpus_online");
+    cfdb_json_int(j, sysconf(_SC_NPROCESSORS_ONLN));
+    cfdb_json_key(j, "cpus_configured");
+    cfdb_json_int(j, sysconf(_SC_NPROCESSORS_CONF));
+    cfdb_json_key(j, "mem_total");
     if (read_line_with("/proc/meminfo", "MemTotal", buf, sizeof buf) == 0)
-        jo_str(j, buf);
+        cfdb_json_string(j, buf);
     else
-        jo_null(j);
-    jo_key(j, "cpufreq_governor");
+        cfdb_json_null(j);
+    cfdb_json_key(j, "cpufreq_governor");
     if (read_line_with("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", NULL, buf,
                        sizeof buf) == 0)
-        jo_str(j, buf);
+        cfdb_json_string(j, buf);
     else
-        jo_null(j);
-    jo_key(j, "intel_no_turbo");
+        cfdb_json_null(j);
+    cfdb_json_key(j, "intel_no_turbo");
     if (read_line_with("/sys/devices/system/cpu/intel_pstate/no_turbo", NULL, buf, sizeof buf) == 0)
-        jo_str(j, buf);
+        cfdb_json_string(j, buf);
     else
-        jo_null(j);
-    jo_key(j, "loadavg_at_start");
+        cfdb_json_null(j);
+    cfdb_json_key(j, "loadavg_at_start");
     if (read_line_with("/proc/loadavg", NULL, buf, sizeof buf) == 0)
-        jo_str(j, buf);
+        cfdb_json_string(j, buf);
     else
-        jo_null(j);
-    jo_end_obj(j);
+        cfdb_json_null(j);
+    cfdb_json_end_object(j);
 }

@@ -3,10 +3,10 @@
 #ifndef CFDB_BENCH_MACHINE_H
 #define CFDB_BENCH_MACHINE_H
 
-#include "json_out.h"
+#include "json_writer.h"
 
 /* Write a JSON object of machine facts (kernel, CPU model, CPU counts,
  * memory, frequency governor, load average, libc). */
-void bench_machine_json(json_out *j);
+void bench_machine_json(cfdb_json *j);
 
 #endif

@@ -11,6 +11,9 @@
 
 #include "campaign.h"
 
+/* Significant digits of the real numbers in manifest.json and results.json. */
+#define BENCH_JSON_REAL_DIGITS 12
+
 #define BENCH_MANIFEST_FORMAT "cfdb-bench-manifest/1"
 
 /* Write DIR/manifest.json and DIR/manifest.sha256; the digest goes into

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cfdb-bench's Record Layer phase (issue 13): cfdb-bench-records, run as `cfdb-bench records`.
+/* cfdb-bench's Record Layer phase: cfdb-bench-records, run as `cfdb-bench records`.
  *
  * Cases, each an operation timed per transaction on a store of people (bench/records_bench.proto:
  * three VALUE indexes; `--records` small records named n00000.. and `--big` split records of

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B campaign: this tree's libcfdb against the libcfdb of an older commit, with cfdb-bench, on
-# the same cfdb-server, CPU pinned, all seven workloads at 1, 8, 32 and 64 workers (issue 14's
-# closing campaign). Both libraries are built RelWithDebInfo, as scripts/test.sh builds them.
+# the same cfdb-server, CPU pinned, all seven workloads at 1, 8, 32 and 64 workers. Both
+# libraries are built RelWithDebInfo, as scripts/test.sh builds them.
 #
 #   scripts/ab-campaign.sh [--base COMMIT] [--scale F] [--blocks N] [--out DIR] [--loaded]
 #                          [--client-cpus LIST] [--server-cpus LIST] [--workloads LIST] [--workers LIST]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measurements for issue 11 (not part of CI), against any cfdb-server binary (e.g. one built
+# Snapshot and full-disk measurements (not part of CI), against any cfdb-server binary (e.g. one built
 # from an older commit, to compare):
 #   scripts/measure-snapshot.sh latency   [SERVER_BIN] [KEYS]   slowest read during a snapshot
 #   scripts/measure-snapshot.sh full-disk [SERVER_BIN] [KEYS]   CPU while snapshots fail (root)

@@ -1,4 +1,4 @@
-/* Load for scripts/soak-server.sh and the snapshot latency measurement (issue 11); not part
+/* Load for scripts/soak-server.sh and the snapshot latency measurement; not part
  * of the build or of CI: the scripts compile it against build/src/api/libcfdb.so.
  *
  *   soak-load CLUSTER_FILE load N              N keys k%08d (24-byte values), 1,000 a

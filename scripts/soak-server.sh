@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of cfdb-server (issue 11): runs a durable server for DURATION seconds (default one
+# Soak test of cfdb-server: runs a durable server for DURATION seconds (default one
 # hour) under a mixed load with hostile clients, and prints one line every INTERVAL seconds
 # (default 60) with the server's RSS, CPU, descriptors and data directory size, and the
 # latency of the normal load over that interval. Not part of CI.

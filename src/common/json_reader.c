@@ -307,3 +307,80 @@ const cfdb_jv *cfdb_jv_get(const cfdb_jv *obj, const char *name)
     return NULL;
 }
 
+
+const cfdb_jv *cfdb_jv_path(const cfdb_jv *root, const char *path)
+{
+    const cfdb_jv *v = root;
+    char seg[256];
+    while (v && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof seg)
+            return NULL;
+        memcpy(seg, path, n);
+        seg[n] = 0;
+        v = cfdb_jv_get(v, seg);
+        path += n;
+        if (*path == '.')
+            path++;
+    }
+    return v;
+}
+
+bool cfdb_jv_number(const cfdb_jv *v, double *out)
+{
+    if (v && v->type == JSON_REAL) {
+        *out = v->real;
+        return true;
+    }
+    if (v && v->type == JSON_INT) {
+        *out = strtod(v->text, NULL);
+        return true;
+    }
+    return false;
+}
+
+const char *cfdb_jv_string(const cfdb_jv *v)
+{
+    return v && v->type == JSON_STRING ? v->text : NULL;
+}
+
+bool cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out)
+{
+    return cfdb_jv_number(cfdb_jv_path(root, path), out);
+}
+
+const char *cfdb_jv_path_string(const cfdb_jv *root, const char *path)
+{
+    return cfdb_jv_string(cfdb_jv_path(root, path));
+}
+
+cfdb_jv *cfdb_jv_parse_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0, n;
+    char *buf = malloc(cap);
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    bool read_error = ferror(f) != 0;
+    fclose(f);
+    if (!buf || read_error) {
+        free(buf);
+        return NULL;
+    }
+    cfdb_jv *j = cfdb_jv_parse(buf, len);
+    free(buf);
+    return j;
+}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A small JSON reader (src/common/json_reader.c), shared by the client (status json for the
- * exclusion checks) and the shell:
+ * exclusion checks), the shell and cfdb-bench (its manifest, status json for its gates):
  *   - object members sorted by name (as json_spirit's mObject, a std::map: a repeated name
  *     keeps the last value), each with its position in the input;
  *   - integers kept as their digits, other numbers as doubles;
@@ -39,5 +39,20 @@ cfdb_jv *cfdb_jv_parse(const char *p, size_t n);
 void cfdb_jv_free(cfdb_jv *j);
 /* The member called name of an object, or NULL. */
 const cfdb_jv *cfdb_jv_get(const cfdb_jv *obj, const char *name);
+/* The value at a dotted path of member names ("cluster.qos.worst_queue_bytes_log_server"),
+ * or NULL when a member is missing or not an object. An empty path is root itself. */
+const cfdb_jv *cfdb_jv_path(const cfdb_jv *root, const char *path);
+/* A number (JSON_INT or JSON_REAL) as a double: true with *out set, false for anything
+ * else (NULL included). */
+bool cfdb_jv_number(const cfdb_jv *v, double *out);
+/* The bytes of a string (NUL-terminated), or NULL for anything else (NULL included). */
+const char *cfdb_jv_string(const cfdb_jv *v);
+/* The number, or the string, at a dotted path: cfdb_jv_number / cfdb_jv_string of
+ * cfdb_jv_path. */
+bool cfdb_jv_path_number(const cfdb_jv *root, const char *path, double *out);
+const char *cfdb_jv_path_string(const cfdb_jv *root, const char *path);
+/* Reads a whole file and parses it; NULL when it cannot be read, is not one JSON value, or
+ * out of memory. */
+cfdb_jv *cfdb_jv_parse_file(const char *path);
 
 #endif /* CFDB_JSON_READER_H */

@@ -141,7 +141,7 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
             if (coord_is_listener(s, c->listener))
                 coord_open_database(s, c, msg, len);
             return;
-        case CFDB_WLTOKEN_CONFIGTXN_GETGENERATION: /* configuration database (wt-configdb) */
+        case CFDB_WLTOKEN_CONFIGTXN_GETGENERATION: /* configuration database */
         case CFDB_WLTOKEN_CONFIGTXN_GET:
         case CFDB_WLTOKEN_CONFIGTXN_GETCLASSES:
         case CFDB_WLTOKEN_CONFIGTXN_GETKNOBS:
@@ -218,7 +218,7 @@ void srv_dispatch(srv *s, srv_conn *c, cfdb_uid token, const uint8_t *msg, uint3
         case CFDB_CP_PROXY_SNAP_REQ:
             mgmt_proxy_snap(s, c, msg, len);
             return;
-        case CFDB_CP_EXCLUSION_SAFETY_CHECK_REQ: /* exclusions (issue 12) */
+        case CFDB_CP_EXCLUSION_SAFETY_CHECK_REQ: /* exclusions */
             cp_exclusion_safety_check(s, c, msg, len);
             return;
         default:

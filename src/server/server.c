@@ -1,6 +1,6 @@
 /* The server process: listeners, connections, the version clock, parked requests.
  *
- * What a peer can make it hold is bounded (issue 11): each connection's replies waiting for
+ * What a peer can make it hold is bounded: each connection's replies waiting for
  * the peer (conn_out_budget, then its requests are not read), the buffers of all connections
  * together (memory_budget, a cfdb_conn_pool), the number of connections (max_connections:
  * more are accepted and closed at once, so a client sees a refusal, not a timeout), and time
@@ -784,7 +784,7 @@ void cfdb_server_destroy(cfdb_server *s)
     if (s->wal)
         srv_wal_close(s);
     srv_shard_map_free(&s->shards);
-    config_node_free(s); /* configuration database (wt-configdb) */
+    config_node_free(s); /* configuration database */
     srv_endpoints_free(s);
     free(s->storage);
     if (s->store)

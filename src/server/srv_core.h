@@ -166,7 +166,7 @@ struct cfdb_server {
     /* roles */
     cfdb_uid cluster_id_uid;
     cfdb_uid client_info_id;  /* ClientDBInfo generation */
-    /* global config (issue 12, modules): the history ClientDBInfo carries (global_config.c) */
+    /* global config: the history ClientDBInfo carries (global_config.c) */
     cfdb_arena gc_arena;
     cfdb_version_history *gc_history;
     size_t gc_nhistory;
@@ -228,7 +228,7 @@ struct cfdb_server {
     uint64_t n_grv_batches, n_grv_batched, max_grv_batch;
     uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
     uint64_t n_health_requests, n_health_detailed; /* GetHealthMetricsRequests received, detailed ones */
-    /* configuration database (config_node.c, wt-configdb): the node's state, requests received */
+    /* configuration database (config_node.c): the node's state, requests received */
     struct srv_config_node *config_node;
     uint64_t n_config_requests;
     uint64_t n_config_adopted; /* coordinators hashes adopted (a client's std::hash is not libstdc++'s) */

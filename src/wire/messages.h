@@ -777,7 +777,7 @@ typedef struct cfdb_tenant_group_entry {
     char unused;
 } cfdb_tenant_group_entry;
 extern const fb_message cfdb_msg_tenant_map_entry, cfdb_msg_tenant_group_entry;
-/* GlobalConfig history values (issue 12, modules) */
+/* GlobalConfig history values */
 extern const fb_message cfdb_msg_version_history;
 
 /* Every described message, for tools and tests. */

@@ -54,10 +54,10 @@ const fb_message *const cfdb_all_messages[] = {
     &cfdb_msg_get_client_workers_request,
     &cfdb_msg_client_workers_reply,
     &cfdb_msg_reboot_request,
-    /* exclusions (issue 12) */
+    /* exclusions */
     &cfdb_msg_exclusion_safety_check_request,
     &cfdb_msg_exclusion_safety_check_reply,
-    /* configuration database (wt-configdb) */
+    /* configuration database */
     &cfdb_msg_config_get_generation_request,
     &cfdb_msg_config_get_generation_reply,
     &cfdb_msg_config_get_request,

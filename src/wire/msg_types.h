@@ -12,7 +12,7 @@ extern fb_type cfdb_fb_opt_tag_set, cfdb_fb_version_vector, cfdb_fb_key_value_bl
 extern fb_type cfdb_fb_network_address_vec, cfdb_fb_request_stream, cfdb_fb_storage_server_interface_vec;
 extern fb_type cfdb_fb_grv_proxy_interface_vec, cfdb_fb_commit_proxy_interface_vec;
 extern fb_type cfdb_fb_opt_encrypt_key_proxy_interface;
-extern fb_type cfdb_fb_ip_address; /* exclusions (issue 12): AddressExclusion.ip */
+extern fb_type cfdb_fb_ip_address; /* exclusions: AddressExclusion.ip */
 
 #define CFDB_REPLY_FILE_ID(id) (0x02000000u | (id))
 

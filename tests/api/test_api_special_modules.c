@@ -1,6 +1,7 @@
-/* The special-key modules of issue 12's last part, against cfdb-server through fdb_c.h, with
- * expectations derived by hand from FoundationDB 7.3.77's source (file / function named at
- * each test):
+/* The global_config/, tracing/, actor_lineage/, actor_profiler_conf/ and profiling/ special-key
+ * modules (and worker_interfaces/verify and the health metrics cache), against cfdb-server
+ * through fdb_c.h, with expectations derived by hand from FoundationDB 7.3.77's source
+ * (file / function named at each test):
  *   \xff\xff/global_config/        GlobalConfigImpl, GlobalConfig::applyChanges / insert / updater
  *   \xff\xff/tracing/              TracingOptionsImpl, Transaction::setTransactionID / setToken
  *   \xff\xff/management/profiling/ ClientProfilingImpl: not registered at API 730

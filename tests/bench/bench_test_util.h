@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "json.h"
+#include "json_reader.h"
 
 /* Run a shell command; returns its exit status (or -1). */
 __attribute__((format(printf, 1, 2), unused)) static int sh(const char *fmt, ...)

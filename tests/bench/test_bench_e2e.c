@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "bench_test_util.h"
-#include "json.h"
+#include "json_reader.h"
 
 #ifndef CFDB_BENCH_BIN
 #error CFDB_BENCH_BIN must name the cfdb-bench binary
@@ -42,43 +42,45 @@ static void test_tiny_campaign(void **state)
                 "--quiet-max-agg 101 --quiet-window 0.01 --quiet-wait 0 --run-timeout 60 "
                 "--client-cpus 0 --server-cpus 0 --out %s/c", tmp);
     assert_int_equal(rc, 0);
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof path, "%s/c/report/results.json", tmp);
-    json_value *r = json_parse_file(path, err, sizeof err);
+    cfdb_jv *r = cfdb_jv_parse_file(path);
     assert_non_null(r);
-    const json_value *cmps = json_member(r, "comparisons");
+    const cfdb_jv *cmps = cfdb_jv_get(r, "comparisons");
     assert_non_null(cmps);
     assert_int_equal(cmps->count, 10);
     for (size_t i = 0; i < cmps->count; i++) {
-        const json_value *cm = cmps->items[i];
-        const char *st = json_path_string(cm, "status");
+        const cfdb_jv *cm = cmps->items[i];
+        const char *st = cfdb_jv_path_string(cm, "status");
+        double workers = 0;
+        cfdb_jv_path_number(cm, "workers", &workers);
         if (strcmp(st, "ok"))
-            fprintf(stderr, "%s w%g excluded: %s\n", json_path_string(cm, "workload"),
-                    json_path(cm, "workers")->number, json_path_string(cm, "reasons"));
+            fprintf(stderr, "%s w%g excluded: %s\n", cfdb_jv_path_string(cm, "workload"), workers,
+                    cfdb_jv_path_string(cm, "reasons"));
         assert_string_equal(st, "ok");
-        const json_value *arms = json_member(cm, "arms");
+        const cfdb_jv *arms = cfdb_jv_get(cm, "arms");
         for (size_t a = 0; a < arms->count; a++) {
             double errors, vf;
-            assert_int_equal(json_path_number(arms->items[a], "errors", &errors), 0);
-            assert_int_equal(json_path_number(arms->items[a], "verify_failures", &vf), 0);
+            assert_true(cfdb_jv_path_number(arms->items[a], "errors", &errors));
+            assert_true(cfdb_jv_path_number(arms->items[a], "verify_failures", &vf));
             assert_true(errors == 0);
             assert_true(vf == 0);
             /* context switches per transaction are measured for every arm */
             double vcsw = -1, ivcsw = -1;
-            assert_int_equal(json_path_number(arms->items[a], "median.vcsw_per_txn", &vcsw), 0);
-            assert_int_equal(json_path_number(arms->items[a], "median.ivcsw_per_txn", &ivcsw), 0);
+            assert_true(cfdb_jv_path_number(arms->items[a], "median.vcsw_per_txn", &vcsw));
+            assert_true(cfdb_jv_path_number(arms->items[a], "median.ivcsw_per_txn", &ivcsw));
             assert_true(vcsw >= 0 && ivcsw >= 0);
         }
-        assert_non_null(json_member(cm, "ratios"));
+        assert_non_null(cfdb_jv_get(cm, "ratios"));
     }
-    json_free(r);
+    cfdb_jv_free(r);
     /* --client-cpus / --server-cpus: recorded in the manifest, and each worker saw one CPU */
     snprintf(path, sizeof path, "%s/c/manifest.json", tmp);
-    json_value *m = json_parse_file(path, err, sizeof err);
+    cfdb_jv *m = cfdb_jv_parse_file(path);
     assert_non_null(m);
-    assert_string_equal(json_path_string(m, "pinning.client_cpus"), "0");
-    assert_string_equal(json_path_string(m, "pinning.server_cpus"), "0");
-    json_free(m);
+    assert_string_equal(cfdb_jv_path_string(m, "pinning.client_cpus"), "0");
+    assert_string_equal(cfdb_jv_path_string(m, "pinning.server_cpus"), "0");
+    cfdb_jv_free(m);
     assert_int_equal(sh("grep -q '^cpus_allowed=1$' %s/c/runs/grv-w1-b1-cfdb.kv", tmp), 0);
     /* a CPU list that cannot be had fails the campaign before it runs */
     assert_int_not_equal(sh(CFDB_BENCH_BIN " run --cfdb-lib " CFDB_LIB " --server " CFDB_SERVER

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bench_test_util.h"
-#include "json.h"
+#include "json_reader.h"
 
 #ifndef CFDB_BENCH_BIN
 #error CFDB_BENCH_BIN must name the cfdb-bench binary
@@ -68,13 +68,13 @@ static void clear_env(void)
                    " --cluster-file %s/fdb.cluster --keys 200 --quiet-max-cpu 100 "                 \
                    "--quiet-max-agg 101 --quiet-window 0.01 --quiet-wait 0 --out %s/%s"
 
-static json_value *load_results(const char *name)
+static cfdb_jv *load_results(const char *name)
 {
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof path, "%s/%s/report/results.json", tmp, name);
-    json_value *v = json_parse_file(path, err, sizeof err);
+    cfdb_jv *v = cfdb_jv_parse_file(path);
     if (!v)
-        fprintf(stderr, "%s\n", err);
+        fprintf(stderr, "cannot read %s as JSON\n", path);
     return v;
 }
 
@@ -104,35 +104,34 @@ static void test_campaign(void **state)
     snprintf(path, sizeof path, "%s/c1/runs/get100-w2-b3-b.lat", tmp);
     assert_int_equal(count_lines(path), 100);
 
-    json_value *r = load_results("c1");
+    cfdb_jv *r = load_results("c1");
     assert_non_null(r);
-    assert_string_equal(json_path_string(r, "manifest_sha256"), seal);
+    assert_string_equal(cfdb_jv_path_string(r, "manifest_sha256"), seal);
     free(seal);
-    const json_value *cmps = json_member(r, "comparisons");
+    const cfdb_jv *cmps = cfdb_jv_get(r, "comparisons");
     assert_non_null(cmps);
     assert_int_equal(cmps->count, 8);
-    char err[256];
     snprintf(path, sizeof path, "%s/c1/manifest.json", tmp);
-    json_value *man = json_parse_file(path, err, sizeof err);
+    cfdb_jv *man = cfdb_jv_parse_file(path);
     assert_non_null(man);
-    const json_value *mc = json_path(man, "malloc_counter");
+    const cfdb_jv *mc = cfdb_jv_path(man, "malloc_counter");
     const int counted = mc && mc->type == JSON_OBJECT;
-    json_free(man);
+    cfdb_jv_free(man);
     for (size_t i = 0; i < cmps->count; i++) {
-        const json_value *cm = cmps->items[i];
-        assert_string_equal(json_path_string(cm, "status"), "ok");
-        const json_value *ratios = json_member(cm, "ratios");
+        const cfdb_jv *cm = cmps->items[i];
+        assert_string_equal(cfdb_jv_path_string(cm, "status"), "ok");
+        const cfdb_jv *ratios = cfdb_jv_get(cm, "ratios");
         assert_non_null(ratios);
         assert_int_equal(ratios->count, 11); /* one pair, eleven metrics */
         for (size_t k = 0; k < ratios->count; k++) {
-            const json_value *rt = ratios->items[k];
-            const json_value *br = json_member(rt, "block_ratios");
+            const cfdb_jv *rt = ratios->items[k];
+            const cfdb_jv *br = cfdb_jv_get(rt, "block_ratios");
             if (!br) {
                 /* Only allocations may be unmeasured (sanitized builds cannot
                  * preload the counter), and context switches may be zero (the mock
                  * library answers without ever blocking); everything else always is. */
-                const char *m = json_path_string(rt, "metric");
-                const char *why = json_path_string(rt, "unavailable");
+                const char *m = cfdb_jv_path_string(rt, "metric");
+                const char *why = cfdb_jv_path_string(rt, "unavailable");
                 assert_non_null(why);
                 if (!strcmp(m, "vcsw_per_txn") || !strcmp(m, "ivcsw_per_txn")) {
                     assert_non_null(strstr(why, "zero value"));
@@ -144,33 +143,33 @@ static void test_campaign(void **state)
             }
             assert_int_equal(br->count, 6);
             double g, lo, hi;
-            assert_int_equal(json_path_number(rt, "geomean", &g), 0);
-            assert_int_equal(json_path_number(rt, "ci_low", &lo), 0);
-            assert_int_equal(json_path_number(rt, "ci_high", &hi), 0);
+            assert_true(cfdb_jv_path_number(rt, "geomean", &g));
+            assert_true(cfdb_jv_path_number(rt, "ci_low", &lo));
+            assert_true(cfdb_jv_path_number(rt, "ci_high", &hi));
             assert_true(lo <= g && g <= hi);
-            const char *verdict = json_path_string(rt, "verdict");
-            const json_value *concl = json_member(rt, "conclusive");
+            const char *verdict = cfdb_jv_path_string(rt, "verdict");
+            const cfdb_jv *concl = cfdb_jv_get(rt, "conclusive");
             if (lo <= 1 && hi >= 1) {
                 assert_string_equal(verdict, "inconclusive");
-                assert_true(concl->number == 0);
+                assert_true(concl->type == JSON_BOOL && !concl->b);
             }
         }
-        const char *wl = json_path_string(cm, "workload");
-        const json_value *arms = json_member(cm, "arms");
+        const char *wl = cfdb_jv_path_string(cm, "workload");
+        const cfdb_jv *arms = cfdb_jv_get(cm, "arms");
         assert_int_equal(arms->count, 2);
         for (size_t a = 0; a < 2; a++) {
             double retries, vf, allocs;
-            assert_int_equal(json_path_number(arms->items[a], "retries", &retries), 0);
-            assert_int_equal(json_path_number(arms->items[a], "verify_failures", &vf), 0);
+            assert_true(cfdb_jv_path_number(arms->items[a], "retries", &retries));
+            assert_true(cfdb_jv_path_number(arms->items[a], "verify_failures", &vf));
             assert_true(vf == 0);
             if (!strcmp(wl, "set100"))
                 assert_true(retries > 0); /* the mock fails every 7th commit */
             /* transaction + future, counted by the interposer (when preloaded) */
-            if (json_path_number(arms->items[a], "median.allocs_per_txn", &allocs) == 0)
+            if (cfdb_jv_path_number(arms->items[a], "median.allocs_per_txn", &allocs))
                 assert_true(allocs >= 2);
         }
     }
-    json_free(r);
+    cfdb_jv_free(r);
 
     /* analyze works from the files alone and is deterministic. */
     snprintf(path, sizeof path, "%s/c1/report/results.json", tmp);
@@ -209,20 +208,20 @@ static void test_campaign(void **state)
 
 static void expect_excluded(const char *name, const char *reason_part)
 {
-    json_value *r = load_results(name);
+    cfdb_jv *r = load_results(name);
     assert_non_null(r);
-    const json_value *cmps = json_member(r, "comparisons");
+    const cfdb_jv *cmps = cfdb_jv_get(r, "comparisons");
     assert_non_null(cmps);
     assert_int_equal(cmps->count, 1);
-    const json_value *cm = cmps->items[0];
-    assert_string_equal(json_path_string(cm, "status"), "excluded");
-    assert_null(json_member(cm, "ratios")); /* no partial ratios */
-    const char *why = json_path_string(cm, "reasons");
+    const cfdb_jv *cm = cmps->items[0];
+    assert_string_equal(cfdb_jv_path_string(cm, "status"), "excluded");
+    assert_null(cfdb_jv_get(cm, "ratios")); /* no partial ratios */
+    const char *why = cfdb_jv_path_string(cm, "reasons");
     assert_non_null(why);
     if (!strstr(why, reason_part))
         fprintf(stderr, "reasons: %s\n", why);
     assert_non_null(strstr(why, reason_part));
-    json_free(r);
+    cfdb_jv_free(r);
     char path[256];
     snprintf(path, sizeof path, "%s/%s/report/summary.md", tmp, name);
     char *md = slurp(path);
@@ -263,14 +262,14 @@ static void test_health_required(void **state)
     /* Not required: reported as unverified, comparison kept. */
     assert_int_equal(sh(COMMON " --workloads grv --workers 1 --counts 1=2+20 > /dev/null 2>&1", tmp,
                         tmp, "h3"), 0);
-    json_value *r = load_results("h3");
+    cfdb_jv *r = load_results("h3");
     assert_non_null(r);
-    const json_value *cm = json_member(r, "comparisons")->items[0];
-    assert_string_equal(json_path_string(cm, "status"), "ok");
+    const cfdb_jv *cm = cfdb_jv_get(r, "comparisons")->items[0];
+    assert_string_equal(cfdb_jv_path_string(cm, "status"), "ok");
     double unv;
-    assert_int_equal(json_path_number(cm, "health_unverified_runs", &unv), 0);
+    assert_true(cfdb_jv_path_number(cm, "health_unverified_runs", &unv));
     assert_true(unv == 12);
-    json_free(r);
+    cfdb_jv_free(r);
     /* Required: the comparison is excluded. */
     assert_int_equal(sh(COMMON " --workloads grv --workers 1 --counts 1=2+20 --require-health "
                                "> /dev/null 2>&1", tmp, tmp, "h4"), 0);

@@ -1,4 +1,4 @@
-/* Cluster file / connection string grammar (Part 4 §4.1), canonical form,
+/* Cluster file / connection string grammar, canonical form,
  * file location and atomic rewrite. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* on_error classification and backoff sequences (Part 6 §6.2-6.3), key/value checks. */
+/* on_error classification and backoff sequences, key/value checks. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

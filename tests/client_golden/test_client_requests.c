@@ -65,7 +65,7 @@
 
 /* ------------------------------------------------------------------------------------------
  * KNOWN-DIFFERENT: the differences from libfdb_c 7.3.77 that cfdb's requests are known to have
- * today (issue 9). Each row excuses one kind of difference in one scenario and stream
+ * today. Each row excuses one kind of difference in one scenario and stream
  * ("operation" or "background"), named by its signature:
  *     missing:<Request>      a request libfdb_c sent and cfdb did not
  *     extra:<Request>        a request cfdb sent and libfdb_c did not

@@ -1,4 +1,4 @@
-/* cfdb-server against hostile and exhausted peers (issue 11, items 1, 2 and 5), run as a
+/* cfdb-server against hostile and exhausted peers, run as a
  * child process so that its memory (VmRSS in /proc/PID/status) and CPU time (utime + stime
  * in /proc/PID/stat) can be read:
  *   - a client that floods GetKeyValuesRequests and never reads a reply: the server stops

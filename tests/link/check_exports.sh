@@ -2,16 +2,15 @@
 # A shared library exports its documented API and nothing else: every symbol in LIBRARY's
 # dynamic symbol table (nm -D --defined-only) must be a function or object that one of the
 # installed HEADERs declares. The allowed names are read from the headers themselves (their
-# comments removed by the C preprocessor, no includes followed): each fdb_* or cfdb_* name
-# followed by "(" in a declaration. A directory stands for the *.h files in it.
+# comments removed, no includes followed): each fdb_* or cfdb_* name followed by "(" in a
+# declaration. A directory stands for the *.h files in it.
 #
-# usage: check_exports.sh NM CC LIBRARY HEADER|DIR...
+# usage: check_exports.sh NM LIBRARY HEADER|DIR...
 set -eu
 
 nm_tool=$1
-cc=$2
-lib=$3
-shift 3
+lib=$2
+shift 2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,7 +27,7 @@ done
 : > "$tmp/api"
 while read -r h; do
     [ -f "$h" ] || { echo "no header $h"; exit 1; }
-    "$cc" -w -fpreprocessed -dD -E -P -x c "$h" |
+    perl -0777 -pe 's{/\*.*?\*/}{ }gs; s{//[^\n]*}{}g' "$h" |
         grep -o '\bc\{0,1\}fdb_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' >> "$tmp/api"
 done < "$tmp/headers"
 sort -u "$tmp/api" -o "$tmp/api"

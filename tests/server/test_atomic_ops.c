@@ -1,4 +1,4 @@
-/* Atomic ops and versionstamps against FoundationDB 7.3's definitions (Part 7 §7.5-7.6). */
+/* Atomic ops and versionstamps against FoundationDB 7.3's definitions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

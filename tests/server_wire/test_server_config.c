@@ -1,5 +1,5 @@
-/* Configuration, the database lock and management keys on cfdb-server, at the wire level
- * (issue 12, the dev server's part), against an in-process server (tenant_fixture.h):
+/* Configuration, the database lock and management keys on cfdb-server, at the wire level,
+ * against an in-process server (tenant_fixture.h):
  *   - \xff/conf/ holds what `configure new single memory` writes (fdbclient/
  *     ManagementAPI.actor.cpp configForToken; the policy bytes derived by hand below), the
  *     tenant mode setting reaches \xff/conf/tenant_mode and ClientDBInfo.tenantMode, and a

@@ -1,4 +1,4 @@
-/* Server behaviours FoundationDB's own client tests rely on (issue 9), at the wire level
+/* Server behaviours FoundationDB's own client tests rely on, at the wire level
  * against an in-process cfdb-server:
  *   - a read at a version older than anything the storage servers keep (version 1) is
  *     transaction_too_old (1007), for get, getKey and getRange;

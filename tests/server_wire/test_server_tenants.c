@@ -1,4 +1,4 @@
-/* Tenants on cfdb-server, at the wire level (issue 12, the dev server's part), against an
+/* Tenants on cfdb-server, at the wire level, against an
  * in-process server (fixture: tenant_fixture.h):
  *   - GetTenantIdRequest finds a tenant by name in \xff/tenant/map/ (tenant_not_found 2131);
  *   - storage reads in a tenant see only its keys, relative (GetValue, GetKey, GetKeyValues,

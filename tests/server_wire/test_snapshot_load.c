@@ -1,4 +1,4 @@
-/* A snapshot taken while commits and reads go on (issue 11, item 4). An in-process
+/* A snapshot taken while commits and reads go on. An in-process
  * cfdb-server with --datadir holds NKEYS keys; a background snapshot is started and held
  * part-way (control "snapshot hold on", after one ~1 ms step of copying rows), then:
  *   1. commits overwrite, clear and insert keys on both sides of where the copy stands,

@@ -1,4 +1,4 @@
-/* Corruption is not a torn tail (issue 11, item 3). cfdb-server --datadir, run as a child
+/* Corruption is not a torn tail. cfdb-server --datadir, run as a child
  * process, must:
  *   - refuse to start when a WAL record in the middle of the log is bad (payload byte,
  *     checksum, length field too large or too small) while valid records follow it,

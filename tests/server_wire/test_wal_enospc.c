@@ -1,4 +1,4 @@
-/* A full disk (issue 11, item 3), on a 4 MB tmpfs mounted in the test's own mount
+/* A full disk, on a 4 MB tmpfs mounted in the test's own mount
  * namespace (unshare(CLONE_NEWNS); CI runs as root like this machine), under an
  * in-process cfdb-server --datadir:
  *   1. a snapshot that does not fit fails, leaves no snapshot.tmp behind, is reported in

@@ -1,4 +1,4 @@
-/* Torn and corrupt WAL tails, byte by byte (issue 9). A crash can leave the last WAL
+/* Torn and corrupt WAL tails, byte by byte. A crash can leave the last WAL
  * record cut anywhere, or whole but with a checksum that does not match. For every
  * length of the last record (0 .. full-1 bytes kept), and for a full-length last record
  * with a bad checksum or a flipped payload byte, cfdb-server --datadir must:

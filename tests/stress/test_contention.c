@@ -1,4 +1,4 @@
-/* Contention and the read-version boundary of conflict checks (issue 9).
+/* Contention and the read-version boundary of conflict checks.
  *
  * test_transfers: NT threads move money between NA accounts (read two, write both, in a
  * retry loop with fdb_transaction_on_error); a checker thread sums every account in one

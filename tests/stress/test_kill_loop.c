@@ -1,4 +1,4 @@
-/* kill -9 in a loop (issue 9). cfdb-server --datadir runs as a child process; NW writer
+/* kill -9 in a loop. cfdb-server --datadir runs as a child process; NW writer
  * threads, each with its own wire-client connection (tests/server_wire/wire_client.h),
  * commit without pause while the test kills the server at random moments (before, during
  * and after commits, and sometimes right after asking for a snapshot). Each writer keeps a

@@ -1,5 +1,5 @@
 /* Server behaviours that FoundationDB's own C unit tests (bindings/c/test/unit/
- * unit_tests.cpp in 7.3.77) rely on, through the public API on libcfdb (issue 9):
+ * unit_tests.cpp in 7.3.77) rely on, through the public API on libcfdb:
  *   - set_read_version(1) then get: transaction_too_old (1007);
  *   - \xff/coordinators: 2004 without system-key access; with READ_SYSTEM_KEYS or
  *     ACCESS_SYSTEM_KEYS it holds the cluster's connection string (the cluster file's

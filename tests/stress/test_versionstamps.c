@@ -1,4 +1,4 @@
-/* Versionstamps from many concurrent committers (issue 9). NT threads share one database
+/* Versionstamps from many concurrent committers. NT threads share one database
  * (one connection, so the dev server's commit proxy gets many commits per batch and
  * gives them batch indexes 0, 1, 2, ...). Each transaction writes a versionstamped key and
  * a versionstamped value and asks for fdb_transaction_get_versionstamp. Afterwards:

@@ -80,7 +80,7 @@ static void test_xxh3_vectors(void **state)
     assert_true(cfdb_frame_checksum("abc", 3) == 0x78AF5F94892F3950ull);
 }
 
-/* The ping frame of the protocol guide (Part 1 §1.4), checksum computed by FDB's xxhash. */
+/* A ping frame, checksum computed by FDB's xxhash. */
 static const uint8_t ping_frame[] = {
     0x48, 0, 0, 0, 0x73, 0x7b, 0x3e, 0x6e, 0x7b, 0x6b, 0x87, 0xad,
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0, 0, 0, 0, 0, 0, 0,

@@ -9,7 +9,7 @@
  *     each aligned to its size (UID: 8) from table+4; table size = end + 4). The test asserts
  *     the reader's own derivation agrees, and that every captured libfdb_c 7.3.77 request in
  *     tests/vectors/golden carries exactly these vtables;
- *  2. a hand-laid message: the 248-byte GetValueRequest of ../shared/protocol Part 3 §3.12
+ *  2. a hand-laid message: a 248-byte GetValueRequest
  *     (bytes FoundationDB's serializer produced), read field by field;
  *  3. cfdb's encoder: each request built in cfdb's C struct with a distinct value in every
  *     field, encoded by cfdb, then read back by the independent reader by field NAME. A
@@ -96,7 +96,7 @@ static const vt_case k_vtables[] = {
     /* commitVersion(8)@4 tenant@12 batchIndexHighByte@16 */
     { "ExpireIdempotencyIdRequest", NULL, &ref_expire_idempotency_id_request, { 10, 17, 4, 16, 12 } },
     /* version(8)@4; key@12 tags.off@16 reply@20 span@24 tenant@28 options.off@32 sslcv@36;
-     * tags.tag@40 options.tag@41 (= Part 3 §3.12) */
+     * tags.tag@40 options.tag@41 (the layout of the hand-laid message below) */
     { "GetValueRequest", NULL, &ref_get_value_request, { 24, 42, 12, 4, 40, 16, 20, 24, 28, 41, 32, 36 } },
     { "GetKeyRequest", NULL, &ref_get_key_request, { 24, 42, 12, 4, 40, 16, 20, 24, 28, 41, 32, 36 } },
     /* version(8)@4; begin@12 end@16 limit@20 limitBytes@24 tags.off@28 reply@32 span@36
@@ -233,7 +233,7 @@ static void test_captured_requests_have_these_layouts(void **state)
 
 /* ---------------- 2. a hand-laid message ---------------- */
 
-/* Part 3 §3.12 of ../shared/protocol: GetValueRequest key "hello", version 0x100000023, reply
+/* The hand-laid GetValueRequest: key "hello", version 0x100000023, reply
  * token (0x1111111111111110, 0x2222222200000005), no tenant, empty version vector. */
 static const char *const k_get_value_hex =
     "54000000" "82018100" "0000" "060008000400"

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 /* Known-answer tests.
- * 1. Messages produced by FoundationDB 7.3.77's own serializer (tests/vectors/serializer,
- *    from the team's protocol guide, Appendix A) decode to the documented values.
+ * 1. Messages produced by FoundationDB 7.3.77's own serializer (tests/vectors/serializer)
+ *    decode to the values written next to them.
  * 2. Hand-derived vectors: for one message of each kind (request, reply value, reply error,
  *    plain root) the exact bytes our encoder must produce, worked out by hand from the
  *    rules of flow/flat_buffers.h (slot order = serialization order; fields placed by
@@ -235,7 +235,7 @@ static void test_hand_derived_encodings(void **state)
 }
 
 /* The layouts FoundationDB's writer computes for GetValueRequest and GetValueReply
- * (protocol guide Part 3, checked there against flat_buffers.h) are the ones we compute. */
+ * (flow/flat_buffers.h's vtable rules) are the ones we compute. */
 static void test_vtables_match_fdb(void **state)
 {
     size_t len = load_vector("gvreq", buf, sizeof buf);
