@@ -12,6 +12,8 @@
  *     460, 200, and 520, 730);
  *   - estimated range size and split points of a cancelled transaction: transaction_cancelled;
  *   - range reads the transaction's own writes answer need no read version (nor tenant);
+ *   - the network busyness as FoundationDB's C unit test monitor_network_busyness reads it,
+ *     from the start (child processes) and after load;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
@@ -767,10 +769,57 @@ static void test_old_api_versionstamp_forms(void **state)
     }
 }
 
+/* FoundationDB's C unit test monitor_network_busyness, in a fresh process: right after the
+ * network starts, 40 readings 50 ms apart, each within [0, 1], at least one above 0. */
+static int child_busyness(const char *cluster_file)
+{
+    FDBDatabase *db = child_db(FDB_API_VERSION, cluster_file);
+    CHILD_CHECK(db != NULL);
+    bool above_zero = false;
+    for (int i = 0; i < 40; i++) {
+        double b = fdb_database_get_main_thread_busyness(db);
+        CHILD_CHECK(b >= 0.0 && b <= 1.0);
+        if (b > 0)
+            above_zero = true;
+        usleep(50000);
+    }
+    CHILD_CHECK(above_zero);
+    fdb_database_destroy(db);
+    api_network_stop();
+    return 0;
+}
+
+static void test_network_busyness_from_the_start(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(run_child("--busyness-child", "-"), 0);
+    /* and after load, in this process: reads for a second and a half, then the readings */
+    double end = api_now_ms() + 1500;
+    FDBTransaction *tr = api_tr();
+    while (api_now_ms() < end) {
+        int present, len;
+        char buf[8];
+        assert_int_equal(api_get(tr, S("field/busy"), 10, 1, &present, buf, sizeof buf, &len), 0);
+        fdb_transaction_reset(tr);
+    }
+    fdb_transaction_destroy(tr);
+    bool above_zero = false;
+    for (int i = 0; i < 40; i++) {
+        double b = fdb_database_get_main_thread_busyness(g_env.db);
+        assert_true(b >= 0.0 && b <= 1.0);
+        above_zero = above_zero || b > 0;
+        usleep(50000);
+    }
+    assert_true(above_zero);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--api-child") == 0)
         return child_versionstamps(atoi(argv[2]), argv[3]);
+    if (argc == 4 && strcmp(argv[1], "--busyness-child") == 0)
+        return child_busyness(argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
         cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
@@ -779,6 +828,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_old_api_versionstamp_forms),
         cmocka_unit_test(test_metadata_reads_when_cancelled),
         cmocka_unit_test(test_own_clear_in_deleted_tenant),
+        cmocka_unit_test(test_network_busyness_from_the_start),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
