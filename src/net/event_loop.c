@@ -71,6 +71,11 @@ struct cfdb_loop {
 
     /* busyness over 1 s windows (see cfdb_loop_busyness) */
     uint64_t busy_window_start, busy_ns, stretch_ns, longest_stretch_ns;
+    /* cfdb_loop_busyness_close: the owner closes the windows (then account_busy only counts);
+     * busy_mark_ns: where the running iteration's uncounted work starts after a close inside
+     * it; created_ns: the first window's start then */
+    bool busy_sampled, iter_waited;
+    uint64_t busy_mark_ns, created_ns;
     _Atomic double busyness;
 };
 
@@ -115,6 +120,7 @@ cfdb_loop *cfdb_loop_create(void)
         goto fail;
     loop->have_epoll_pwait2 = true;
     loop->now_ns = cfdb_monotonic_ns();
+    loop->created_ns = loop->now_ns;
     return loop;
 fail:;
     int saved = errno;
@@ -505,13 +511,25 @@ static int wait_for_events(cfdb_loop *loop, uint64_t wait_ns)
 
 /* Work time since the loop woke up. A window's busyness is libfdb_c's: the larger of the busy
  * fraction and how close the longest uninterrupted busy stretch came to BURST_MAX_S. */
+static double window_busyness(uint64_t busy, uint64_t elapsed, uint64_t longest)
+{
+    double fraction = (double)(busy < elapsed ? busy : elapsed) / (double)elapsed;
+    double burst = ((double)longest / 1e9 - BURST_MIN_S) / (BURST_MAX_S - BURST_MIN_S);
+    burst = burst < 0 ? 0 : burst > 1 ? 1 : burst;
+    return fraction > burst ? fraction : burst;
+}
+
 static void account_busy(cfdb_loop *loop, bool waited)
 {
-    uint64_t end = cfdb_monotonic_ns(), work = end - loop->now_ns;
+    /* a close inside this iteration counted its work up to busy_mark_ns, stretch included */
+    bool continued = loop->busy_mark_ns > loop->now_ns;
+    uint64_t end = cfdb_monotonic_ns(), work = end - (continued ? loop->busy_mark_ns : loop->now_ns);
     loop->busy_ns += work;
-    loop->stretch_ns = waited ? work : loop->stretch_ns + work;
+    loop->stretch_ns = waited && !continued ? work : loop->stretch_ns + work;
     if (loop->stretch_ns > loop->longest_stretch_ns)
         loop->longest_stretch_ns = loop->stretch_ns;
+    if (loop->busy_sampled)
+        return;
     if (!loop->busy_window_start) {
         loop->busy_window_start = end;
         return;
@@ -519,12 +537,32 @@ static void account_busy(cfdb_loop *loop, bool waited)
     uint64_t elapsed = end - loop->busy_window_start;
     if (elapsed < BUSY_WINDOW_NS)
         return;
-    double fraction = (double)(loop->busy_ns < elapsed ? loop->busy_ns : elapsed) / (double)elapsed;
-    double burst = ((double)loop->longest_stretch_ns / 1e9 - BURST_MIN_S) / (BURST_MAX_S - BURST_MIN_S);
-    burst = burst < 0 ? 0 : burst > 1 ? 1 : burst;
-    atomic_store_explicit(&loop->busyness, fraction > burst ? fraction : burst, memory_order_relaxed);
+    atomic_store_explicit(&loop->busyness, window_busyness(loop->busy_ns, elapsed, loop->longest_stretch_ns),
+                          memory_order_relaxed);
     loop->busy_window_start = end;
     loop->busy_ns = loop->longest_stretch_ns = 0;
+}
+
+void cfdb_loop_busyness_close(cfdb_loop *loop)
+{
+    uint64_t now = cfdb_monotonic_ns();
+    loop->busy_sampled = true;
+    /* the running iteration's work so far counts in this window (libfdb_c adds the active
+     * tracker's time up to now), and its stretch goes on into the next one */
+    bool continued = loop->busy_mark_ns > loop->now_ns;
+    uint64_t from = continued ? loop->busy_mark_ns : loop->now_ns;
+    uint64_t work = now > from ? now - from : 0;
+    uint64_t stretch = loop->iter_waited && !continued ? work : loop->stretch_ns + work;
+    uint64_t busy = loop->busy_ns + work;
+    uint64_t longest = stretch > loop->longest_stretch_ns ? stretch : loop->longest_stretch_ns;
+    uint64_t start = loop->busy_window_start ? loop->busy_window_start : loop->created_ns;
+    if (now <= start)
+        return;
+    atomic_store_explicit(&loop->busyness, window_busyness(busy, now - start, longest), memory_order_relaxed);
+    loop->busy_window_start = now;
+    loop->busy_ns = loop->longest_stretch_ns = 0;
+    loop->stretch_ns = stretch;
+    loop->busy_mark_ns = now;
 }
 
 double cfdb_loop_busyness(const cfdb_loop *loop)
@@ -565,6 +603,7 @@ int cfdb_loop_run_once(cfdb_loop *loop, uint64_t max_wait_ns)
     }
     loop->ready_count = n > 0 ? n : 0;
     loop->now_ns = cfdb_monotonic_ns();
+    loop->iter_waited = wait_ns != 0;
 
     cfdb_loop_iteration_fn hook = loop->iteration_hook;
     void *hook_arg = loop->iteration_arg;

@@ -160,6 +160,11 @@ void cfdb_loop_set_iteration_hook(cfdb_loop *loop, cfdb_loop_iteration_fn fn, vo
  * 0.5 s), as libfdb_c's network busyness. Windows close only while the loop runs; an owner
  * wanting a fresh value when idle keeps a periodic timer armed. */
 double cfdb_loop_busyness(const cfdb_loop *loop);
+/* Loop thread, from a callback: closes the current window now (the first one began when the
+ * loop was created), counting the running iteration's work so far, as libfdb_c's
+ * monitorNetworkBusyness does every second. From the first call on, windows close only
+ * here. */
+void cfdb_loop_busyness_close(cfdb_loop *loop);
 
 /* Counters for tests and benchmarks (approximate when read off-thread). */
 typedef struct cfdb_loop_stats {

@@ -11,6 +11,9 @@
  *   - below API 520 the old versionstamp operand forms (child processes selecting API 510,
  *     460, 200, and 520, 730);
  *   - estimated range size and split points of a cancelled transaction: transaction_cancelled;
+ *   - range reads the transaction's own writes answer need no read version (nor tenant);
+ *   - the network busyness as FoundationDB's C unit test monitor_network_busyness reads it,
+ *     from the start (child processes) and after load;
  */
 #include "api_helpers.h"
 #include "tenant_fixture.h"
@@ -529,6 +532,67 @@ static void test_metadata_reads_when_cancelled(void **state)
     fdb_tenant_destroy(t);
 }
 
+/* ---------- reads its own writes answer, in a tenant that is gone ---------- */
+
+/* RYWImpl answers a range read from the transaction's writes without the native transaction
+ * (no read version, no tenant) when its own clear covers the range: a handle to a deleted
+ * tenant reads the empty range; what needs the storage servers hears tenant_not_found. */
+static void test_own_clear_in_deleted_tenant(void **state)
+{
+    (void)state;
+    int64_t id;
+    assert_int_equal(tf_create_tenant(g_env.db, "cleared-gone", &id), 0);
+    FDBTenant *t = open_tenant("cleared-gone");
+    tenant_set(t, "c", "1");
+    fdb_tenant_destroy(t);
+    assert_int_equal(tf_delete_tenant(g_env.db, "cleared-gone", id), 0);
+    t = open_tenant("cleared-gone");
+    assert_int_equal(api_wait_destroy(fdb_tenant_get_id(t)), 2131);
+    FDBTransaction *tr = tenant_tr(t);
+    fdb_transaction_clear_range(tr, S("a"), 1, S("m"), 1);
+    fdb_transaction_set(tr, S("d"), 1, S("own"), 3);
+    char out[128];
+    /* inside the clear: empty, forward and reverse, with or without a limit */
+    assert_int_equal(sel_range(tr, "b", 1, 0, 1, "d", 1, 0, 1, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(sel_range(tr, "a", 1, 0, 1, "c", 1, 0, 1, 3, 1, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    /* the clear and the transaction's own set */
+    assert_int_equal(sel_range(tr, "a", 1, 0, 1, "m", 1, 0, 1, 0, 0, out, sizeof out), 0);
+    assert_string_equal(out, "d=own,");
+    assert_int_equal(sel_range(tr, "a", 1, 0, 1, "m", 1, 0, 1, 0, 1, out, sizeof out), 0);
+    assert_string_equal(out, "d=own,");
+    /* a selector answered by the writes */
+    FDBFuture *f = fdb_transaction_get_key(tr, S("b"), 1, 0, 1, 0);
+    assert_int_equal(api_wait_ms(f, 3000), 0);
+    const uint8_t *key;
+    int kl;
+    assert_int_equal(fdb_future_get_key(f, &key, &kl), 0);
+    assert_int_equal(kl, 1);
+    assert_int_equal(key[0], 'd');
+    fdb_future_destroy(f);
+    /* point reads: local too */
+    int present, len;
+    char buf[8];
+    assert_int_equal(api_get(tr, S("c"), 1, 0, &present, buf, sizeof buf, &len), 0);
+    assert_false(present);
+    /* past the clear: the storage servers, and the tenant's error */
+    /* (a read from "a" to "n" returns d with `more` set before reaching past the clear: a
+     * byte limit and the minimum row satisfied, RYWImpl's early stop) */
+    assert_int_equal(sel_range(tr, "l", 1, 0, 1, "n", 1, 0, 1, 0, 0, out, sizeof out), 2131);
+    assert_int_equal(api_get(tr, S("x"), 1, 0, &present, buf, sizeof buf, &len), 2131);
+    assert_int_equal(api_commit(tr), 2131);
+    fdb_transaction_destroy(tr);
+    /* snapshot reads go the same way */
+    tr = tenant_tr(t);
+    fdb_transaction_clear_range(tr, S(""), 0, S("\xff"), 1);
+    f = fdb_transaction_get_range(tr, S(""), 0, 0, 1, S("\xff"), 1, 0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 1, 0);
+    assert_int_equal(api_wait_ms(f, 3000), 0);
+    fdb_future_destroy(f);
+    fdb_transaction_destroy(tr);
+    fdb_tenant_destroy(t);
+}
+
 /* ---------- child processes: another API version, a fresh network ---------- */
 
 /* Runs this program again as `argv0 <mode> <arg> <cluster file>` and returns its exit status
@@ -705,10 +769,57 @@ static void test_old_api_versionstamp_forms(void **state)
     }
 }
 
+/* FoundationDB's C unit test monitor_network_busyness, in a fresh process: right after the
+ * network starts, 40 readings 50 ms apart, each within [0, 1], at least one above 0. */
+static int child_busyness(const char *cluster_file)
+{
+    FDBDatabase *db = child_db(FDB_API_VERSION, cluster_file);
+    CHILD_CHECK(db != NULL);
+    bool above_zero = false;
+    for (int i = 0; i < 40; i++) {
+        double b = fdb_database_get_main_thread_busyness(db);
+        CHILD_CHECK(b >= 0.0 && b <= 1.0);
+        if (b > 0)
+            above_zero = true;
+        usleep(50000);
+    }
+    CHILD_CHECK(above_zero);
+    fdb_database_destroy(db);
+    api_network_stop();
+    return 0;
+}
+
+static void test_network_busyness_from_the_start(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(run_child("--busyness-child", "-"), 0);
+    /* and after load, in this process: reads for a second and a half, then the readings */
+    double end = api_now_ms() + 1500;
+    FDBTransaction *tr = api_tr();
+    while (api_now_ms() < end) {
+        int present, len;
+        char buf[8];
+        assert_int_equal(api_get(tr, S("field/busy"), 10, 1, &present, buf, sizeof buf, &len), 0);
+        fdb_transaction_reset(tr);
+    }
+    fdb_transaction_destroy(tr);
+    bool above_zero = false;
+    for (int i = 0; i < 40; i++) {
+        double b = fdb_database_get_main_thread_busyness(g_env.db);
+        assert_true(b >= 0.0 && b <= 1.0);
+        above_zero = above_zero || b > 0;
+        usleep(50000);
+    }
+    assert_true(above_zero);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--api-child") == 0)
         return child_versionstamps(atoi(argv[2]), argv[3]);
+    if (argc == 4 && strcmp(argv[1], "--busyness-child") == 0)
+        return child_busyness(argv[3]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selectors_past_tenant_edges),
         cmocka_unit_test(test_versionstamp_futures_share_the_stamp),
@@ -716,6 +827,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_range_limits),
         cmocka_unit_test(test_old_api_versionstamp_forms),
         cmocka_unit_test(test_metadata_reads_when_cancelled),
+        cmocka_unit_test(test_own_clear_in_deleted_tenant),
+        cmocka_unit_test(test_network_busyness_from_the_start),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

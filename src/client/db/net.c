@@ -76,7 +76,7 @@ struct cfdb_client {
     uint64_t rng[4];
     _Atomic(cfdb_tls_ctx *) tls; /* set once, before any :tls peer is used; owned */
     cfdb_tls_factory tls_factory; /* makes it on first need (network thread) */
-    cfdb_timer heartbeat;        /* keeps the loop's busyness windows closing when idle */
+    cfdb_timer heartbeat;        /* every second: closes the loop's busyness window, sweeps peers */
 };
 
 #define HEARTBEAT_NS 1000000000ull
@@ -108,6 +108,9 @@ static void sweep_peers(cfdb_client *cl)
 
 static void heartbeat_fire(cfdb_loop *loop, cfdb_timer *t, void *arg)
 {
+    /* monitorNetworkBusyness: the busyness of the last second, on a 1 s cadence from the
+     * start (NETWORK_BUSYNESS_MONITOR_INTERVAL) */
+    cfdb_loop_busyness_close(loop);
     sweep_peers(arg);
     cfdb_loop_timer_add_in(loop, t, HEARTBEAT_NS);
 }

@@ -271,7 +271,11 @@ static void range_done(read_op *r)
     read_step(r);
 }
 
-/* Runs the RYW read until it needs storage or is done. */
+static void read_native_have_version(cfdb_waiter *w, int error, int64_t version);
+
+/* Runs the RYW read until it needs storage or is done. As RYWImpl reads, the read version
+ * (and with it a tenant's lookup) is waited for only when the snapshot cache and the
+ * transaction's writes cannot answer: a range its own clear covers reads nothing. */
 static void read_step(read_op *r)
 {
     op *o = &r->base;
@@ -285,6 +289,11 @@ static void read_step(read_op *r)
     int rc = cfdb_ryw_read_advance(r->rr);
     if (rc == CFDB_RYW_NEED_READ) {
         pthread_mutex_unlock(&tx->mu);
+        if (!r->have_version) {
+            o->w.fn = read_native_have_version;
+            txn_need_read_version(tx, &o->w);
+            return;
+        }
         txn_native_range(r, &tx->ryw.arena, r->rr->req_begin, r->rr->req_end, r->rr->req_limits,
                          r->rr->req_reverse);
         return;
@@ -314,52 +323,79 @@ static void read_step(read_op *r)
         deliver_key(r, k);
 }
 
-/* get_key / get_range once the read version is known. */
-static void read_have_version(cfdb_waiter *w, int error, int64_t version)
+/* The read version arrived: 0 to go on, or the operation is finished (an error, or it was
+ * abandoned: -1). */
+static int read_version_check(read_op *r, int error, int64_t version)
 {
-    read_op *r = (read_op *)w;
     op *o = &r->base;
     if (op_abandoned(o))
-        return;
+        return -1;
     if (!error)
         error = cfdb_db_validate_version(o->tx->db, version);
     if (error) {
         op_finish(o, error);
-        return;
+        return -1;
     }
-    bool range = r->range;
+    return 0;
+}
+
+/* The RYW read's first storage read, once the read version is known. */
+static void read_native_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    read_op *r = (read_op *)w;
+    if (read_version_check(r, error, version))
+        return;
+    r->have_version = true;
+    cfdb_txn *tx = r->base.tx;
+    txn_native_range(r, &tx->ryw.arena, r->rr->req_begin, r->rr->req_end, r->rr->req_limits, r->rr->req_reverse);
+}
+
+/* get_key / get_range with read-your-writes off, once the read version is known. */
+static void read_through_have_version(cfdb_waiter *w, int error, int64_t version)
+{
+    read_op *r = (read_op *)w;
+    op *o = &r->base;
+    if (read_version_check(r, error, version))
+        return;
     r->nr = cfdb_arena_alloc(&o->f->arena, sizeof *r->nr);
-    r->rr = r->through ? NULL : cfdb_arena_alloc(&o->f->arena, sizeof *r->rr);
-    if (!r->nr || (!r->through && !r->rr)) {
+    if (!r->nr) {
         op_finish(o, TXN_ERR_NO_MEMORY);
         return;
     }
     r->range_done = range_done;
+    if (!r->range) {
+        r->key_resolved = through_key_resolved;
+        txn_native_get_key(r, r->sel0);
+    } else {
+        txn_native_range(r, &o->f->arena, r->begin_sel, r->end_sel, r->rlimits, r->reverse);
+    }
+}
+
+static void read_start(op *o)
+{
+    read_op *r = (read_op *)o;
     if (r->through) {
-        if (!range) {
-            r->key_resolved = through_key_resolved;
-            txn_native_get_key(r, r->sel0);
-        } else {
-            txn_native_range(r, &o->f->arena, r->begin_sel, r->end_sel, r->rlimits, r->reverse);
-        }
+        o->w.fn = read_through_have_version;
+        txn_need_read_version(o->tx, &o->w);
         return;
     }
+    r->nr = cfdb_arena_alloc(&o->f->arena, sizeof *r->nr);
+    r->rr = cfdb_arena_alloc(&o->f->arena, sizeof *r->rr);
+    if (!r->nr || !r->rr) {
+        op_finish(o, TXN_ERR_NO_MEMORY);
+        return;
+    }
+    r->range_done = range_done;
     cfdb_txn *tx = o->tx;
     pthread_mutex_lock(&tx->mu);
     cfdb_write_map *wm = r->use_ryw ? &tx->ryw.wm : NULL;
-    if (!range)
+    if (!r->range)
         cfdb_ryw_read_key(r->rr, &tx->ryw.cache, wm, &o->f->arena, txn_max_read_key(tx), r->sel0);
     else
         cfdb_ryw_read_range(r->rr, &tx->ryw.cache, wm, &o->f->arena, txn_max_read_key(tx), r->begin_sel,
                             r->end_sel, r->rlimits, r->reverse);
     pthread_mutex_unlock(&tx->mu);
     read_step(r);
-}
-
-static void read_start(op *o)
-{
-    o->w.fn = read_have_version;
-    txn_need_read_version(o->tx, &o->w);
 }
 
 /* get_key does not count in the transaction's cost (libfdb_c 7.3 adds none for it) */

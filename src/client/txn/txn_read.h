@@ -32,6 +32,8 @@ struct read_op {
     bool reverse;
     cfdb_range_limits rlimits;
     cfdb_ryw_read *rr;          /* get_key / get_range through read-your-writes */
+    bool have_version;          /* the RYW read has its read version (asked for at its first
+                                 * storage read only) */
     cfdb_native_range *nr;      /* the NativeAPI getRange in flight (in the future's arena) */
     bool fallback;              /* getRange's fallback is resolving its selectors */
     bool fallback_have_begin;
