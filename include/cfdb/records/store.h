@@ -118,7 +118,7 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
 
 
 /* ---- index types, index states, record versions, counts, delete-all, online indexer
- * (wt-rlidx; layouts and Java sources in docs/design/records.md) ----
+ * (layouts and Java sources in docs/design/records.md) ----
  *
  * Index maintenance by type (src/layers/records/rl_index_*.c): "value" (unique too: a
  * second record with the same index key is refused with 2000 client_invalid_operation when
@@ -219,8 +219,7 @@ typedef struct cfdb_rl_indexer_stats {
 int cfdb_rl_index_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix,
                         const char *index_name, const cfdb_rl_indexer_options *opts,
                         cfdb_rl_indexer_stats *stats);
-/* Cursors and scans (issue 13 item 4, include/cfdb/records/cursor.h): what a store was opened
- * with. */
+/* Cursors and scans (include/cfdb/records/cursor.h): what a store was opened with. */
 const cfdb_rl_metadata *cfdb_rl_store_metadata(const cfdb_rl_store *s);
 /* P: the store's prefix. */
 cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s);

@@ -38,8 +38,7 @@ char *rl_strdup(cfdb_arena *a, cfdb_bytes s);
  * several are, as Java's LiteralKeyExpression.fromProtoValue). */
 int rl_value_elem(cfdb_arena *a, const cfdb_pb_msg *value, cfdb_tuple_elem *out);
 
-/* ---- record store internals: index maintenance, states, held version mutations
- * (wt-rlidx) ---- */
+/* ---- record store internals: index maintenance, states, held version mutations ---- */
 #ifndef FDB_API_VERSION
 #define FDB_API_VERSION 730
 #endif
