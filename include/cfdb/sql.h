@@ -15,6 +15,10 @@
  * the FoundationDB transaction back; cfdb_sql_exec retries autocommit statements that fail
  * with retryable errors (fdb_transaction_on_error's loop).
  *
+ * Paging: each table has a hidden BLOB column CFDB_CONTINUATION: selected, where the scan
+ * resumes after the row; `WHERE ... AND cfdb_continuation IS ?` resumes the same query there,
+ * in a new transaction (fdb-relational's ContinuationProto; another query's is refused).
+ *
  * Fetch method of index scans that need their records (per connection; default
  * USE_REMOTE_FETCH_WITH_FALLBACK as fdb-relational's Options.INDEX_FETCH_METHOD), also settable
  * with SELECT cfdb_fetch_method('SCAN_AND_FETCH'). */

@@ -284,6 +284,81 @@ static void test_transactions(void **state)
     sqlite3_close(other);
 }
 
+/* one page: rows as text, the last row's continuation into cont (blob) */
+static char *page(const char *sql, const void *cont, int cont_len, void *next, int *next_len)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (cont)
+        sqlite3_bind_blob(st, 1, cont, cont_len, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 1);
+    char *out = calloc(1, 4096);
+    int rc;
+    *next_len = -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        strcat(out, (const char *)sqlite3_column_text(st, 0));
+        strcat(out, ",");
+        *next_len = sqlite3_column_bytes(st, 1);
+        memcpy(next, sqlite3_column_blob(st, 1), (size_t)*next_len);
+    }
+    if (rc != SQLITE_DONE) {
+        snprintf(out, 4096, "ERR %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+static void test_continuations(void **state)
+{
+    (void)state;
+    expect("INSERT INTO customer VALUES (50, 'p1', 'x', 1), (51, 'p2', 'x', 2), (52, 'p3', 'x', 3), "
+           "(53, 'p4', 'x', 4), (54, 'p5', 'x', 5)", "");
+    /* pages of two by the BY_CITY index, each in a transaction of its own */
+    const char *q = "SELECT name, cfdb_continuation FROM customer WHERE city = 'x' "
+                    "AND cfdb_continuation IS ? ORDER BY age LIMIT 2";
+    const char *qe = "SELECT name, cfdb_continuation FROM customer WHERE city = 'x' "
+                     "AND cfdb_continuation = ? ORDER BY age LIMIT 2";
+    char *r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name, cfdb_continuation FROM customer "
+                             "WHERE city = 'x' AND cfdb_continuation = x'00' ORDER BY age LIMIT 2", NULL);
+    assert_non_null(strstr(r, "FROM CONTINUATION"));
+    assert_null(strstr(r, "TEMP B-TREE"));
+    free(r);
+    uint8_t c1[512], c2[512], c3[512];
+    int l1, l2, l3;
+    char *p = page(q, NULL, 0, c1, &l1);
+    assert_string_equal(p, "p1,p2,");
+    free(p);
+    /* a row written between pages, after the position, is seen by the next page */
+    expect("INSERT INTO customer VALUES (55, 'p2b', 'x', 2)", "");
+    p = page(qe, c1, l1, c2, &l2);
+    assert_string_equal(p, "p2b,p3,");
+    free(p);
+    p = page(qe, c2, l2, c3, &l3);
+    assert_string_equal(p, "p4,p5,");
+    free(p);
+    uint8_t c4[512];
+    int l4;
+    p = page(qe, c3, l3, c4, &l4);
+    assert_string_equal(p, "");
+    free(p);
+    /* a continuation of another query, and bytes that are none */
+    uint8_t other[512];
+    int lo;
+    p = page("SELECT name, cfdb_continuation FROM customer WHERE cfdb_continuation IS ? LIMIT 1",
+             NULL, 0, other, &lo);
+    free(p);
+    p = page(qe, other, lo, c4, &l4);
+    if (strncmp(p, "ERR", 3) != 0 || !strstr(p, "not one of this query's continuations"))
+        fail_msg("a foreign continuation gave [%s]", p);
+    free(p);
+    p = page(qe, "garbage", 7, c4, &l4);
+    assert_true(strncmp(p, "ERR", 3) == 0);
+    free(p);
+    expect_err("SELECT name FROM customer WHERE cfdb_continuation = 5", "a BLOB from an earlier page");
+    expect("DELETE FROM customer WHERE city = 'x'", "");
+}
+
 static void test_drop(void **state)
 {
     (void)state;
@@ -330,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_unique_and_bad_input),
         cmocka_unit_test(test_transactions),
+        cmocka_unit_test(test_continuations),
         cmocka_unit_test(test_drop),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
