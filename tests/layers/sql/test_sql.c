@@ -282,6 +282,24 @@ static void test_transactions(void **state)
                                    NULL, &msg), SQLITE_OK);
     expect("SELECT age FROM customer WHERE id = 21", "11\n");
     sqlite3_close(other);
+    /* a commit the server fails (not applied): cfdb_sql_exec's loop runs the statement again,
+     * the row and its index entries are there once */
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 1 unapplied", NULL, 0), 0);
+    msg = NULL;
+    if (cfdb_sql_exec(db, "INSERT INTO orders VALUES (30, 1, 777, 'retry')", NULL, NULL, &msg) !=
+        SQLITE_OK)
+        fail_msg("retried insert failed: %s", msg);
+    expect("SELECT cust, seq FROM orders WHERE sku = 'retry'", "30|1\n");
+    expect("SELECT cust FROM orders WHERE amount = 777", "30\n");
+    /* the same failure reaches a caller stepping by itself, with FoundationDB's code */
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 1 unapplied", NULL, 0), 0);
+    char *r2 = sqlt_query(db, "INSERT INTO orders VALUES (30, 2, 778, 'retry2')", NULL);
+    if (strncmp(r2, "ERR", 3) != 0 || !strstr(r2, "FoundationDB error"))
+        fail_msg("a failed commit gave [%s]", r2);
+    free(r2);
+    assert_true(cfdb_sql_last_error(db) != 0);
+    expect("SELECT count(*) FROM orders WHERE sku = 'retry2'", "0\n");
+    expect("SELECT count(*) FROM orders WHERE amount = 778", "0\n");
 }
 
 /* one page: rows as text, the last row's continuation into cont (blob) */
