@@ -785,6 +785,10 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
                    (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |
                    (cont_c >= 0 ? 1 << 26 : 0);
+    /* a full primary key of equalities whose continuation is not asked for: one point read */
+    uint64_t cont_bit = t->ncols < 63 ? 1ull << t->ncols : 1ull << 63;
+    if (best.cand < 0 && best.unique && cont_c < 0 && !(info->colUsed & cont_bit))
+        info->idxNum |= 1 << 27;
     /* the plan in words (EXPLAIN QUERY PLAN) */
     sqlite3_str *s = sqlite3_str_new(NULL);
     const int *order = best.cand < 0 ? t->pk_order : t->ixs[best.cand].order;
@@ -812,6 +816,8 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         sqlite3_str_appendf(s, " ORDERED");
     if (cont_c >= 0)
         sqlite3_str_appendf(s, " FROM CONTINUATION");
+    if (info->idxNum & (1 << 27))
+        sqlite3_str_appendf(s, " LOAD");
     info->idxStr = sqlite3_str_finish(s);
     info->needToFreeIdxStr = 1;
     return SQLITE_OK;
@@ -832,6 +838,7 @@ typedef struct sql_cur {
     bool covering;
     sqlite3_int64 rowno;
     uint32_t plan_hash, binding_hash;
+    bool point;              /* one record loaded by primary key, no cursor */
 } sql_cur;
 
 static int x_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
@@ -1041,6 +1048,29 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
         if (tt && cfdb_tuple_pack(&c->arena, (cfdb_bytes){ 0 }, tt, &packed) == 0)
             c->binding_hash = sql_hash32(c->binding_hash, packed.ptr, packed.len);
     }
+    c->point = false;
+    if (((idxNum >> 27) & 1) && !widened && cand < 0 && used == t->npk_order) {
+        /* the record with this primary key, by one read */
+        cfdb_rl_store *st;
+        int rc = conn_store(conn, &t->base, &st);
+        if (rc)
+            return rc;
+        cfdb_arena_reset(&c->row);
+        cfdb_rl_loaded l;
+        int e = cfdb_rl_store_load(st, conn->tr, &c->row, &prefix, &l);
+        if (e)
+            return conn_fail(conn, &t->base, e, "reading");
+        if (!l.found || l.type != t->rt)
+            return SQLITE_OK;
+        memset(&c->item, 0, sizeof c->item);
+        c->item.type = l.type;
+        c->item.record = l.record;
+        c->item.primary_key = l.primary_key;
+        c->point = true;
+        c->eof = false;
+        c->rowno++;
+        return SQLITE_OK;
+    }
     if (resume) {
         sql_cont sc;
         if (sql_cont_decode(cont, &sc) || sc.plan_hash != c->plan_hash ||
@@ -1091,7 +1121,13 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
 
 static int x_next(sqlite3_vtab_cursor *cur)
 {
-    return cur_step((sql_cur *)cur);
+    sql_cur *c = (sql_cur *)cur;
+    if (c->point) {
+        c->point = false;
+        c->eof = true;
+        return SQLITE_OK;
+    }
+    return cur_step(c);
 }
 
 static int x_eof(sqlite3_vtab_cursor *cur)

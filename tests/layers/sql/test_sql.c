@@ -191,7 +191,7 @@ static void test_plans(void **state)
 {
     (void)state;
     char *r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name FROM customer WHERE id = 3", NULL);
-    assert_non_null(strstr(r, "Scan(CUSTOMER primary key [ID=?])"));
+    assert_non_null(strstr(r, "Scan(CUSTOMER primary key [ID=?]) LOAD"));
     free(r);
     r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name FROM customer WHERE city = 'x' AND age > 3", NULL);
     assert_non_null(strstr(r, "Index(BY_CITY [CITY=?, AGE>?])"));
