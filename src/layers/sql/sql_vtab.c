@@ -1765,6 +1765,109 @@ static void drop_table_modules(sqlite3 *db, const sql_conn *old)
     }
 }
 
+/* cfdb_index_value(index [, group value...]): an aggregate index's value for a group, read
+ * from the index (store.h: P + (2, subspace key, group...) holds a little-endian int64 for
+ * count, count_not_null, sum, max_ever_long, min_ever_long, and the packed grouped tuple for
+ * max_ever_tuple / min_ever_tuple); NULL when the group has none. In the statement's
+ * transaction, as the tables' reads. */
+static void fn_index_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sql_conn *c = sqlite3_user_data(ctx);
+    const char *name = argc ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+    const cfdb_rl_index *ix = name ? cfdb_rl_index_by_name(c->md, name) : NULL;
+    if (!ix || !strcmp(ix->type, "value") || !strcmp(ix->type, "version")) {
+        char *m = sqlite3_mprintf("cfdb_index_value: %s is not an aggregate index of %s/%s",
+                                  name ? name : "NULL", c->db_path, c->schema);
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    uint32_t groups = ix->root->kind == CFDB_KEX_GROUPING
+                          ? cfdb_kex_columns(ix->root) - (uint32_t)ix->root->n1 : 0;
+    if ((uint32_t)(argc - 1) != groups) {
+        char *m = sqlite3_mprintf("cfdb_index_value: index %s has %u group columns, %d given",
+                                  name, groups, argc - 1);
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    int rc = conn_begin_use(c, NULL);
+    cfdb_rl_store *st = NULL;
+    if (!rc)
+        rc = conn_store(c, NULL, &st);
+    if (rc) {
+        char *m = sqlite3_mprintf("FoundationDB error %d: %s", c->last_error,
+                                  fdb_get_error(c->last_error));
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_tuple key;
+    cfdb_tuple_init(&key, &a);
+    int e = cfdb_tuple_add_int(&key, 2);
+    if (!e)
+        e = cfdb_tuple_add_elem(&key, &ix->subspace_key);
+    for (int i = 1; i < argc && !e; i++) {
+        sqlite3_value *v = argv[i];
+        switch (sqlite3_value_type(v)) {
+        case SQLITE_INTEGER:
+            e = cfdb_tuple_add_int(&key, sqlite3_value_int64(v));
+            break;
+        case SQLITE_FLOAT:
+            e = cfdb_tuple_add_double(&key, sqlite3_value_double(v));
+            break;
+        case SQLITE_TEXT:
+            e = cfdb_tuple_add_string(&key, (const char *)sqlite3_value_text(v), (size_t)sqlite3_value_bytes(v));
+            break;
+        case SQLITE_BLOB:
+            e = cfdb_tuple_add_bytes(&key, sqlite3_value_blob(v), (size_t)sqlite3_value_bytes(v));
+            break;
+        default:
+            e = cfdb_tuple_add_null(&key);
+        }
+    }
+    cfdb_bytes k;
+    if (!e)
+        e = cfdb_tuple_pack(&a, cfdb_rl_store_prefix(st), &key, &k);
+    FDBFuture *f = NULL;
+    fdb_bool_t present = 0;
+    const uint8_t *val = NULL;
+    int len = 0;
+    if (!e) {
+        f = fdb_transaction_get(c->tr, k.ptr, (int)k.len, 0);
+        e = fdb_future_block_until_ready(f);
+        if (!e)
+            e = fdb_future_get_error(f);
+        if (!e)
+            e = fdb_future_get_value(f, &present, &val, &len);
+    }
+    if (e) {
+        conn_fail(c, NULL, e, "reading an aggregate index");
+        char *m = sqlite3_mprintf("FoundationDB error %d: %s", e, fdb_get_error(e));
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+    } else if (!present) {
+        sqlite3_result_null(ctx);
+    } else if (strstr(ix->type, "_tuple")) {
+        cfdb_tuple t;
+        cfdb_tuple_init(&t, &a);
+        if (cfdb_tuple_unpack(&a, (cfdb_bytes){ val, (uint32_t)len }, &t) || cfdb_tuple_count(&t) == 0)
+            sqlite3_result_error(ctx, "cfdb_index_value: a stored value that does not decode", -1);
+        else
+            result_elem(ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
+    } else {
+        int64_t v = 0;
+        for (int i = 0; i < len && i < 8; i++)
+            v |= (int64_t)((uint64_t)val[i] << (8 * i));
+        sqlite3_result_int64(ctx, v);
+    }
+    if (f)
+        fdb_future_destroy(f);
+    cfdb_arena_free(&a);
+}
+
 /* cfdb_tables(): the schema's tables, comma-separated */
 static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -1860,11 +1963,13 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
             break;
         }
     }
-    c->refs += 3;
+    c->refs += 4;
     if (!rc && (sqlite3_create_function_v2(db, "cfdb_ddl", 1, SQLITE_UTF8, c, fn_ddl, NULL, NULL,
                                            conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_tables", 0, SQLITE_UTF8, c, fn_tables, NULL,
                                            NULL, conn_fn_free) != SQLITE_OK ||
+                sqlite3_create_function_v2(db, "cfdb_index_value", -1, SQLITE_UTF8, c,
+                                           fn_index_value, NULL, NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_fetch_method", -1, SQLITE_UTF8, c, fn_fetch,
                                            NULL, NULL, conn_fn_free) != SQLITE_OK)) {
         sql_errf(err, errcap, "registering functions: %s", sqlite3_errmsg(db));

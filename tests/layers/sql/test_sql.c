@@ -62,7 +62,9 @@ static const char shop[] =
     "  PRIMARY KEY (cust, seq)) "
     "CREATE INDEX by_city AS SELECT city, age FROM customer ORDER BY city, age "
     "CREATE UNIQUE INDEX by_sku ON orders (sku) "
-    "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount";
+    "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount "
+    "CREATE INDEX total AS SELECT cust, SUM(amount) FROM orders GROUP BY cust "
+    "CREATE INDEX n_cust AS SELECT COUNT(*) FROM customer";
 
 static int group_setup(void **state)
 {
@@ -183,6 +185,13 @@ static void test_dml_queries(void **state)
         expect("SELECT id, name FROM customer WHERE city >= 'oslo' ORDER BY city",
                "2|bob\n3|cy\n1|ann\n");
     }
+    /* aggregate indexes answer from their entries, maintained by every write above */
+    expect("SELECT cfdb_index_value('TOTAL', 1), cfdb_index_value('TOTAL', 2), "
+           "cfdb_index_value('TOTAL', 3), cfdb_index_value('TOTAL', 99)", "350|150|300|NULL\n");
+    expect("SELECT cust, sum(amount) FROM orders GROUP BY cust", "1|350\n2|150\n3|300\n");
+    expect("SELECT cfdb_index_value('N_CUST'), count(*) FROM customer", "4|4\n");
+    expect_err("SELECT cfdb_index_value('BY_CITY')", "not an aggregate index");
+    expect_err("SELECT cfdb_index_value('TOTAL')", "has 1 group columns, 0 given");
     expect("SELECT cfdb_fetch_method('SCAN_AND_FETCH')", "SCAN_AND_FETCH\n");
     expect_err("SELECT cfdb_fetch_method('FAST')", "cfdb_fetch_method");
 }
@@ -399,6 +408,8 @@ static void test_drop(void **state)
            "CREATE INDEX by_city AS SELECT city, age FROM customer ORDER BY city, age "
            "CREATE UNIQUE INDEX by_sku ON orders (sku) "
            "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount "
+           "CREATE INDEX total AS SELECT cust, SUM(amount) FROM orders GROUP BY cust "
+           "CREATE INDEX n_cust AS SELECT COUNT(*) FROM customer "
            "CREATE INDEX by_name ON customer (name)");
     assert_int_equal(cfdb_sql_open(g_env.db, "/test", "s", &d2, err, sizeof err), 0);
     r = sqlt_query(d2, "EXPLAIN QUERY PLAN SELECT id FROM customer WHERE name = 'cy'", NULL);
