@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_sql_ddl: the SQL layer's DDL parser (src/layers/sql/sql_ddl.c) on arbitrary bytes:
  * it must either refuse with 2000 and a message or give a statement whose parts are sane,
- * never crash, hang or read past the input. */
+ * never crash, hang or read past the input. An input starting with byte 0x01 is instead a SQL
+ * continuation (sql_cont.c): decoded (or refused with 2000), and a decoded one re-encodes to
+ * a continuation that decodes to the same fields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +12,33 @@
 #include "sql_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static int continuation(const uint8_t *data, size_t size)
+{
+    sql_cont c;
+    cfdb_bytes in = { data, (uint32_t)size };
+    int rc = sql_cont_decode(in, &c);
+    if (rc) {
+        if (rc != CFDB_ERR_CLIENT_INVALID_OPERATION)
+            abort();
+        return 0;
+    }
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_bytes enc;
+    sql_cont d;
+    if (sql_cont_encode(&a, &c, &enc) || sql_cont_decode(enc, &d) || d.plan_hash != c.plan_hash ||
+        d.binding_hash != c.binding_hash || d.at_end != c.at_end ||
+        (!c.at_end && (d.state.len != c.state.len ||
+                       (c.state.len && memcmp(d.state.ptr, c.state.ptr, c.state.len)))))
+        abort();
+    cfdb_arena_free(&a);
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size && data[0] == 0x01)
+        return continuation(data + 1, size - 1);
     /* the parser reads exactly len bytes: hand it a copy without a terminator */
     char *text = malloc(size ? size : 1);
     if (!text)

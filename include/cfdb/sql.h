@@ -15,6 +15,10 @@
  * the FoundationDB transaction back; cfdb_sql_exec retries autocommit statements that fail
  * with retryable errors (fdb_transaction_on_error's loop).
  *
+ * Paging: each table has a hidden BLOB column CFDB_CONTINUATION: selected, where the scan
+ * resumes after the row; `WHERE ... AND cfdb_continuation IS ?` resumes the same query there,
+ * in a new transaction (fdb-relational's ContinuationProto; another query's is refused).
+ *
  * Fetch method of index scans that need their records (per connection; default
  * USE_REMOTE_FETCH_WITH_FALLBACK as fdb-relational's Options.INDEX_FETCH_METHOD), also settable
  * with SELECT cfdb_fetch_method('SCAN_AND_FETCH'). */
@@ -43,8 +47,9 @@ int cfdb_sql_ddl(FDBDatabase *db, const char *ddl, char *err, size_t errcap);
 int cfdb_sql_open(FDBDatabase *db, const char *db_path, const char *schema, sqlite3 **out,
                   char *err, size_t errcap);
 /* The same on an existing SQLite connection (the tables of a schema attached before are
- * dropped first). Registers the functions cfdb_ddl(text), cfdb_fetch_method([text]) and
- * cfdb_tables() (the schema's tables, comma-separated). */
+ * dropped first). Registers the functions cfdb_ddl(text), cfdb_fetch_method([text]),
+ * cfdb_tables() (the schema's tables, comma-separated) and cfdb_index_value(index, group...)
+ * (an aggregate index's value for a group: COUNT, SUM, MAX_EVER, MIN_EVER; NULL for none). */
 int cfdb_sql_attach(sqlite3 *conn, FDBDatabase *db, const char *db_path, const char *schema,
                     char *err, size_t errcap);
 

@@ -126,7 +126,7 @@ static int tables(void)
     sqlite3_finalize(st);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         char q[512];
-        snprintf(q, sizeof q, "SELECT group_concat(name || ' ' || type, ', ') FROM "
+        snprintf(q, sizeof q, "SELECT group_concat(name || ' ' || type || CASE WHEN hidden THEN ' HIDDEN' ELSE '' END, ', ') FROM "
                               "pragma_table_xinfo('%s')", name);
         sqlite3_stmt *c;
         if (sqlite3_prepare_v2(conn, q, -1, &c, NULL) != SQLITE_OK)

@@ -116,6 +116,18 @@ int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
 sql_type sql_type_of_field(const cfdb_pb_field *f);
 const char *sql_type_name(sql_type t);
 
+/* A SQL continuation (sql_cont.c): fdb-relational's ContinuationProto fields cfdb uses. */
+typedef struct sql_cont {
+    cfdb_bytes state;          /* the Record Layer cursor's continuation */
+    uint32_t binding_hash;     /* of the scan's range (the bound values) */
+    uint32_t plan_hash;        /* of the table and plan */
+    bool at_end;               /* CURSOR_AFTER_LAST */
+} sql_cont;
+int sql_cont_encode(cfdb_arena *a, const sql_cont *c, cfdb_bytes *out);
+/* 2000 for bytes that are not a continuation of ours. */
+int sql_cont_decode(cfdb_bytes in, sql_cont *c);
+uint32_t sql_hash32(uint32_t h, const void *p, size_t n);
+
 void sql_errf(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -535,7 +535,7 @@ static int x_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
     for (uint32_t i = 0; i < t->ncols; i++)
         sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "", t->cols[i].name,
                             decl_type(t->cols[i].type));
-    sqlite3_str_appendf(s, ")");
+    sqlite3_str_appendf(s, ", CFDB_CONTINUATION BLOB HIDDEN)");
     char *sql = sqlite3_str_finish(s);
     if (!sql) {
         tab_free(t);
@@ -749,6 +749,18 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         }
     }
     int argv = 1;
+    /* CFDB_CONTINUATION = x (or IS x, NULL meaning the start): resume the scan there (its
+     * value is used, never checked again) */
+    int cont_c = -1;
+    for (int i = 0; i < info->nConstraint; i++) {
+        const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+        if (k->iColumn == (int)t->ncols &&
+            (k->op == SQLITE_INDEX_CONSTRAINT_EQ || k->op == SQLITE_INDEX_CONSTRAINT_IS)) {
+            if (!k->usable)
+                return SQLITE_CONSTRAINT; /* needs its value: another plan */
+            cont_c = i;
+        }
+    }
     for (uint32_t i = 0; i < best.neq; i++) {
         info->aConstraintUsage[best.eq_c[i]].argvIndex = argv++;
         info->aConstraintUsage[best.eq_c[i]].omit = best.omit[i];
@@ -761,13 +773,22 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->aConstraintUsage[best.hi_c].argvIndex = argv++;
         info->aConstraintUsage[best.hi_c].omit = best.omit[65];
     }
+    if (cont_c >= 0) {
+        info->aConstraintUsage[cont_c].argvIndex = argv++;
+        info->aConstraintUsage[cont_c].omit = 1;
+    }
     info->orderByConsumed = best.order_consumed;
     info->estimatedRows = (sqlite3_int64)best.rows;
     info->estimatedCost = best.cost;
     if (best.unique)
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
-                   (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0);
+                   (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |
+                   (cont_c >= 0 ? 1 << 26 : 0);
+    /* a full primary key of equalities whose continuation is not asked for: one point read */
+    uint64_t cont_bit = t->ncols < 63 ? 1ull << t->ncols : 1ull << 63;
+    if (best.cand < 0 && best.unique && cont_c < 0 && !(info->colUsed & cont_bit))
+        info->idxNum |= 1 << 27;
     /* the plan in words (EXPLAIN QUERY PLAN) */
     sqlite3_str *s = sqlite3_str_new(NULL);
     const int *order = best.cand < 0 ? t->pk_order : t->ixs[best.cand].order;
@@ -793,10 +814,16 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         sqlite3_str_appendf(s, " %s", best.covering ? "COVERING" : fetch_name(t->conn->fetch));
     if (best.order_consumed)
         sqlite3_str_appendf(s, " ORDERED");
+    if (cont_c >= 0)
+        sqlite3_str_appendf(s, " FROM CONTINUATION");
+    if (info->idxNum & (1 << 27))
+        sqlite3_str_appendf(s, " LOAD");
     info->idxStr = sqlite3_str_finish(s);
     info->needToFreeIdxStr = 1;
     return SQLITE_OK;
 }
+
+static int set_err(sqlite3_vtab *vt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- cursors ---- */
 
@@ -810,6 +837,8 @@ typedef struct sql_cur {
     int cand;
     bool covering;
     sqlite3_int64 rowno;
+    uint32_t plan_hash, binding_hash;
+    bool point;              /* one record loaded by primary key, no cursor */
 } sql_cur;
 
 static int x_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
@@ -899,13 +928,36 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     int lo = (idxNum >> 20) & 3, hi = (idxNum >> 22) & 3;
     bool reverse = (idxNum >> 24) & 1;
     c->covering = (idxNum >> 25) & 1;
+    bool resume = (idxNum >> 26) & 1;
     c->cand = cand;
-    if (cand >= (int)t->nixs || (int)neq + (lo != 0) + (hi != 0) > argc)
+    if (cand >= (int)t->nixs || (int)neq + (lo != 0) + (hi != 0) + resume > argc)
         return SQLITE_ERROR;
+    cfdb_bytes cont = { 0 };
+    if (resume) {
+        sqlite3_value *cv = argv[argc - 1];
+        if (sqlite3_value_type(cv) != SQLITE_BLOB && sqlite3_value_type(cv) != SQLITE_NULL) {
+            set_err(&t->base, "CFDB_CONTINUATION of %s: a BLOB from an earlier page is needed",
+                    t->rt->name);
+            return SQLITE_MISMATCH;
+        }
+        if (sqlite3_value_type(cv) == SQLITE_BLOB) {
+            const void *p = sqlite3_value_blob(cv);
+            int n = sqlite3_value_bytes(cv);
+            cont.ptr = n ? cfdb_arena_dup(&c->arena, p, (size_t)n) : NULL;
+            cont.len = (uint32_t)n;
+            if (n && !cont.ptr)
+                return SQLITE_NOMEM;
+            if (!n)
+                cont.ptr = (const uint8_t *)"";
+        }
+        argc--;
+    }
     /* a comparison with NULL matches nothing */
     for (int i = 0; i < argc; i++)
         if (sqlite3_value_type(argv[i]) == SQLITE_NULL)
             return SQLITE_OK;
+    if (resume && !cont.ptr)
+        resume = false; /* NULL: from the start */
     const int *order = cand < 0 ? t->pk_order : t->ixs[cand].order;
     cfdb_tuple prefix, low, high;
     cfdb_tuple_init(&prefix, &c->arena);
@@ -985,6 +1037,53 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
             }
         }
     }
+    /* the plan and the range, for continuations: one given to another query is refused */
+    c->plan_hash = sql_hash32(sql_hash32(0, t->rt->name, strlen(t->rt->name)), &(int){ idxNum & ~(1 << 26) },
+                              sizeof(int));
+    c->binding_hash = sql_hash32(0, &r.low_endpoint, sizeof r.low_endpoint);
+    c->binding_hash = sql_hash32(c->binding_hash, &r.high_endpoint, sizeof r.high_endpoint);
+    for (int side = 0; side < 2; side++) {
+        const cfdb_tuple *tt = side ? r.high : r.low;
+        cfdb_bytes packed;
+        if (tt && cfdb_tuple_pack(&c->arena, (cfdb_bytes){ 0 }, tt, &packed) == 0)
+            c->binding_hash = sql_hash32(c->binding_hash, packed.ptr, packed.len);
+    }
+    c->point = false;
+    if (((idxNum >> 27) & 1) && !widened && cand < 0 && used == t->npk_order) {
+        /* the record with this primary key, by one read */
+        cfdb_rl_store *st;
+        int rc = conn_store(conn, &t->base, &st);
+        if (rc)
+            return rc;
+        cfdb_arena_reset(&c->row);
+        cfdb_rl_loaded l;
+        int e = cfdb_rl_store_load(st, conn->tr, &c->row, &prefix, &l);
+        if (e)
+            return conn_fail(conn, &t->base, e, "reading");
+        if (!l.found || l.type != t->rt)
+            return SQLITE_OK;
+        memset(&c->item, 0, sizeof c->item);
+        c->item.type = l.type;
+        c->item.record = l.record;
+        c->item.primary_key = l.primary_key;
+        c->point = true;
+        c->eof = false;
+        c->rowno++;
+        return SQLITE_OK;
+    }
+    if (resume) {
+        sql_cont sc;
+        if (sql_cont_decode(cont, &sc) || sc.plan_hash != c->plan_hash ||
+            sc.binding_hash != c->binding_hash) {
+            set_err(&t->base, "FoundationDB error 2000: CFDB_CONTINUATION is not one of this "
+                    "query's continuations (another plan, other values, or not a continuation)");
+            conn->last_error = CFDB_ERR_CLIENT_INVALID_OPERATION;
+            return SQLITE_ERROR;
+        }
+        if (sc.at_end)
+            return SQLITE_OK; /* the scan had ended: no rows after it */
+        cont = sc.state;
+    }
     cfdb_rl_store *st;
     int rc = conn_store(conn, &t->base, &st);
     if (rc)
@@ -1003,12 +1102,17 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     }
     int e;
     if (cand < 0)
-        e = cfdb_rl_scan_records(st, conn->tr, &r, (cfdb_bytes){ 0 }, &props, &c->rc);
+        e = cfdb_rl_scan_records(st, conn->tr, &r, cont, &props, &c->rc);
     else if (c->covering)
-        e = cfdb_rl_scan_index(st, conn->tr, t->ixs[cand].ix, &r, (cfdb_bytes){ 0 }, &props, &c->rc);
+        e = cfdb_rl_scan_index(st, conn->tr, t->ixs[cand].ix, &r, cont, &props, &c->rc);
     else
-        e = cfdb_rl_scan_index_records(st, conn->tr, t->ixs[cand].ix, &r, (cfdb_bytes){ 0 },
-                                       &props, &c->rc);
+        e = cfdb_rl_scan_index_records(st, conn->tr, t->ixs[cand].ix, &r, cont, &props, &c->rc);
+    if (e == CFDB_ERR_CLIENT_INVALID_OPERATION && cont.len) {
+        set_err(&t->base, "FoundationDB error 2000: CFDB_CONTINUATION is not one of this "
+                "query's continuations (%s)", fdb_get_error(e));
+        conn->last_error = e;
+        return SQLITE_ERROR;
+    }
     if (e)
         return conn_fail(conn, &t->base, e, "starting a scan");
     c->eof = false;
@@ -1017,7 +1121,13 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
 
 static int x_next(sqlite3_vtab_cursor *cur)
 {
-    return cur_step((sql_cur *)cur);
+    sql_cur *c = (sql_cur *)cur;
+    if (c->point) {
+        c->point = false;
+        c->eof = true;
+        return SQLITE_OK;
+    }
+    return cur_step(c);
 }
 
 static int x_eof(sqlite3_vtab_cursor *cur)
@@ -1060,7 +1170,18 @@ static int x_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 {
     sql_cur *c = (sql_cur *)cur;
     sql_tab *t = (sql_tab *)cur->pVtab;
-    if (i < 0 || (uint32_t)i >= t->ncols) {
+    if ((uint32_t)i == t->ncols) {
+        /* where the scan resumes after this row (empty: the scan ended with it) */
+        bool end = false;
+        cfdb_bytes k = c->rc ? cfdb_rl_cursor_continuation(c->rc, &end) : (cfdb_bytes){ 0 };
+        sql_cont sc = { k, c->binding_hash, c->plan_hash, end };
+        cfdb_bytes enc;
+        if (sql_cont_encode(&c->row, &sc, &enc))
+            return SQLITE_NOMEM;
+        sqlite3_result_blob(ctx, enc.ptr, (int)enc.len, SQLITE_TRANSIENT);
+        return SQLITE_OK;
+    }
+    if (i < 0 || (uint32_t)i > t->ncols) {
         sqlite3_result_null(ctx);
         return SQLITE_OK;
     }
@@ -1307,7 +1428,7 @@ static int x_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_in
         int e = cfdb_rl_store_delete(st, conn->tr, a, &pk, NULL);
         return e ? write_error(t, st, e) : SQLITE_OK;
     }
-    if ((uint32_t)(argc - 2) != t->ncols)
+    if ((uint32_t)(argc - 2) != t->ncols + 1)
         return set_err(vt, "cfdb: %d values for %u columns", argc - 2, t->ncols);
     cfdb_pb_msg *m;
     if ((rc = build_record(t, a, argv + 2, &m)))
@@ -1644,6 +1765,109 @@ static void drop_table_modules(sqlite3 *db, const sql_conn *old)
     }
 }
 
+/* cfdb_index_value(index [, group value...]): an aggregate index's value for a group, read
+ * from the index (store.h: P + (2, subspace key, group...) holds a little-endian int64 for
+ * count, count_not_null, sum, max_ever_long, min_ever_long, and the packed grouped tuple for
+ * max_ever_tuple / min_ever_tuple); NULL when the group has none. In the statement's
+ * transaction, as the tables' reads. */
+static void fn_index_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sql_conn *c = sqlite3_user_data(ctx);
+    const char *name = argc ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+    const cfdb_rl_index *ix = name ? cfdb_rl_index_by_name(c->md, name) : NULL;
+    if (!ix || !strcmp(ix->type, "value") || !strcmp(ix->type, "version")) {
+        char *m = sqlite3_mprintf("cfdb_index_value: %s is not an aggregate index of %s/%s",
+                                  name ? name : "NULL", c->db_path, c->schema);
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    uint32_t groups = ix->root->kind == CFDB_KEX_GROUPING
+                          ? cfdb_kex_columns(ix->root) - (uint32_t)ix->root->n1 : 0;
+    if ((uint32_t)(argc - 1) != groups) {
+        char *m = sqlite3_mprintf("cfdb_index_value: index %s has %u group columns, %d given",
+                                  name, groups, argc - 1);
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    int rc = conn_begin_use(c, NULL);
+    cfdb_rl_store *st = NULL;
+    if (!rc)
+        rc = conn_store(c, NULL, &st);
+    if (rc) {
+        char *m = sqlite3_mprintf("FoundationDB error %d: %s", c->last_error,
+                                  fdb_get_error(c->last_error));
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+        return;
+    }
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_tuple key;
+    cfdb_tuple_init(&key, &a);
+    int e = cfdb_tuple_add_int(&key, 2);
+    if (!e)
+        e = cfdb_tuple_add_elem(&key, &ix->subspace_key);
+    for (int i = 1; i < argc && !e; i++) {
+        sqlite3_value *v = argv[i];
+        switch (sqlite3_value_type(v)) {
+        case SQLITE_INTEGER:
+            e = cfdb_tuple_add_int(&key, sqlite3_value_int64(v));
+            break;
+        case SQLITE_FLOAT:
+            e = cfdb_tuple_add_double(&key, sqlite3_value_double(v));
+            break;
+        case SQLITE_TEXT:
+            e = cfdb_tuple_add_string(&key, (const char *)sqlite3_value_text(v), (size_t)sqlite3_value_bytes(v));
+            break;
+        case SQLITE_BLOB:
+            e = cfdb_tuple_add_bytes(&key, sqlite3_value_blob(v), (size_t)sqlite3_value_bytes(v));
+            break;
+        default:
+            e = cfdb_tuple_add_null(&key);
+        }
+    }
+    cfdb_bytes k;
+    if (!e)
+        e = cfdb_tuple_pack(&a, cfdb_rl_store_prefix(st), &key, &k);
+    FDBFuture *f = NULL;
+    fdb_bool_t present = 0;
+    const uint8_t *val = NULL;
+    int len = 0;
+    if (!e) {
+        f = fdb_transaction_get(c->tr, k.ptr, (int)k.len, 0);
+        e = fdb_future_block_until_ready(f);
+        if (!e)
+            e = fdb_future_get_error(f);
+        if (!e)
+            e = fdb_future_get_value(f, &present, &val, &len);
+    }
+    if (e) {
+        conn_fail(c, NULL, e, "reading an aggregate index");
+        char *m = sqlite3_mprintf("FoundationDB error %d: %s", e, fdb_get_error(e));
+        sqlite3_result_error(ctx, m, -1);
+        sqlite3_free(m);
+    } else if (!present) {
+        sqlite3_result_null(ctx);
+    } else if (strstr(ix->type, "_tuple")) {
+        cfdb_tuple t;
+        cfdb_tuple_init(&t, &a);
+        if (cfdb_tuple_unpack(&a, (cfdb_bytes){ val, (uint32_t)len }, &t) || cfdb_tuple_count(&t) == 0)
+            sqlite3_result_error(ctx, "cfdb_index_value: a stored value that does not decode", -1);
+        else
+            result_elem(ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
+    } else {
+        int64_t v = 0;
+        for (int i = 0; i < len && i < 8; i++)
+            v |= (int64_t)((uint64_t)val[i] << (8 * i));
+        sqlite3_result_int64(ctx, v);
+    }
+    if (f)
+        fdb_future_destroy(f);
+    cfdb_arena_free(&a);
+}
+
 /* cfdb_tables(): the schema's tables, comma-separated */
 static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -1739,11 +1963,13 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
             break;
         }
     }
-    c->refs += 3;
+    c->refs += 4;
     if (!rc && (sqlite3_create_function_v2(db, "cfdb_ddl", 1, SQLITE_UTF8, c, fn_ddl, NULL, NULL,
                                            conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_tables", 0, SQLITE_UTF8, c, fn_tables, NULL,
                                            NULL, conn_fn_free) != SQLITE_OK ||
+                sqlite3_create_function_v2(db, "cfdb_index_value", -1, SQLITE_UTF8, c,
+                                           fn_index_value, NULL, NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_fetch_method", -1, SQLITE_UTF8, c, fn_fetch,
                                            NULL, NULL, conn_fn_free) != SQLITE_OK)) {
         sql_errf(err, errcap, "registering functions: %s", sqlite3_errmsg(db));

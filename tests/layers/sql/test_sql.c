@@ -62,7 +62,9 @@ static const char shop[] =
     "  PRIMARY KEY (cust, seq)) "
     "CREATE INDEX by_city AS SELECT city, age FROM customer ORDER BY city, age "
     "CREATE UNIQUE INDEX by_sku ON orders (sku) "
-    "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount";
+    "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount "
+    "CREATE INDEX total AS SELECT cust, SUM(amount) FROM orders GROUP BY cust "
+    "CREATE INDEX n_cust AS SELECT COUNT(*) FROM customer";
 
 static int group_setup(void **state)
 {
@@ -183,6 +185,13 @@ static void test_dml_queries(void **state)
         expect("SELECT id, name FROM customer WHERE city >= 'oslo' ORDER BY city",
                "2|bob\n3|cy\n1|ann\n");
     }
+    /* aggregate indexes answer from their entries, maintained by every write above */
+    expect("SELECT cfdb_index_value('TOTAL', 1), cfdb_index_value('TOTAL', 2), "
+           "cfdb_index_value('TOTAL', 3), cfdb_index_value('TOTAL', 99)", "350|150|300|NULL\n");
+    expect("SELECT cust, sum(amount) FROM orders GROUP BY cust", "1|350\n2|150\n3|300\n");
+    expect("SELECT cfdb_index_value('N_CUST'), count(*) FROM customer", "4|4\n");
+    expect_err("SELECT cfdb_index_value('BY_CITY')", "not an aggregate index");
+    expect_err("SELECT cfdb_index_value('TOTAL')", "has 1 group columns, 0 given");
     expect("SELECT cfdb_fetch_method('SCAN_AND_FETCH')", "SCAN_AND_FETCH\n");
     expect_err("SELECT cfdb_fetch_method('FAST')", "cfdb_fetch_method");
 }
@@ -191,7 +200,7 @@ static void test_plans(void **state)
 {
     (void)state;
     char *r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name FROM customer WHERE id = 3", NULL);
-    assert_non_null(strstr(r, "Scan(CUSTOMER primary key [ID=?])"));
+    assert_non_null(strstr(r, "Scan(CUSTOMER primary key [ID=?]) LOAD"));
     free(r);
     r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name FROM customer WHERE city = 'x' AND age > 3", NULL);
     assert_non_null(strstr(r, "Index(BY_CITY [CITY=?, AGE>?])"));
@@ -282,6 +291,99 @@ static void test_transactions(void **state)
                                    NULL, &msg), SQLITE_OK);
     expect("SELECT age FROM customer WHERE id = 21", "11\n");
     sqlite3_close(other);
+    /* a commit the server fails (not applied): cfdb_sql_exec's loop runs the statement again,
+     * the row and its index entries are there once */
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 1 unapplied", NULL, 0), 0);
+    msg = NULL;
+    if (cfdb_sql_exec(db, "INSERT INTO orders VALUES (30, 1, 777, 'retry')", NULL, NULL, &msg) !=
+        SQLITE_OK)
+        fail_msg("retried insert failed: %s", msg);
+    expect("SELECT cust, seq FROM orders WHERE sku = 'retry'", "30|1\n");
+    expect("SELECT cust FROM orders WHERE amount = 777", "30\n");
+    /* the same failure reaches a caller stepping by itself, with FoundationDB's code */
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 1 unapplied", NULL, 0), 0);
+    char *r2 = sqlt_query(db, "INSERT INTO orders VALUES (30, 2, 778, 'retry2')", NULL);
+    if (strncmp(r2, "ERR", 3) != 0 || !strstr(r2, "FoundationDB error"))
+        fail_msg("a failed commit gave [%s]", r2);
+    free(r2);
+    assert_true(cfdb_sql_last_error(db) != 0);
+    expect("SELECT count(*) FROM orders WHERE sku = 'retry2'", "0\n");
+    expect("SELECT count(*) FROM orders WHERE amount = 778", "0\n");
+}
+
+/* one page: rows as text, the last row's continuation into cont (blob) */
+static char *page(const char *sql, const void *cont, int cont_len, void *next, int *next_len)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    if (cont)
+        sqlite3_bind_blob(st, 1, cont, cont_len, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 1);
+    char *out = calloc(1, 4096);
+    int rc;
+    *next_len = -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        strcat(out, (const char *)sqlite3_column_text(st, 0));
+        strcat(out, ",");
+        *next_len = sqlite3_column_bytes(st, 1);
+        memcpy(next, sqlite3_column_blob(st, 1), (size_t)*next_len);
+    }
+    if (rc != SQLITE_DONE) {
+        snprintf(out, 4096, "ERR %s", sqlite3_errmsg(db));
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+static void test_continuations(void **state)
+{
+    (void)state;
+    expect("INSERT INTO customer VALUES (50, 'p1', 'x', 1), (51, 'p2', 'x', 2), (52, 'p3', 'x', 3), "
+           "(53, 'p4', 'x', 4), (54, 'p5', 'x', 5)", "");
+    /* pages of two by the BY_CITY index, each in a transaction of its own */
+    const char *q = "SELECT name, cfdb_continuation FROM customer WHERE city = 'x' "
+                    "AND cfdb_continuation IS ? ORDER BY age LIMIT 2";
+    const char *qe = "SELECT name, cfdb_continuation FROM customer WHERE city = 'x' "
+                     "AND cfdb_continuation = ? ORDER BY age LIMIT 2";
+    char *r = sqlt_query(db, "EXPLAIN QUERY PLAN SELECT name, cfdb_continuation FROM customer "
+                             "WHERE city = 'x' AND cfdb_continuation = x'00' ORDER BY age LIMIT 2", NULL);
+    assert_non_null(strstr(r, "FROM CONTINUATION"));
+    assert_null(strstr(r, "TEMP B-TREE"));
+    free(r);
+    uint8_t c1[512], c2[512], c3[512];
+    int l1, l2, l3;
+    char *p = page(q, NULL, 0, c1, &l1);
+    assert_string_equal(p, "p1,p2,");
+    free(p);
+    /* a row written between pages, after the position, is seen by the next page */
+    expect("INSERT INTO customer VALUES (55, 'p2b', 'x', 2)", "");
+    p = page(qe, c1, l1, c2, &l2);
+    assert_string_equal(p, "p2b,p3,");
+    free(p);
+    p = page(qe, c2, l2, c3, &l3);
+    assert_string_equal(p, "p4,p5,");
+    free(p);
+    uint8_t c4[512];
+    int l4;
+    p = page(qe, c3, l3, c4, &l4);
+    assert_string_equal(p, "");
+    free(p);
+    /* a continuation of another query, and bytes that are none */
+    uint8_t other[512];
+    int lo;
+    p = page("SELECT name, cfdb_continuation FROM customer WHERE cfdb_continuation IS ? LIMIT 1",
+             NULL, 0, other, &lo);
+    free(p);
+    p = page(qe, other, lo, c4, &l4);
+    if (strncmp(p, "ERR", 3) != 0 || !strstr(p, "not one of this query's continuations"))
+        fail_msg("a foreign continuation gave [%s]", p);
+    free(p);
+    p = page(qe, "garbage", 7, c4, &l4);
+    assert_true(strncmp(p, "ERR", 3) == 0);
+    free(p);
+    expect_err("SELECT name FROM customer WHERE cfdb_continuation = 5", "a BLOB from an earlier page");
+    expect("DELETE FROM customer WHERE city = 'x'", "");
 }
 
 static void test_drop(void **state)
@@ -306,6 +408,8 @@ static void test_drop(void **state)
            "CREATE INDEX by_city AS SELECT city, age FROM customer ORDER BY city, age "
            "CREATE UNIQUE INDEX by_sku ON orders (sku) "
            "CREATE INDEX by_amount AS SELECT amount FROM orders ORDER BY amount "
+           "CREATE INDEX total AS SELECT cust, SUM(amount) FROM orders GROUP BY cust "
+           "CREATE INDEX n_cust AS SELECT COUNT(*) FROM customer "
            "CREATE INDEX by_name ON customer (name)");
     assert_int_equal(cfdb_sql_open(g_env.db, "/test", "s", &d2, err, sizeof err), 0);
     r = sqlt_query(d2, "EXPLAIN QUERY PLAN SELECT id FROM customer WHERE name = 'cy'", NULL);
@@ -330,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_unique_and_bad_input),
         cmocka_unit_test(test_transactions),
+        cmocka_unit_test(test_continuations),
         cmocka_unit_test(test_drop),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -16,6 +16,10 @@
 
 #include "../../api/api_helpers.h"
 
+#ifndef CFDB_SQL_EXT_ENV
+#define CFDB_SQL_EXT_ENV ""
+#endif
+
 static api_server server;
 
 static char *run(const char *cmd)
@@ -62,7 +66,7 @@ static void test_sqlite3_shell(void **state)
             "INSERT INTO kv VALUES ('d', 'not a number');\n",
             CFDB_SQL_EXT_PATH, server.cluster_file, server.cluster_file);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "sqlite3 -batch :memory: < %s 2>&1", script);
+    snprintf(cmd, sizeof cmd, CFDB_SQL_EXT_ENV "sqlite3 -batch :memory: < %s 2>&1", script);
     char *out = run(cmd);
     need(out, "row|b|2\nrow|c|3\n");
     need(out, "Index(BYV [V=?])");
@@ -96,7 +100,7 @@ static void test_python(void **state)
             "    print('refused', e)\n",
             CFDB_SQL_EXT_PATH, server.cluster_file);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s 2>&1", script);
+    snprintf(cmd, sizeof cmd, CFDB_SQL_EXT_ENV "/usr/bin/python3 %s 2>&1", script);
     char *out = run(cmd);
     need(out, "py c 3\npy e 5\n");
     need(out, "refused UNIQUE constraint failed: KV.K (primary key)");
