@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bench_test_util.h"
-#include "json.h"
+#include "json_reader.h"
 #include "kvfile.h"
 
 #ifndef CFDB_BENCH_BIN
@@ -174,13 +174,13 @@ static void test_floor_refuses_several_shards(void **state)
                         "--workloads grv --workers 1 --counts 1=5+20 --blocks 1 --keys 500 "
                         "--no-quiet-gate --run-timeout 60 --out %s/c > %s/c.log 2>&1", tmp, tmp, tmp),
                      0);
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof path, "%s/c/manifest.json", tmp);
-    json_value *m = json_parse_file(path, err, sizeof err);
+    cfdb_jv *m = cfdb_jv_parse_file(path);
     assert_non_null(m);
-    assert_int_equal(json_member(m, "arms")->count, 1);
-    assert_non_null(strstr(json_path_string(m, "floor_note"), "spans 2 shards"));
-    json_free(m);
+    assert_int_equal(cfdb_jv_get(m, "arms")->count, 1);
+    assert_non_null(strstr(cfdb_jv_path_string(m, "floor_note"), "spans 2 shards"));
+    cfdb_jv_free(m);
     (void)kv;
     server_stop("s");
 }
@@ -239,42 +239,42 @@ static void test_campaign_with_floor(void **state)
                         "--keys 500 --no-quiet-gate --run-timeout 60 --out %s/cf > %s/cf.log 2>&1",
                         tmp, tmp),
                      0);
-    char path[256], err[256];
+    char path[256];
     snprintf(path, sizeof path, "%s/cf/report/results.json", tmp);
-    json_value *r = json_parse_file(path, err, sizeof err);
+    cfdb_jv *r = cfdb_jv_parse_file(path);
     assert_non_null(r);
-    const json_value *cmps = json_member(r, "comparisons");
+    const cfdb_jv *cmps = cfdb_jv_get(r, "comparisons");
     assert_int_equal(cmps->count, 2);
     for (size_t i = 0; i < cmps->count; i++) {
-        const json_value *cm = cmps->items[i];
-        assert_string_equal(json_path_string(cm, "status"), "ok");
-        const json_value *arms = json_member(cm, "arms");
+        const cfdb_jv *cm = cmps->items[i];
+        assert_string_equal(cfdb_jv_path_string(cm, "status"), "ok");
+        const cfdb_jv *arms = cfdb_jv_get(cm, "arms");
         assert_int_equal(arms->count, 2);
         int saw_floor = 0;
         for (size_t a = 0; a < arms->count; a++) {
-            const char *name = json_path_string(arms->items[a], "name");
+            const char *name = cfdb_jv_path_string(arms->items[a], "name");
             double errors = -1, vf = -1, allocs = -1;
-            assert_int_equal(json_path_number(arms->items[a], "errors", &errors), 0);
-            assert_int_equal(json_path_number(arms->items[a], "verify_failures", &vf), 0);
+            assert_true(cfdb_jv_path_number(arms->items[a], "errors", &errors));
+            assert_true(cfdb_jv_path_number(arms->items[a], "verify_failures", &vf));
             assert_true(errors == 0 && vf == 0);
-            int counted = json_path_number(arms->items[a], "median.allocs_per_txn", &allocs) == 0;
+            int counted = cfdb_jv_path_number(arms->items[a], "median.allocs_per_txn", &allocs);
             if (!strcmp(name, "floor")) {
                 saw_floor = 1;
                 if (counted)
                     assert_true(allocs == 0);
-            } else if (counted && !strcmp(json_path_string(cm, "workload"), "batchset50x1000")) {
+            } else if (counted && !strcmp(cfdb_jv_path_string(cm, "workload"), "batchset50x1000")) {
                 assert_true(allocs < 0.1); /* the transaction keeps its 128 KiB arena block */
             }
         }
         assert_true(saw_floor);
-        const json_value *ratios = json_member(cm, "ratios");
+        const cfdb_jv *ratios = cfdb_jv_get(cm, "ratios");
         int cfdb_floor = 0;
         for (size_t k = 0; ratios && k < ratios->count; k++)
-            cfdb_floor += !strcmp(json_path_string(ratios->items[k], "a"), "cfdb") &&
-                          !strcmp(json_path_string(ratios->items[k], "b"), "floor");
+            cfdb_floor += !strcmp(cfdb_jv_path_string(ratios->items[k], "a"), "cfdb") &&
+                          !strcmp(cfdb_jv_path_string(ratios->items[k], "b"), "floor");
         assert_true(cfdb_floor > 0);
     }
-    json_free(r);
+    cfdb_jv_free(r);
     assert_int_equal(sh("grep -q 'cfdb / floor' %s/cf/report/summary.md", tmp), 0);
     /* --no-floor: the arm is left out, and the manifest says so */
     assert_int_equal(sh(CFDB_BENCH_BIN " run --cfdb-lib " CFDB_LIB " --server " CFDB_SERVER

@@ -352,12 +352,15 @@ static void tab_free(sql_tab *t)
     free(t);
 }
 
-static int col_by_field(const sql_tab *t, const char *name)
+/* Whether t has a column for the field called name; its index goes to *at. */
+static bool col_by_field(const sql_tab *t, const char *name, uint32_t *at)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
-        if (strcmp(t->cols[i].name, name) == 0)
-            return (int)i;
-    return -1;
+        if (strcmp(t->cols[i].name, name) == 0) {
+            *at = i;
+            return true;
+        }
+    return false;
 }
 
 /* The columns of a then()/field() key expression, in order: field names (top level only). */
@@ -424,8 +427,8 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
                 t->rtk_first = true;
             continue;
         }
-        int ci = col_by_field(t, names[i]);
-        if (ci < 0) {
+        uint32_t ci;
+        if (!col_by_field(t, names[i], &ci)) {
             *err = sqlite3_mprintf("table %s: primary key field %s unknown", name, names[i]);
             tab_free(t);
             return SQLITE_ERROR;
@@ -473,8 +476,8 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
             x->kpos[i] = x->vpos[i] = -1;
         bool ok = true;
         for (uint32_t i = 0; i < n; i++) {
-            int ci = names[i] ? col_by_field(t, names[i]) : -1;
-            if (ci < 0) {
+            uint32_t ci;
+            if (!names[i] || !col_by_field(t, names[i], &ci)) {
                 ok = false;
                 break;
             }
