@@ -96,7 +96,7 @@ fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version)
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_api_version, &expected, runtime_version))
         return CFDB_ERR_API_VERSION_ALREADY_SET;
-    cfdb_special_set_api_version(runtime_version);
+    cfdb_special_install(runtime_version);
     return 0;
 }
 

@@ -232,8 +232,6 @@ static struct {
     bool tcp;
 } g_profiler = { PTHREAD_MUTEX_INITIALIZER, false, "", false };
 
-static pthread_mutex_t g_conf_create = PTHREAD_MUTEX_INITIALIZER;
-
 static size_t map_lower(const conf_map *m, const char *name, size_t len)
 {
     size_t lo = 0, hi = m->n;
@@ -318,30 +316,33 @@ static int initial_config(conf_map *m)
     return rc;
 }
 
-static struct sk_profiler_conf *conf_of(cfdb_db *db)
+static void conf_free(void *p)
 {
-    pthread_mutex_lock(&g_conf_create);
-    struct sk_profiler_conf *c = db->profiler_conf;
-    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
-        pthread_mutex_init(&c->mu, NULL);
-        if (initial_config(&c->map)) {
-            sk_profiler_conf_free(c);
-            c = NULL;
-        }
-        db->profiler_conf = c;
-    }
-    pthread_mutex_unlock(&g_conf_create);
-    return c;
-}
-
-void sk_profiler_conf_free(struct sk_profiler_conf *c)
-{
+    struct sk_profiler_conf *c = p;
     if (!c)
         return;
     map_erase(&c->map, 0, c->map.n);
     free(c->map.items);
     pthread_mutex_destroy(&c->mu);
     free(c);
+}
+
+static void *conf_make(void)
+{
+    struct sk_profiler_conf *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    if (initial_config(&c->map)) {
+        conf_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static struct sk_profiler_conf *conf_of(cfdb_db *db)
+{
+    return cfdb_db_slot(db, CFDB_DB_SLOT_PROFILER_CONF, conf_make, conf_free);
 }
 
 static int conf_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error_codes.h"
-#include "special_keys.h"
+#include "txn_api.h"
 #include "txn_internal.h"
 
 #define PREFIX "\xff\xff/transaction/conflicting_keys/"

@@ -15,8 +15,9 @@
 
 #include "endpoint.h"
 #include "error_codes.h"
-#include "special_keys.h"
+#include "txn_special.h"
 #include "tenant.h"
+#include "tenant_commit.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"
@@ -359,8 +360,8 @@ static const txn_op_kind commit_kind = { .name = "commit", .start = commit_start
 cfdb_future *cfdb_txn_commit(cfdb_txn *tx)
 {
     /* SPECIAL_KEY_SPACE_ENABLE_WRITES: the written modules' work first (RYW commit) */
-    if (cfdb_special_commit_first(tx))
-        return cfdb_special_commit(tx);
+    if (txn_special_commit_first(tx))
+        return txn_special_commit(tx);
     return cfdb_txn_commit_now(tx);
 }
 

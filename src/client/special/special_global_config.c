@@ -48,7 +48,7 @@ static int gc_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a
     cfdb_bytes e = cfdb_bytes_make(end.ptr + GC_PL, end.len - GC_PL);
     if (cfdb_bytes_cmp(b, e) > 0)
         return CFDB_ERR_INVERTED_RANGE; /* KeyRangeRef's constructor */
-    cfdb_gc_view *v = tx->db->gc_view;
+    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
     if (!v)
         return 0;
     cfdb_gc_entry *items;

@@ -89,7 +89,7 @@ static int gc_typed(cfdb_txn *tx, const char *name, enum cfdb_gc_type want, cfdb
                     cfdb_gc_value *out)
 {
     *present = false;
-    cfdb_gc_view *v = tx->db->gc_view;
+    cfdb_gc_view *v = cfdb_db_gc_view(tx->db);
     if (!v)
         return 0;
     cfdb_bytes k = cfdb_bytes_str(name);

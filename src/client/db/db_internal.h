@@ -131,10 +131,11 @@ struct cfdb_db {
     /* global config (issue 12, modules): the view GlobalConfig keeps (global_config.h);
      * NULL when it could not be allocated (reads then see an empty configuration) */
     struct cfdb_gc_view *gc_view;
-    /* actor_profiler_conf/'s map, made at first use (special_lineage.c) */
-    struct sk_profiler_conf *profiler_conf;
-    /* DatabaseContext::healthMetrics and its two update times (special_metrics.c) */
-    struct sk_health_cache *health_cache;
+    /* the upper layers' per-database state (cfdb_db_slot), made at first use */
+    struct {
+        void *state;
+        void (*free_fn)(void *);
+    } slots[CFDB_DB_SLOT_COUNT];
 
     /* coordinator changes (ClientDBInfo.forward): the new string is written back to the
      * cluster file once the new coordinators have answered, as libfdb_c does */

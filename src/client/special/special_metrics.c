@@ -60,28 +60,27 @@ struct sk_health_cache {
     cfdb_arena arena; /* m's per-process entries */
 };
 
-static pthread_mutex_t g_cache_create = PTHREAD_MUTEX_INITIALIZER;
-
-void sk_health_cache_free(struct sk_health_cache *c)
+static void cache_free(void *p)
 {
-    if (!c)
-        return;
+    struct sk_health_cache *c = p;
     cfdb_arena_free(&c->arena);
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
-static struct sk_health_cache *cache_of(cfdb_db *db)
+static void *cache_make(void)
 {
-    pthread_mutex_lock(&g_cache_create);
-    struct sk_health_cache *c = db->health_cache;
-    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+    struct sk_health_cache *c = calloc(1, sizeof *c);
+    if (c) {
         pthread_mutex_init(&c->mu, NULL);
         cfdb_arena_init(&c->arena);
-        db->health_cache = c;
     }
-    pthread_mutex_unlock(&g_cache_create);
     return c;
+}
+
+static struct sk_health_cache *cache_of(cfdb_db *db)
+{
+    return cfdb_db_slot(db, CFDB_DB_SLOT_HEALTH_CACHE, cache_make, cache_free);
 }
 
 static bool fresh(uint64_t then, uint64_t now, uint64_t limit)

@@ -21,7 +21,7 @@
 #include "mutation.h"
 #include "object_cache.h"
 #include "ryw.h"
-#include "special_keys.h"
+#include "txn_special.h"
 #include "tenant.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
@@ -100,7 +100,7 @@ static void txn_free_task(void *arg)
 {
     cfdb_txn *tx = arg;
     cfdb_conflicts_clear(tx);
-    cfdb_special_reset(tx);
+    txn_special_reset(tx);
     if (tx->versionstamp_future) {
         cfdb_future_complete(tx->versionstamp_future, CFDB_ERR_TRANSACTION_CANCELLED);
         cfdb_future_unref(tx->versionstamp_future);
@@ -351,7 +351,7 @@ void cfdb_txn_set(cfdb_txn *tx, cfdb_bytes key, cfdb_bytes value)
 {
     pthread_mutex_lock(&tx->mu);
     if (cfdb_special_key(key)) { /* RYW set: the special key space first */
-        int sk = cfdb_special_set(tx, key, value);
+        int sk = txn_special_set(tx, key, value);
         if (sk)
             defer_error(tx, sk);
         pthread_mutex_unlock(&tx->mu);
@@ -372,7 +372,7 @@ void cfdb_txn_clear(cfdb_txn *tx, cfdb_bytes key)
 {
     pthread_mutex_lock(&tx->mu);
     if (cfdb_special_key(key)) {
-        int sk = writable(tx) ? cfdb_special_clear(tx, key, key, true) : 0;
+        int sk = writable(tx) ? txn_special_clear(tx, key, key, true) : 0;
         if (sk)
             defer_error(tx, sk);
         pthread_mutex_unlock(&tx->mu);
@@ -396,7 +396,7 @@ void cfdb_txn_clear_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end)
     if (cfdb_bytes_cmp(begin, end) > 0)
         defer_error(tx, CFDB_ERR_INVERTED_RANGE);
     else if (cfdb_special_range(begin, end)) {
-        int sk = writable(tx) ? cfdb_special_clear(tx, begin, end, false) : 0;
+        int sk = writable(tx) ? txn_special_clear(tx, begin, end, false) : 0;
         if (sk)
             defer_error(tx, sk);
     }
@@ -570,7 +570,7 @@ void txn_reset_locked(cfdb_txn *tx, bool keep_backoff)
     atomic_fetch_add(&tx->gen, 1);
     cfdb_ryw_reset(&tx->ryw);
     cfdb_conflicts_clear(tx);
-    cfdb_special_reset(tx);
+    txn_special_reset(tx);
     tx->deferred_error = 0;
     tx->cancelled = false;
     tx->committing = false;

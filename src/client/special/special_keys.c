@@ -96,19 +96,6 @@ static enum module module_of(cfdb_bytes key, cfdb_bytes *mbegin, cfdb_bytes *men
     return M_NONE;
 }
 
-bool cfdb_special_key(cfdb_bytes key)
-{
-    static const uint8_t lo[] = { 0xff, 0xff }, hi[] = { 0xff, 0xff, 0xff };
-    return cfdb_bytes_cmp(key, cfdb_bytes_make(lo, 2)) >= 0 && cfdb_bytes_cmp(key, cfdb_bytes_make(hi, 3)) < 0;
-}
-
-bool cfdb_special_range(cfdb_bytes begin, cfdb_bytes end)
-{
-    static const uint8_t lo[] = { 0xff, 0xff }, hi[] = { 0xff, 0xff, 0xff };
-    return cfdb_special_key(begin) && cfdb_bytes_cmp(end, cfdb_bytes_make(lo, 2)) >= 0 &&
-           cfdb_bytes_cmp(end, cfdb_bytes_make(hi, 3)) <= 0;
-}
-
 #define READ_CONFLICTS "\xff\xff/transaction/read_conflict_range/"
 #define WRITE_CONFLICTS "\xff\xff/transaction/write_conflict_range/"
 
@@ -835,4 +822,20 @@ cfdb_future *cfdb_special_get_range(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes e
     if (m == M_TRANSACTION)
         return transaction_range(tx, begin, end, limit, reverse);
     return cfdb_future_error(CFDB_FUTURE_KEYVALUES, CFDB_ERR_INTERNAL_ERROR); /* every module is above */
+}
+
+static const cfdb_special_router router = {
+    .get = cfdb_special_get,
+    .get_range = cfdb_special_get_range,
+    .set = cfdb_special_set,
+    .clear = cfdb_special_clear,
+    .reset = cfdb_special_reset,
+    .commit_first = cfdb_special_commit_first,
+    .commit = cfdb_special_commit,
+};
+
+void cfdb_special_install(int api_version)
+{
+    cfdb_special_set_api_version(api_version);
+    cfdb_txn_set_special_router(&router);
 }

@@ -9,11 +9,8 @@
  *  - references: the application's handle and each transaction of the tenant (libfdb_c's
  *    ThreadSafeTransaction keeps its Tenant), plus the lookup while it runs; the handle keeps
  *    its database in use;
- *  - the prefix of a tenant is its id as 8 big-endian bytes (TenantAPI::idToPrefix);
- *  - applying the prefix to a commit (NativeAPI applyTenantPrefix): every mutation's param1
- *    (the metadata version key excepted), ClearRange's param2, SetVersionstampedKey's
- *    trailing little-endian offset + 8, every read and write conflict range whose begin is
- *    not the metadata version key. Sans-I/O (tenant_commit.c).
+ *  - the prefix of a tenant is its id as 8 big-endian bytes (TenantAPI::idToPrefix), applied
+ *    to a commit by the sans-I/O core (tenant_commit.h).
  *
  * Threads: cfdb_tenant_open / ref / unref / get_id from any thread; cfdb_tenant_wait and
  * cfdb_tenant_id on the network thread. */
@@ -40,8 +37,5 @@ cfdb_db *cfdb_tenant_db(const cfdb_tenant *t);
 struct cfdb_future *cfdb_tenant_get_id(cfdb_tenant *t);
 /* Network thread: w->fn(w, error, id) once the lookup has ended (at once if it has). */
 void cfdb_tenant_wait(cfdb_tenant *t, cfdb_waiter *w);
-
-/* applyTenantPrefix on a commit built in arena a: 0 or TXN_ERR_NO_MEMORY's code. */
-int cfdb_tenant_apply_prefix(cfdb_commit_transaction *t, int64_t id, cfdb_arena *a);
 
 #endif

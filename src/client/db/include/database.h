@@ -97,6 +97,21 @@ void cfdb_db_watch_release(cfdb_db *db);
 bool cfdb_db_uses_tls(const cfdb_db *db);
 /* The file to rewrite when the coordinators change (before the network starts). */
 void cfdb_db_set_cluster_file(cfdb_db *db, const char *path);
+
+/* State the layers above keep per database (the special key space's modules), one opaque
+ * slot each: cfdb_db_slot returns the slot's state, made by make() at the first call that
+ * finds it empty (NULL when make fails: the next call tries again) and freed by free_fn with
+ * the database. Any thread. */
+typedef enum cfdb_db_slot_id {
+    CFDB_DB_SLOT_PROFILER_CONF, /* \xff\xff/actor_profiler_conf/'s map */
+    CFDB_DB_SLOT_HEALTH_CACHE,  /* DatabaseContext::healthMetrics and its update times */
+    CFDB_DB_SLOT_COUNT
+} cfdb_db_slot_id;
+void *cfdb_db_slot(cfdb_db *db, cfdb_db_slot_id id, void *(*make)(void), void (*free_fn)(void *));
+
+/* The global-config view the database keeps up to date (global_config.h; NULL when it could
+ * not be allocated: reads then see an empty configuration). */
+struct cfdb_gc_view *cfdb_db_gc_view(cfdb_db *db);
 void cfdb_db_ref(cfdb_db *db);
 /* Drops a reference (any thread); the database is freed on the network thread. */
 void cfdb_db_unref(cfdb_db *db);

@@ -18,6 +18,7 @@
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
 #include "future.h"
+#include "special_keys.h"
 #include "special_writes.h"
 #include "transaction.h"
 
@@ -117,6 +118,13 @@ typedef struct sk_write_hooks {
     sk_clear_fn clear;
 } sk_write_hooks;
 
+struct sk_impl;
+/* The writable implementation whose range holds key, or NULL. */
+const struct sk_impl *sk_find_write_impl(cfdb_bytes key);
+/* The API version the application selected (0 before): which implementations exist
+ * depends on it (special_profiling.c). */
+void cfdb_special_set_api_version(int version);
+
 /* The registered implementations of the modules (special_management.c etc.). */
 extern const sk_impl sk_management_impls[];
 extern const int sk_management_impl_count;
@@ -143,12 +151,6 @@ bool sk_impl_registered(const sk_impl *m);
 /* Sets \xff\xff/error_message to message as it is (a module commit's own text, which
  * SpecialKeySpace::commit stores unchanged) and returns special_keys_api_failure (2117). */
 int sk_api_failure_text(cfdb_txn *tx, const char *message);
-/* The per-database actor_profiler_conf/ map (special_lineage.c; cfdb_db.profiler_conf). */
-struct sk_profiler_conf;
-void sk_profiler_conf_free(struct sk_profiler_conf *c);
-/* The per-database health metrics cache (special_metrics.c; cfdb_db.health_cache). */
-struct sk_health_cache;
-void sk_health_cache_free(struct sk_health_cache *c);
 
 /* Module reads and commits shared by several files. */
 int sk_tenant_read(cfdb_txn *tx, cfdb_bytes begin, cfdb_bytes end, cfdb_arena *a, sk_rows *out);

@@ -9,11 +9,12 @@
  *   - every read and write conflict range whose begin is not the metadata version key.
  * Everything new goes into the given arena (the commit's); the inputs are not changed (they
  * may point into the transaction's own memory). Sans-I/O. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "error_codes.h"
 #include "mutation.h"
-#include "tenant.h"
+#include "tenant_commit.h"
 
 #define METADATA_VERSION_KEY_LIT "\xff/metadataVersion"
 

@@ -14,7 +14,6 @@
 
 #include "future.h"
 #include "global_config.h"
-#include "special_keys_internal.h"
 
 static void db_free(void *arg);
 static void db_shutdown(void *arg);
@@ -112,10 +111,30 @@ static void db_free(void *arg)
         cfdb_cluster_string_free(&db->forwarded);
     free(db->cluster_file);
     cfdb_gc_view_free(db->gc_view);
-    sk_profiler_conf_free(db->profiler_conf);
-    sk_health_cache_free(db->health_cache);
+    for (int i = 0; i < CFDB_DB_SLOT_COUNT; i++)
+        if (db->slots[i].state)
+            db->slots[i].free_fn(db->slots[i].state);
     pthread_mutex_destroy(&db->opt_mu);
     free(db);
+}
+
+static pthread_mutex_t g_slot_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void *cfdb_db_slot(cfdb_db *db, cfdb_db_slot_id id, void *(*make)(void), void (*free_fn)(void *))
+{
+    pthread_mutex_lock(&g_slot_mu);
+    void *s = db->slots[id].state;
+    if (!s && (s = make()) != NULL) {
+        db->slots[id].state = s;
+        db->slots[id].free_fn = free_fn;
+    }
+    pthread_mutex_unlock(&g_slot_mu);
+    return s;
+}
+
+struct cfdb_gc_view *cfdb_db_gc_view(cfdb_db *db)
+{
+    return db->gc_view;
 }
 
 void cfdb_db_set_cluster_file(cfdb_db *db, const char *path)

@@ -16,7 +16,7 @@
 #include "endpoint.h"
 #include "error_codes.h"
 #include "kv_rows.h"
-#include "special_keys.h"
+#include "txn_special.h"
 #include "txn_read.h"
 
 static void get_send(read_op *r);
@@ -395,7 +395,7 @@ static int reserve_conflict_slot(cfdb_txn *tx, read_op *r)
 cfdb_future *cfdb_txn_get(cfdb_txn *tx, cfdb_bytes key, bool snapshot)
 {
     if (cfdb_special_key(key))
-        return cfdb_special_get(tx, key);
+        return txn_special_get(tx, key);
     pthread_mutex_lock(&tx->mu);
     int rc = txn_error_locked(tx);
     if (!rc)
@@ -479,7 +479,7 @@ static cfdb_future *get_range(cfdb_txn *tx, cfdb_bytes begin_key, bool begin_or_
     cfdb_ryw_limits lim;
     int rc = cfdb_ryw_limits_from_api(limit, target_bytes, mode, iteration, &lim);
     if (!rc && cfdb_special_range(begin_key, end_key))
-        return cfdb_special_get_range(tx, begin_key, end_key, limit, reverse);
+        return txn_special_get_range(tx, begin_key, end_key, limit, reverse);
     pthread_mutex_lock(&tx->mu);
     if (!rc)
         rc = txn_error_locked(tx);
