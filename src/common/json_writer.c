@@ -12,10 +12,15 @@ void cfdb_json_init(cfdb_json *j)
     memset(j, 0, sizeof *j);
 }
 
-void cfdb_json_init_pretty(cfdb_json *j)
+void cfdb_json_init_layout(cfdb_json *j, cfdb_json_layout layout)
 {
     memset(j, 0, sizeof *j);
-    j->pretty = true;
+    j->layout = layout;
+}
+
+void cfdb_json_init_pretty(cfdb_json *j)
+{
+    cfdb_json_init_layout(j, CFDB_JSON_PRETTY);
 }
 
 void cfdb_json_free(cfdb_json *j)
@@ -45,16 +50,20 @@ static void put(cfdb_json *j, const char *s, size_t n)
     j->buf[j->len] = 0;
 }
 
-/* Pretty layout: a new line indented for depth levels. */
+/* The indented layouts: a new line indented for depth levels. */
 static void newline(cfdb_json *j, int depth)
 {
     put(j, "\n", 1);
-    for (int i = 0; i < depth; i++)
-        put(j, "  ", 2);
+    for (int i = 0; i < depth; i++) {
+        if (j->layout == CFDB_JSON_SPIRIT)
+            put(j, "    ", 4);
+        else
+            put(j, "  ", 2);
+    }
 }
 
 /* Before a value (or a key): the comma that separates it from the previous one (and in the
- * pretty layout its line); nothing between a key and its value. */
+ * indented layouts its line); nothing between a key and its value. */
 static void separate(cfdb_json *j)
 {
     if (j->after_key) {
@@ -65,7 +74,7 @@ static void separate(cfdb_json *j)
     if (j->need_comma)
         put(j, ",", 1);
     j->need_comma = true;
-    if (j->pretty && j->depth > 0)
+    if (j->layout != CFDB_JSON_COMPACT && j->depth > 0)
         newline(j, j->depth);
 }
 
@@ -77,16 +86,17 @@ static void open_container(cfdb_json *j, const char *c)
     j->need_comma = false;
 }
 
-/* need_comma tells whether the container holds anything: an empty one closes on its line. */
+/* need_comma tells whether the container holds anything: in the pretty layout an empty one
+ * closes on its line, in json_spirit's on the next. */
 static void close_container(cfdb_json *j, const char *c)
 {
     if (j->depth > 0)
         j->depth--;
-    if (j->pretty && j->need_comma)
+    if ((j->layout == CFDB_JSON_PRETTY && j->need_comma) || j->layout == CFDB_JSON_SPIRIT)
         newline(j, j->depth);
     put(j, c, 1);
     j->need_comma = true;
-    if (j->pretty && j->depth == 0)
+    if (j->layout == CFDB_JSON_PRETTY && j->depth == 0)
         put(j, "\n", 1);
 }
 
@@ -110,47 +120,76 @@ void cfdb_json_end_array(cfdb_json *j)
     close_container(j, "]");
 }
 
-static void quoted(cfdb_json *j, const char *s)
+/* The short escape of c in this layout, or 0. */
+static char short_escape(const cfdb_json *j, unsigned char c)
+{
+    if (c == '"' || c == '\\')
+        return (char)c;
+    if (j->layout == CFDB_JSON_COMPACT)
+        return 0;
+    switch (c) {
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    case '\b': return j->layout == CFDB_JSON_SPIRIT ? 'b' : 0;
+    case '\f': return j->layout == CFDB_JSON_SPIRIT ? 'f' : 0;
+    default: return 0;
+    }
+}
+
+static void quoted(cfdb_json *j, const char *s, size_t n)
 {
     put(j, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
         char esc[8];
-        if (*p == '"' || *p == '\\') {
+        char e = short_escape(j, c);
+        if (e) {
             esc[0] = '\\';
-            esc[1] = (char)*p;
+            esc[1] = e;
             put(j, esc, 2);
-        } else if (j->pretty && (*p == '\n' || *p == '\r' || *p == '\t')) {
-            esc[0] = '\\';
-            esc[1] = *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't';
-            put(j, esc, 2);
-        } else if (*p < 0x20) {
-            snprintf(esc, sizeof esc, "\\u%04x", *p);
+        } else if (c < 0x20 || (j->layout == CFDB_JSON_SPIRIT && c > 0x7e)) {
+            snprintf(esc, sizeof esc, j->layout == CFDB_JSON_SPIRIT ? "\\u%04X" : "\\u%04x", c);
             put(j, esc, 6);
         } else {
-            put(j, (const char *)p, 1);
+            put(j, (const char *)&s[i], 1);
         }
     }
     put(j, "\"", 1);
 }
 
-void cfdb_json_key(cfdb_json *j, const char *key)
+void cfdb_json_key_n(cfdb_json *j, const char *key, size_t n)
 {
     separate(j);
-    quoted(j, key);
-    if (j->pretty)
+    quoted(j, key, n);
+    if (j->layout == CFDB_JSON_SPIRIT)
+        put(j, " : ", 3);
+    else if (j->layout == CFDB_JSON_PRETTY)
         put(j, ": ", 2);
     else
         put(j, ":", 1);
     j->after_key = true; /* the value follows the colon directly */
 }
 
-void cfdb_json_string(cfdb_json *j, const char *s)
+void cfdb_json_key(cfdb_json *j, const char *key)
+{
+    cfdb_json_key_n(j, key, strlen(key));
+}
+
+void cfdb_json_string_n(cfdb_json *j, const char *s, size_t n)
 {
     separate(j);
-    if (s)
-        quoted(j, s);
-    else
+    quoted(j, s, n);
+}
+
+void cfdb_json_string(cfdb_json *j, const char *s)
+{
+    if (s) {
+        cfdb_json_string_n(j, s, strlen(s));
+    } else {
+        separate(j);
         put(j, "null", 4);
+    }
 }
 
 void cfdb_json_int(cfdb_json *j, int64_t v)
@@ -158,6 +197,12 @@ void cfdb_json_int(cfdb_json *j, int64_t v)
     char b[32];
     separate(j);
     put(j, b, (size_t)snprintf(b, sizeof b, "%" PRId64, v));
+}
+
+void cfdb_json_digits(cfdb_json *j, const char *digits, size_t n)
+{
+    separate(j);
+    put(j, digits, n);
 }
 
 void cfdb_json_double(cfdb_json *j, double v)

@@ -1,6 +1,7 @@
 /* The shared JSON writer and reader (src/common/json_writer.h, json_reader.h): the compact
  * layout the client's documents use, the pretty layout of cfdb-bench's manifest and results
- * byte for byte, and the reader's dotted paths, numbers, strings and files. */
+ * and the json_spirit layout of the shell's `status json`, byte for byte, and the reader's
+ * dotted paths, numbers, strings and files. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +87,37 @@ static void test_pretty_layout(void **state)
     cfdb_json_free(&j);
 }
 
+static void test_spirit_layout(void **state)
+{
+    (void)state;
+    cfdb_json j;
+    cfdb_json_init_layout(&j, CFDB_JSON_SPIRIT);
+    write_doc(&j);
+    cfdb_json_string_n(&j, "z\0\x7f\xc3\b", 5); /* a second top-level value, bytes as json_spirit */
+    assert_false(j.failed);
+    assert_string_equal(j.buf, "{\n"
+                               "    \"s\" : \"a\\\"b\\\\c\\nd\\te\\u0001\",\n"
+                               "    \"none\" : null,\n"
+                               "    \"list\" : [\n"
+                               "        -42,\n"
+                               "        0.3,\n"
+                               "        null,\n"
+                               "        0.5,\n"
+                               "        0,\n"
+                               "        true,\n"
+                               "        null,\n"
+                               "        {\n"
+                               "        },\n"
+                               "        [\n"
+                               "        ]\n"
+                               "    ],\n"
+                               "    \"o\" : {\n"
+                               "        \"k\" : false\n"
+                               "    }\n"
+                               "},\"z\\u0000\\u007F\\u00C3\\b\"");
+    cfdb_json_free(&j);
+}
+
 static void test_reader_paths(void **state)
 {
     (void)state;
@@ -149,6 +181,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compact_layout),
         cmocka_unit_test(test_pretty_layout),
+        cmocka_unit_test(test_spirit_layout),
         cmocka_unit_test(test_reader_paths),
         cmocka_unit_test(test_reader_files),
     };

@@ -1,7 +1,8 @@
 /* Each shared library exports what its installed headers declare and nothing else: runs
  * check_exports.sh (nm -D --defined-only against the fdb_ and cfdb_ names the headers
  * declare) on libcfdb.so, libcfdb_layers.so and libcfdb_records.so, and once on purpose
- * against the wrong headers to see that the check does fail. */
+ * against the wrong headers to see that the check does fail; and include/ holds only the
+ * headers these libraries install (check_installed_headers.sh). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +13,12 @@
 
 #include <cmocka.h>
 
-/* Runs the check on lib with headers; returns its exit status, *extra_lines the number of
+/* Runs script on lib with headers; returns its exit status, *extra_lines the number of
  * lines naming an extra symbol (indented by two spaces). */
-static int run_check(const char *lib, const char *headers, int *extra_lines)
+static int run_script(const char *script, const char *lib, const char *headers, int *extra_lines)
 {
     char cmd[8192];
-    int n = snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", CFDB_EXPORTS_SCRIPT, lib, headers);
+    int n = snprintf(cmd, sizeof cmd, "%s %s %s 2>&1", script, lib, headers);
     assert_true(n > 0 && (size_t)n < sizeof cmd);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
@@ -34,6 +35,11 @@ static int run_check(const char *lib, const char *headers, int *extra_lines)
     assert_true(lines > 0); /* it reports at least how many symbols it checked */
     assert_true(WIFEXITED(status));
     return WEXITSTATUS(status);
+}
+
+static int run_check(const char *lib, const char *headers, int *extra_lines)
+{
+    return run_script(CFDB_EXPORTS_SCRIPT, lib, headers, extra_lines);
 }
 
 static void test_libfdb_c_exports_only_fdb_c_h(void **state)
@@ -72,6 +78,19 @@ static void test_check_fails_on_undeclared_exports(void **state)
     assert_true(extra > 0);
 }
 
+/* include/ holds what the three libraries install and nothing else; without the Record
+ * Layer's headers in the list the check names them. */
+static void test_include_holds_only_installed_headers(void **state)
+{
+    (void)state;
+    int extra;
+    assert_int_equal(run_script(CFDB_HEADERS_CHECK, CFDB_HEADERS_FDB_C,
+                                CFDB_HEADERS_LAYERS " " CFDB_HEADERS_RECORDS, &extra), 0);
+    assert_int_equal(extra, 0);
+    assert_int_equal(run_script(CFDB_HEADERS_CHECK, CFDB_HEADERS_FDB_C, CFDB_HEADERS_LAYERS, &extra), 1);
+    assert_true(extra > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -79,6 +98,7 @@ int main(void)
         cmocka_unit_test(test_layers_export_only_their_headers),
         cmocka_unit_test(test_records_export_only_their_headers),
         cmocka_unit_test(test_check_fails_on_undeclared_exports),
+        cmocka_unit_test(test_include_holds_only_installed_headers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

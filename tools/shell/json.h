@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pretty printer fdbcli uses for `status json' (json_spirit::write_string with
  * pretty_print, as printStatus in fdbcli/StatusCommand.actor.cpp calls it), over the values
- * of the shared JSON reader (src/common/json_reader.h):
+ * of the shared JSON reader (src/common/json_reader.h), written by the shared writer's
+ * json_spirit layout (src/common/json_writer.h):
  *   - object members sorted by name, "name" : value, one per line;
  *   - arrays one element per line; four spaces per level; an empty object or array is
  *     the opening bracket, a newline, the indentation and the closing bracket;
@@ -15,7 +16,8 @@
 
 #include "json_reader.h"
 
-/* Writes j as json_spirit's pretty_print does (no trailing newline). */
+/* Writes j as json_spirit's pretty_print does (no trailing newline); nothing when out of
+ * memory. */
 void shell_json_pretty(FILE *f, const cfdb_jv *j);
 
 #endif /* CFDB_SHELL_JSON_H */
