@@ -2,8 +2,18 @@
  * semantics: a sorted map of committed data plus the transaction's pending view (read-your-
  * writes). Random set / clear / clear_range / atomic ops / get / get_range / commit / reset;
  * every read is compared with the model. Range reads follow the 'more' flag the way an
- * application does. */
+ * application does.
+ *
+ * A second model runs in a tenant, the only data there, with what FoundationDB's binding
+ * tester found the first one missed: key selectors of any key, orEqual and offset (before
+ * the tenant's first key and past its last, as get_key and as both ends of range reads,
+ * forward and reverse, with limits, with and without read-your-writes), several
+ * get_versionstamp futures of one transaction (all get the same stamp), and invalid
+ * arguments with libfdb_c's error and its timing: negative range limits fail at the call
+ * (range_limits_invalid), a bad set_read_version fails the next operation (version_invalid,
+ * or read_version_already_set once the transaction has a read version) until a reset. */
 #include "api_helpers.h"
+#include "tenant_fixture.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +27,8 @@
 static int group_setup(void **state)
 {
     (void)state;
-    const char *args[] = { "--storage-servers", "2", "--shards", "t/r1/1/k10,t/r1/1/k25,t/r2/2/k20", NULL };
+    const char *args[] = { "--storage-servers", "2", "--shards", "t/r1/1/k10,t/r1/1/k25,t/r2/2/k20", "--tenant-mode",
+                           "optional", NULL };
     return api_env_setup(args);
 }
 
@@ -308,9 +319,365 @@ static void test_random_seed_2(void **state)
     run_random(2, 2000, "r2");
 }
 
+
+/* ---------- in a tenant: selectors at its edges, repeated futures, invalid arguments ---------- */
+
+static int present_keys(const model *m, int *order)
+{
+    int n = 0;
+    for (int i = 0; i < NKEYS; i++)
+        if (m->v[i].present)
+            order[n++] = i;
+    return n;
+}
+
+/* A random selector key: "", "a", one of the keys, a key + "\x00", "z", "\xfe" or "\xff". */
+static int rand_sel_key(char *out)
+{
+    int r = (int)(rnd() % 10);
+    if (r == 0)
+        return 0;
+    if (r == 1)
+        return snprintf(out, 8, "a");
+    if (r == 2)
+        return snprintf(out, 8, "z");
+    if (r == 3) {
+        out[0] = (char)0xfe;
+        return 1;
+    }
+    if (r == 4) {
+        out[0] = (char)0xff;
+        return 1;
+    }
+    int n = snprintf(out, 8, "k%02d", (int)(rnd() % NKEYS));
+    if (r == 5)
+        out[n++] = 0;
+    return n;
+}
+
+/* The selector (key, or_equal, offset) over the present keys (order, n): the index of the
+ * key it names among them, -1 before the first (""), n past the last ("\xff"). Keys compare
+ * bytewise, then by length. */
+static int sel_resolve_bytes(const char *key, int kl, int or_equal, int offset, const int *order, int n)
+{
+    int base = -1;
+    for (int i = 0; i < n; i++) {
+        char k[8];
+        int l = snprintf(k, sizeof k, "k%02d", order[i]);
+        int c = memcmp(k, key, (size_t)(l < kl ? l : kl));
+        if (c == 0)
+            c = l - kl;
+        if (c < 0 || (or_equal && c == 0))
+            base = i;
+    }
+    long r = (long)base + offset;
+    return r < 0 ? -1 : r >= n ? n : (int)r;
+}
+
+/* get_key of a random selector against the model */
+static fdb_error_t check_get_key(FDBTransaction *tr, const model *m, unsigned seed, int op)
+{
+    char sk[8];
+    int sl = rand_sel_key(sk);
+    int oe = (int)(rnd() % 2), off = (int)(rnd() % 9) - 4;
+    int order[NKEYS];
+    int n = present_keys(m, order);
+    int idx = sel_resolve_bytes(sk, sl, oe, off, order, n);
+    FDBFuture *f = fdb_transaction_get_key(tr, (const uint8_t *)sk, sl, oe, off, 0);
+    fdb_error_t e = api_wait_ms(f, 10000);
+    if (e == API_TIMEOUT)
+        fail_msg("seed %u op %d: get_key hangs", seed, op);
+    if (!e) {
+        const uint8_t *k;
+        int kl;
+        assert_int_equal(fdb_future_get_key(f, &k, &kl), 0);
+        char want[8];
+        int wl = idx < 0 ? 0 : idx >= n ? 1 : snprintf(want, sizeof want, "k%02d", order[idx]);
+        if (idx >= n)
+            want[0] = (char)0xff;
+        if (kl != wl || memcmp(k, want, (size_t)wl))
+            fail_msg("seed %u op %d: get_key(%d bytes, %d, %d) got %.*s want %.*s", seed, op, sl, oe, off, kl,
+                     (const char *)k, wl, want);
+    }
+    fdb_future_destroy(f);
+    return e;
+}
+
+/* a range read of two random selectors, following `more`, against the model */
+static fdb_error_t check_sel_range(FDBTransaction *tr, const model *m, unsigned seed, int op, bool edge)
+{
+    char bk[8], ek[8];
+    int bl = rand_sel_key(bk), el = rand_sel_key(ek);
+    int bo = (int)(rnd() % 2), boff = (int)(rnd() % 9) - 3, eo = (int)(rnd() % 2), eoff = (int)(rnd() % 9) - 3;
+    int reverse = (int)(rnd() % 2), limit = rnd() % 3 ? 0 : 1 + (int)(rnd() % 4);
+    if (edge) {
+        /* from a few keys before the tenant's end to past its end, reverse: the read-your-
+         * writes path must learn the tenant's end from the storage servers */
+        bk[0] = (char)0xfe;
+        bl = 1;
+        bo = 0;
+        boff = -(int)(rnd() % 5);
+        el = snprintf(ek, sizeof ek, "k%02d", NKEYS - 1 - (int)(rnd() % 3));
+        eo = (int)(rnd() % 2);
+        eoff = 2 + (int)(rnd() % 4);
+        reverse = 1;
+    }
+    int snapshot = (int)(rnd() % 4 == 0);
+    static const int sel_modes[] = { FDB_STREAMING_MODE_WANT_ALL, FDB_STREAMING_MODE_ITERATOR, FDB_STREAMING_MODE_SMALL };
+    int mode = sel_modes[rnd() % 3];
+    int order[NKEYS];
+    int n = present_keys(m, order);
+    int ib = sel_resolve_bytes(bk, bl, bo, boff, order, n), ie = sel_resolve_bytes(ek, el, eo, eoff, order, n);
+    if (ib < 0)
+        ib = 0;
+    if (ie < 0)
+        ie = 0;
+    int want[NKEYS], nw = 0;
+    for (int i = reverse ? ie - 1 : ib; reverse ? i >= ib : i < ie; i += reverse ? -1 : 1)
+        want[nw++] = order[i];
+    if (limit && nw > limit)
+        nw = limit;
+    uint8_t cb[8], ce[8];
+    memcpy(cb, bk, (size_t)bl);
+    memcpy(ce, ek, (size_t)el);
+    int got = 0, left = limit;
+    for (int iter = 1; iter < 200; iter++) {
+        FDBFuture *f = fdb_transaction_get_range(tr, cb, bl, bo, boff, ce, el, eo, eoff, left, 0,
+                                                 (FDBStreamingMode)mode, iter, snapshot, reverse);
+        fdb_error_t e = api_wait_ms(f, 10000);
+        if (e == API_TIMEOUT)
+            fail_msg("seed %u op %d: selector range read hangs", seed, op);
+        if (e) {
+            fdb_future_destroy(f);
+            return e;
+        }
+        const FDBKeyValue *kv;
+        int nk;
+        fdb_bool_t more;
+        assert_int_equal(fdb_future_get_keyvalue_array(f, &kv, &nk, &more), 0);
+        for (int i = 0; i < nk; i++, got++) {
+            char wk[8];
+            int wl = got < nw ? snprintf(wk, sizeof wk, "k%02d", want[got]) : 0;
+            if (got >= nw || kv[i].key_length != wl || memcmp(kv[i].key, wk, (size_t)wl) ||
+                !vals_equal(&m->v[want[got]], 1, kv[i].value, kv[i].value_length))
+                fail_msg("seed %u op %d: selector range (%d,%d,%d)-(%d,%d,%d) rev %d limit %d: row %d is %.*s", seed,
+                         op, bl, bo, boff, el, eo, eoff, reverse, limit, got, kv[i].key_length,
+                         (const char *)kv[i].key);
+        }
+        if (limit) {
+            left -= nk;
+            if (left <= 0)
+                more = 0;
+        }
+        if (!more || nk == 0) {
+            fdb_future_destroy(f);
+            break;
+        }
+        const FDBKeyValue *last = &kv[nk - 1];
+        if (!reverse) {
+            memcpy(cb, last->key, (size_t)last->key_length);
+            bl = last->key_length;
+            bo = 1;
+            boff = 1;
+        } else {
+            memcpy(ce, last->key, (size_t)last->key_length);
+            el = last->key_length;
+            eo = 0;
+            eoff = 1;
+        }
+        fdb_future_destroy(f);
+    }
+    if (got != nw)
+        fail_msg("seed %u op %d: selector range: %d rows, want %d", seed, op, got, nw);
+    return 0;
+}
+
+static void run_tenant_random(unsigned seed, int nops, const char *tenant_name)
+{
+    g_seed = seed;
+    int64_t id;
+    assert_int_equal(tf_create_tenant(g_env.db, tenant_name, &id), 0);
+    FDBTenant *t = NULL;
+    assert_int_equal(fdb_database_open_tenant(g_env.db, S(tenant_name), L(tenant_name), &t), 0);
+    model committed, pending;
+    memset(&committed, 0, sizeof committed);
+    pending = committed;
+    FDBTransaction *tr = NULL;
+    int ryw_off = 0, has_rv = 0, writes = 0, ops_in_tx = 0;
+    FDBFuture *vs[3];
+    int nvs = 0;
+    int counts[8] = { 0 };
+#define NEW_TR()                                                                                         \
+    do {                                                                                                 \
+        if (tr)                                                                                          \
+            fdb_transaction_destroy(tr);                                                                 \
+        assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);                                      \
+        ryw_off = rnd() % 5 == 0;                                                                        \
+        if (ryw_off)                                                                                     \
+            assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, NULL, 0), 0); \
+        pending = committed;                                                                             \
+        has_rv = writes = ops_in_tx = 0;                                                                 \
+        for (int i_ = 0; i_ < nvs; i_++)                                                                 \
+            fdb_future_destroy(vs[i_]);                                                                  \
+        nvs = 0;                                                                                         \
+    } while (0)
+    NEW_TR();
+    for (int op = 0; op < nops; op++) {
+        int r = (int)(rnd() % 100);
+        char key[8];
+        int ki = (int)(rnd() % NKEYS);
+        snprintf(key, sizeof key, "k%02d", ki);
+        fdb_error_t e = 0;
+        /* without read-your-writes the reads see the committed data only */
+        const model *view = ryw_off ? &committed : &pending;
+        if (r < 20) {
+            uint8_t v[4];
+            int n = 1 + (int)(rnd() % 4);
+            for (int i = 0; i < n; i++)
+                v[i] = (uint8_t)('a' + rnd() % 4);
+            fdb_transaction_set(tr, S(key), L(key), v, n);
+            pending.v[ki].present = 1;
+            pending.v[ki].len = n;
+            memcpy(pending.v[ki].b, v, (size_t)n);
+            writes++;
+        } else if (r < 28) {
+            int kj = ki + (int)(rnd() % 10);
+            if (kj > NKEYS)
+                kj = NKEYS;
+            char ek[8];
+            snprintf(ek, sizeof ek, "k%02d", kj);
+            fdb_transaction_clear_range(tr, S(key), L(key), S(ek), L(ek));
+            for (int i = ki; i < kj; i++)
+                pending.v[i].present = 0;
+            writes += kj > ki; /* an empty range is no mutation */
+        } else if (r < 43) {
+            e = check_sel_range(tr, view, seed, op, false);
+            has_rv = 1;
+            counts[0]++;
+        } else if (r < 46 && !ops_in_tx) { /* a fresh transaction's first read at the tenant's end */
+            e = check_sel_range(tr, view, seed, op, true);
+            has_rv = 1;
+            counts[6]++;
+        } else if (r < 53) {
+            e = check_get_key(tr, view, seed, op);
+            has_rv = 1;
+            counts[1]++;
+        } else if (r < 60) { /* another get_versionstamp future */
+            if (nvs < 3)
+                vs[nvs++] = fdb_transaction_get_versionstamp(tr);
+            counts[2]++;
+        } else if (r < 65) { /* a negative range limit: at the call, nothing else changes */
+            int lim = -2 - (int)(rnd() % 4);
+            FDBFuture *f = fdb_transaction_get_range(tr, S("k"), 1, 0, 1, S("l"), 1, 0, 1, lim, 0,
+                                                     FDB_STREAMING_MODE_WANT_ALL, 0, 0, (int)(rnd() % 2));
+            assert_true(fdb_future_is_ready(f));
+            assert_int_equal(fdb_future_get_error(f), 2012);
+            fdb_future_destroy(f);
+            counts[3]++;
+        } else if (r < 69) { /* a bad set_read_version: the next operation fails, until a reset */
+            int64_t v = rnd() % 2 ? 0 : -(int64_t)(1 + rnd() % 1000);
+            if (rnd() % 2) { /* the transaction has a read version: already set comes first */
+                assert_int_equal(api_wait_destroy(fdb_transaction_get_read_version(tr)), 0);
+                has_rv = 2;
+            }
+            fdb_transaction_set_read_version(tr, v);
+            int present, len;
+            char buf[8];
+            /* after reads the read-your-writes answered alone there may be no read version */
+            fdb_error_t got = api_get(tr, S(key), L(key), 0, &present, buf, sizeof buf, &len);
+            if (has_rv == 2 || !has_rv)
+                assert_int_equal(got, has_rv ? 2010 : 2011);
+            else
+                assert_true(got == 2010 || got == 2011);
+            assert_int_equal(api_wait_destroy(fdb_transaction_get_read_version(tr)), got);
+            for (int i = 0; i < nvs; i++)
+                fdb_future_destroy(vs[i]);
+            nvs = 0;
+            fdb_transaction_reset(tr);
+            if (ryw_off)
+                assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, NULL, 0), 0);
+            pending = committed;
+            has_rv = writes = ops_in_tx = 0;
+            counts[4]++;
+            continue;
+        } else if (r < 90) {
+            int present = 0, len = 0;
+            uint8_t buf[VMAX + 1];
+            e = api_get(tr, key, L(key), (int)(rnd() % 4 == 0), &present, buf, sizeof buf, &len);
+            if (!e && !vals_equal(&view->v[ki], present, buf, len))
+                fail_msg("seed %u op %d: tenant get k%02d differs", seed, op, ki);
+            has_rv = 1;
+        } else {
+            e = api_commit(tr);
+            if (!e) {
+                /* every versionstamp future: the same 10 bytes, or no_commit_version when
+                 * nothing was written */
+                uint8_t first[10];
+                for (int i = 0; i < nvs; i++) {
+                    fdb_error_t ve = api_wait_ms(vs[i], 10000);
+                    if (!writes) {
+                        assert_int_equal(ve, 2021);
+                        continue;
+                    }
+                    assert_int_equal(ve, 0);
+                    const uint8_t *k;
+                    int kl;
+                    assert_int_equal(fdb_future_get_key(vs[i], &k, &kl), 0);
+                    assert_int_equal(kl, 10);
+                    if (i == 0)
+                        memcpy(first, k, 10);
+                    else
+                        assert_memory_equal(first, k, 10);
+                }
+                committed = pending;
+                counts[5]++;
+                NEW_TR();
+                continue;
+            }
+        }
+        if (e) {
+            if (e != 1007 && e != 1020)
+                fail_msg("seed %u op %d: unexpected error %d", seed, op, e);
+            assert_int_equal(api_on_error(tr, e), 0);
+            NEW_TR();
+            continue;
+        }
+        if (++ops_in_tx > 40) {
+            e = api_commit(tr);
+            if (!e)
+                committed = pending;
+            NEW_TR();
+        }
+    }
+    fdb_transaction_destroy(tr);
+    for (int i = 0; i < nvs; i++)
+        fdb_future_destroy(vs[i]);
+    fdb_tenant_destroy(t);
+#undef NEW_TR
+    print_message("tenant seed %u: %d ops: %d selector ranges (%d at the end), %d get_key, %d versionstamp futures, "
+                  "%d bad limits, %d bad read versions, %d commits\n",
+                  seed, nops, counts[0], counts[6], counts[1], counts[2], counts[3], counts[4], counts[5]);
+}
+
+static void test_tenant_selectors_seed_3(void **state)
+{
+    (void)state;
+    run_tenant_random(3, 2500, "rand-t3");
+}
+
+static void test_tenant_selectors_seed_4(void **state)
+{
+    (void)state;
+    run_tenant_random(4, 2500, "rand-t4");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        /* the tenants first: nothing is stored after them yet (the raw keys of the other
+         * seeds sort after every tenant prefix) */
+        cmocka_unit_test(test_tenant_selectors_seed_3),
+        cmocka_unit_test(test_tenant_selectors_seed_4),
         cmocka_unit_test(test_random_seed_1),
         cmocka_unit_test(test_random_seed_2),
     };

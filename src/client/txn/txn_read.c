@@ -323,27 +323,27 @@ static void read_step(read_op *r)
         deliver_key(r, k);
 }
 
-/* The read version arrived: 0 to go on, or the operation is finished (an error, or it was
- * abandoned: -1). */
-static int read_version_check(read_op *r, int error, int64_t version)
+/* The read version arrived: false to go on, true when the operation is over (it was
+ * abandoned, or it finished with the error). */
+static bool read_version_failed(read_op *r, int error, int64_t version)
 {
     op *o = &r->base;
     if (op_abandoned(o))
-        return -1;
+        return true;
     if (!error)
         error = cfdb_db_validate_version(o->tx->db, version);
     if (error) {
         op_finish(o, error);
-        return -1;
+        return true;
     }
-    return 0;
+    return false;
 }
 
 /* The RYW read's first storage read, once the read version is known. */
 static void read_native_have_version(cfdb_waiter *w, int error, int64_t version)
 {
     read_op *r = (read_op *)w;
-    if (read_version_check(r, error, version))
+    if (read_version_failed(r, error, version))
         return;
     r->have_version = true;
     cfdb_txn *tx = r->base.tx;
@@ -355,7 +355,7 @@ static void read_through_have_version(cfdb_waiter *w, int error, int64_t version
 {
     read_op *r = (read_op *)w;
     op *o = &r->base;
-    if (read_version_check(r, error, version))
+    if (read_version_failed(r, error, version))
         return;
     r->nr = cfdb_arena_alloc(&o->f->arena, sizeof *r->nr);
     if (!r->nr) {
