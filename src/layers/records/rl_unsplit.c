@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "rl_cursor_internal.h"
 
 enum { SFX_VERSION = -1, SFX_UNSPLIT = 0, SFX_FIRST = 1 };
