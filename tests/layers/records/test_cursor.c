@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "error_codes.h"
 #include "cfdb/records/query.h"
+#include "error_codes.h"
 #include "rl_scan_fixture.h"
 
 static cfdb_rl_metadata *md;
