@@ -529,6 +529,7 @@ int rl_old_version(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cf
 {
     if (!s->old_versions)
         return 0;
+    memset(version, 0, sizeof *version);   /* never one read beside the record */
     cfdb_bytes vkey, value;
     bool present;
     int rc = version_key(s, a, (cfdb_bytes){ NULL, 0 }, pk, &vkey);

@@ -328,6 +328,33 @@ static void test_old_format_versions(void **state)
     assert_int_equal(with_store(md, p, delete_fn, pk_of(1, 7)), 0);
     expect_under(p, BYTES(0x15, 0x01), NULL, NULL, 0);
     expect_under(p, BYTES(0x15, 0x08), NULL, NULL, 0);
+    /* old format with split records (header 08 07 10 01 30 01: omit_unsplit_record_suffix at
+     * format 7, metadata splitting long records): records keep their (0) suffix, versions
+     * stay at P + (8); a version key beside the record is not the record's version */
+    cfdb_pb_msg *ms = rlt_base_metadata(&arena, 1);
+    rl_set_int(ms, "store_record_versions", 1);
+    rl_set_int(ms, "split_long_records", 1);
+    cfdb_rl_metadata *mds = rlt_load(&arena, ms);
+    cfdb_bytes q = rlt_prefix(&arena, "rj");
+    put(q, BYTES(0x14), BYTES(0x08, 0x07, 0x10, 0x01, 0x30, 0x01));
+    assert_int_equal(with_store(mds, q, save_fn, person(mds, 7, "a")), 0);
+    read_under(q, BYTES(0x15, 0x08), &n);
+    assert_int_equal(n, 1);
+    read_under(q, BYTES(0x15, 0x01), &n);
+    assert_int_equal(n, 1);
+    cfdb_bytes qv = rlt_cat(&arena, q, BYTES(0x15, 0x08, 0x15, 0x01, 0x15, 0x07));
+    FDBTransaction *tr = api_tr();
+    fdb_transaction_clear(tr, qv.ptr, (int)qv.len);
+    assert_int_equal(api_commit(tr), 0);
+    fdb_transaction_destroy(tr);
+    put(q, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x07, 0x13, 0xfe),
+        BYTES(0x33, 0, 0, 0, 0, 0, 0, 0, 0x2a, 0, 0, 0, 0));
+    version_io qio = { .pk = pk_of(1, 7) };
+    assert_int_equal(with_store(mds, q, versions_fn, &qio), 0);
+    assert_false(qio.v.present);
+    assert_int_equal(qio.items, 1);
+    assert_false(qio.scanned.present);
+    cfdb_rl_metadata_free(mds);
     cfdb_rl_metadata_free(md);
 }
 
