@@ -6,6 +6,8 @@
  * a result returns one, never NULL: its error is inside (when memory for it cannot be had,
  * a shared future complete with unknown_error, transaction.h). */
 #define FDB_API_VERSION 730
+/* the fdb_c.h functions are what libcfdb exports (it is built with hidden visibility) */
+#define DLLEXPORT __attribute__((visibility("default")))
 #include <foundationdb/fdb_c.h>
 
 #include <errno.h>
@@ -16,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cluster_file.h"
 #include "database.h"
 #include "future.h"
@@ -94,7 +96,7 @@ fdb_error_t fdb_select_api_version_impl(int runtime_version, int header_version)
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g_api_version, &expected, runtime_version))
         return CFDB_ERR_API_VERSION_ALREADY_SET;
-    cfdb_special_set_api_version(runtime_version);
+    cfdb_special_install(runtime_version);
     return 0;
 }
 

@@ -317,12 +317,15 @@ static const sql_table *find_table(const sql_template *t, const char *name)
     return NULL;
 }
 
+enum { NO_COLUMN = -1 };
+
+/* A column's position, NO_COLUMN when the table has none of that name. */
 static int col_index(const sql_table *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
         if (strcmp(t->cols[i].name, name) == 0)
             return (int)i;
-    return -1;
+    return NO_COLUMN;
 }
 
 static int parse_table(parser *p, sql_template *tm)

@@ -352,12 +352,15 @@ static void tab_free(sql_tab *t)
     free(t);
 }
 
+enum { NONE = -1 };
+
+/* A column's position, NONE when the table has no such column. */
 static int col_by_field(const sql_tab *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
         if (strcmp(t->cols[i].name, name) == 0)
             return (int)i;
-    return -1;
+    return NONE;
 }
 
 /* The columns of a then()/field() key expression, in order: field names (top level only). */
@@ -365,23 +368,23 @@ static int kex_fields(const cfdb_kex *k, const char **out, uint32_t cap, uint32_
 {
     if (k->kind == CFDB_KEX_FIELD) {
         if (*n >= cap)
-            return -1;
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
         out[(*n)++] = k->field_name;
         return 0;
     }
     if (k->kind == CFDB_KEX_RECORD_TYPE_KEY) {
         if (*n >= cap)
-            return -1;
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
         out[(*n)++] = NULL;
         return 0;
     }
     if (k->kind == CFDB_KEX_THEN || k->kind == CFDB_KEX_KEY_WITH_VALUE) {
         for (uint32_t i = 0; i < k->child_count; i++)
             if (kex_fields(k->children[i], out, cap, n))
-                return -1;
+                return CFDB_ERR_UNSUPPORTED_OPERATION;
         return 0;
     }
-    return -1;
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
 }
 
 static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
@@ -612,7 +615,7 @@ static int find_cons(sqlite3_index_info *info, int col, int op1, int op2, bool *
             *is_in = k->op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1);
         return i;
     }
-    return -1;
+    return NONE;
 }
 
 static void plan_candidate(sql_tab *t, sqlite3_index_info *info, int cand, plan *p)
