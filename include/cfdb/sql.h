@@ -37,6 +37,9 @@
 extern "C" {
 #endif
 
+/* libcfdb_sql.so is built with hidden visibility; what this header declares is its API. */
+#pragma GCC visibility push(default)
+
 /* Runs one DDL statement in its own transaction (with the retry loop). 0, or a FoundationDB
  * error code (2000 for bad DDL or a catalog rule broken: err says which). */
 int cfdb_sql_ddl(FDBDatabase *db, const char *ddl, char *err, size_t errcap);
@@ -76,6 +79,8 @@ typedef enum cfdb_sql_fetch {
     CFDB_SQL_USE_REMOTE_FETCH_WITH_FALLBACK = 2,
 } cfdb_sql_fetch;
 int cfdb_sql_set_fetch_method(sqlite3 *conn, cfdb_sql_fetch method);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -68,13 +68,13 @@ static int get_varint(const uint8_t *p, size_t len, size_t *i, uint64_t *v)
     *v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (*i >= len)
-            return -1;
+            return CFDB_ERR_CLIENT_INVALID_OPERATION;
         uint8_t b = p[(*i)++];
         *v |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80))
             return 0;
     }
-    return -1;
+    return CFDB_ERR_CLIENT_INVALID_OPERATION;
 }
 
 int sql_cont_decode(cfdb_bytes in, sql_cont *c)

@@ -317,16 +317,15 @@ static const sql_table *find_table(const sql_template *t, const char *name)
     return NULL;
 }
 
-/* Whether t has a column called name; its index goes to *at (when at is not NULL). */
-static bool col_index(const sql_table *t, const char *name, uint32_t *at)
+enum { NO_COLUMN = -1 };
+
+/* A column's position, NO_COLUMN when the table has none of that name. */
+static int col_index(const sql_table *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
-        if (strcmp(t->cols[i].name, name) == 0) {
-            if (at)
-                *at = i;
-            return true;
-        }
-    return false;
+        if (strcmp(t->cols[i].name, name) == 0)
+            return (int)i;
+    return NO_COLUMN;
 }
 
 static int parse_table(parser *p, sql_template *tm)
@@ -354,11 +353,11 @@ static int parse_table(parser *p, sql_template *tm)
                 const char *c = ident(p, "primary key column");
                 if (p->rc)
                     return p->rc;
-                uint32_t ci;
-                if (!col_index(&tb, c, &ci))
+                int ci = col_index(&tb, c);
+                if (ci < 0)
                     return fail(p, "primary key column %s is not a column of %s", c, tb.name);
                 for (uint32_t k = 0; k < tb.npk; k++)
-                    if (tb.pk[k] == ci)
+                    if (tb.pk[k] == (uint32_t)ci)
                         return fail(p, "primary key column %s named twice", c);
                 tb.pk = grow(p, tb.pk, tb.npk, &pcap, sizeof *tb.pk, SQL_MAX_COLUMNS,
                              "primary key columns");
@@ -375,7 +374,7 @@ static int parse_table(parser *p, sql_template *tm)
             c.name = ident(p, "column");
             if (p->rc)
                 return p->rc;
-            if (col_index(&tb, c.name, NULL))
+            if (col_index(&tb, c.name) >= 0)
                 return fail(p, "column %s defined twice in %s", c.name, tb.name);
             if (have_pk)
                 return fail(p, "column %s after the PRIMARY KEY clause", c.name);
@@ -461,21 +460,21 @@ static int check_index(parser *p, const sql_template *tm, const sql_index *ix)
         return fail(p, "index %s: unknown table %s (tables are defined before their indexes)",
                     ix->name, ix->table);
     for (uint32_t i = 0; i < ix->nkeys; i++) {
-        if (!col_index(tb, ix->keys[i], NULL))
+        if (col_index(tb, ix->keys[i]) < 0)
             return fail(p, "index %s: unknown column %s in %s", ix->name, ix->keys[i], tb->name);
         if (in_list(ix->keys, i, ix->keys[i]))
             return fail(p, "index %s: column %s named twice", ix->name, ix->keys[i]);
     }
     for (uint32_t i = 0; i < ix->nvalues; i++) {
-        if (!col_index(tb, ix->values[i], NULL))
+        if (col_index(tb, ix->values[i]) < 0)
             return fail(p, "index %s: unknown column %s in %s", ix->name, ix->values[i],
                         tb->name);
         if (in_list(ix->values, i, ix->values[i]) || in_list(ix->keys, ix->nkeys, ix->values[i]))
             return fail(p, "index %s: column %s named twice", ix->name, ix->values[i]);
     }
     if (ix->agg_col) {
-        uint32_t ci;
-        if (!col_index(tb, ix->agg_col, &ci))
+        int ci = col_index(tb, ix->agg_col);
+        if (ci < 0)
             return fail(p, "index %s: unknown column %s in %s", ix->name, ix->agg_col, tb->name);
         sql_type t = tb->cols[ci].type;
         if (ix->kind != SQL_IX_COUNT_NOT_NULL && t != SQL_INTEGER && t != SQL_BIGINT)

@@ -352,15 +352,15 @@ static void tab_free(sql_tab *t)
     free(t);
 }
 
-/* Whether t has a column for the field called name; its index goes to *at. */
-static bool col_by_field(const sql_tab *t, const char *name, uint32_t *at)
+enum { NONE = -1 };
+
+/* A column's position, NONE when the table has no such column. */
+static int col_by_field(const sql_tab *t, const char *name)
 {
     for (uint32_t i = 0; i < t->ncols; i++)
-        if (strcmp(t->cols[i].name, name) == 0) {
-            *at = i;
-            return true;
-        }
-    return false;
+        if (strcmp(t->cols[i].name, name) == 0)
+            return (int)i;
+    return NONE;
 }
 
 /* The columns of a then()/field() key expression, in order: field names (top level only). */
@@ -368,23 +368,23 @@ static int kex_fields(const cfdb_kex *k, const char **out, uint32_t cap, uint32_
 {
     if (k->kind == CFDB_KEX_FIELD) {
         if (*n >= cap)
-            return -1;
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
         out[(*n)++] = k->field_name;
         return 0;
     }
     if (k->kind == CFDB_KEX_RECORD_TYPE_KEY) {
         if (*n >= cap)
-            return -1;
+            return CFDB_ERR_UNSUPPORTED_OPERATION;
         out[(*n)++] = NULL;
         return 0;
     }
     if (k->kind == CFDB_KEX_THEN || k->kind == CFDB_KEX_KEY_WITH_VALUE) {
         for (uint32_t i = 0; i < k->child_count; i++)
             if (kex_fields(k->children[i], out, cap, n))
-                return -1;
+                return CFDB_ERR_UNSUPPORTED_OPERATION;
         return 0;
     }
-    return -1;
+    return CFDB_ERR_UNSUPPORTED_OPERATION;
 }
 
 static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
@@ -427,8 +427,8 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
                 t->rtk_first = true;
             continue;
         }
-        uint32_t ci;
-        if (!col_by_field(t, names[i], &ci)) {
+        int ci = col_by_field(t, names[i]);
+        if (ci < 0) {
             *err = sqlite3_mprintf("table %s: primary key field %s unknown", name, names[i]);
             tab_free(t);
             return SQLITE_ERROR;
@@ -476,8 +476,8 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
             x->kpos[i] = x->vpos[i] = -1;
         bool ok = true;
         for (uint32_t i = 0; i < n; i++) {
-            uint32_t ci;
-            if (!names[i] || !col_by_field(t, names[i], &ci)) {
+            int ci = names[i] ? col_by_field(t, names[i]) : -1;
+            if (ci < 0) {
                 ok = false;
                 break;
             }
@@ -615,7 +615,7 @@ static int find_cons(sqlite3_index_info *info, int col, int op1, int op2, bool *
             *is_in = k->op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1);
         return i;
     }
-    return -1;
+    return NONE;
 }
 
 static void plan_candidate(sql_tab *t, sqlite3_index_info *info, int cand, plan *p)
