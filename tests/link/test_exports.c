@@ -66,6 +66,14 @@ static void test_records_export_only_their_headers(void **state)
     assert_int_equal(extra, 0);
 }
 
+static void test_sql_exports_only_its_header(void **state)
+{
+    (void)state;
+    int extra;
+    assert_int_equal(run_check(CFDB_LIB_SQL, CFDB_HEADERS_SQL, &extra), 0);
+    assert_int_equal(extra, 0);
+}
+
 /* The check itself: libcfdb_layers.so measured against the Record Layer's headers exports
  * nothing they declare (cfdb_tuple_pack among them), and against fdb_c.h likewise. */
 static void test_check_fails_on_undeclared_exports(void **state)
@@ -85,7 +93,7 @@ static void test_include_holds_only_installed_headers(void **state)
     (void)state;
     int extra;
     assert_int_equal(run_script(CFDB_HEADERS_CHECK, CFDB_HEADERS_FDB_C,
-                                CFDB_HEADERS_LAYERS " " CFDB_HEADERS_RECORDS, &extra), 0);
+                                CFDB_HEADERS_LAYERS " " CFDB_HEADERS_RECORDS " " CFDB_HEADERS_SQL, &extra), 0);
     assert_int_equal(extra, 0);
     assert_int_equal(run_script(CFDB_HEADERS_CHECK, CFDB_HEADERS_FDB_C, CFDB_HEADERS_LAYERS, &extra), 1);
     assert_true(extra > 0);
@@ -97,6 +105,7 @@ int main(void)
         cmocka_unit_test(test_libfdb_c_exports_only_fdb_c_h),
         cmocka_unit_test(test_layers_export_only_their_headers),
         cmocka_unit_test(test_records_export_only_their_headers),
+        cmocka_unit_test(test_sql_exports_only_its_header),
         cmocka_unit_test(test_check_fails_on_undeclared_exports),
         cmocka_unit_test(test_include_holds_only_installed_headers),
     };

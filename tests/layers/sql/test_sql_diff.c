@@ -6,7 +6,8 @@
  * cfdb SQL (virtual tables over Record Layer stores in a cfdb-server of its own) and on the
  * same data in plain in-memory SQLite tables; every answer must be identical.
  *
- * Seeded: CFDB_SQL_DIFF_SEED=<n> replays a run (the seed is printed first);
+ * Seeded: CFDB_SQL_DIFF_SEED=<n> replays a run (the seed is printed first; CFDB_SQL_DIFF_LOG=1
+ * prints every statement compared);
  * CFDB_SQL_DIFF_STATEMENTS=<n> sets the statements per schema (default 3000). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -162,9 +163,14 @@ static char *sorted(char *s)
     return out;
 }
 
+/* The statement before the one compared (a DML statement, for SELECT changes()). */
+static char previous[2048];
+
 static void both(const char *sql, bool ordered)
 {
     statements++;
+    if (getenv("CFDB_SQL_DIFF_LOG"))
+        fprintf(stderr, "S %ld: %s\n", statements, sql);
     char *a = sqlt_query(cf, sql, NULL);
     char *b = sqlt_query(pl, sql, NULL);
     bool a_err = strncmp(a, "ERR", 3) == 0, b_err = strncmp(b, "ERR", 3) == 0;
@@ -177,14 +183,18 @@ static void both(const char *sql, bool ordered)
         snprintf(eqp, sizeof eqp, "EXPLAIN QUERY PLAN %s", sql);
         char *plan = sqlt_query(cf, eqp, NULL);
         fail_msg("difference after %ld statements (seed %llu):\n  %s\n  cfdb:  [%s]\n  "
-                 "sqlite: [%s]\n  plan: %s", statements, (unsigned long long)seed0, sql, a, b, plan);
+                 "sqlite: [%s]\n  plan: %s\n  after: %s", statements, (unsigned long long)seed0, sql, a, b,
+                 plan, previous);
     }
     free(a);
     free(b);
+    snprintf(previous, sizeof previous, "%s", sql);
 }
 
 static void exec_both(const char *sql)
 {
+    if (getenv("CFDB_SQL_DIFF_LOG"))
+        fprintf(stderr, "E: %s\n", sql);
     char *a = sqlt_query(cf, sql, NULL);
     char *b = sqlt_query(pl, sql, NULL);
     if (strcmp(a, b) != 0)
