@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../src/layers/records/rl_cursor_internal.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

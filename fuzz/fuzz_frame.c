@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/connect_packet.h"
-#include "cfdb/fb.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
+#include "connect_packet.h"
+#include "fb.h"
+#include "frame.h"
+#include "messages.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
+#include "fb.h"
+#include "messages.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/protobuf.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

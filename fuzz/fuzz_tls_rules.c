@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/tls_verify.h"
+#include "tls_verify.h"
 #include "pki.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

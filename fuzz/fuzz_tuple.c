@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/tuple.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

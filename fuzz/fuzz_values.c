@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/exclusion.h"
-#include "cfdb/fb.h"
-#include "cfdb/json_reader.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
-#include "cfdb/wire_errors.h"
+#include "exclusion.h"
+#include "fb.h"
+#include "json_reader.h"
+#include "messages.h"
+#include "protocol_version.h"
+#include "wire_errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

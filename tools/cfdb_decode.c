@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/connect_packet.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "connect_packet.h"
+#include "frame.h"
+#include "messages.h"
+#include "protocol_version.h"
 
 typedef struct options {
     const char *type;   /* force a message type */

@@ -7,6 +7,11 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
+#include "cfdb/errors.h"
+
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
 
 typedef struct cfdb_arena_block cfdb_arena_block;
 
@@ -33,5 +38,7 @@ void cfdb_arena_reset(cfdb_arena *a);
 /* Usable bytes of the current block (what a reset arena keeps). */
 size_t cfdb_arena_block_capacity(const cfdb_arena *a);
 void cfdb_arena_free(cfdb_arena *a);
+
+#pragma GCC visibility pop
 
 #endif

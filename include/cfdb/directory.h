@@ -50,6 +50,10 @@
 #include "cfdb/bytes.h"
 #include "cfdb/subspace.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -129,5 +133,7 @@ int cfdb_directory_exists(const cfdb_directory_layer *dl, FDBTransaction *tr, cf
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* CFDB_DIRECTORY_H */

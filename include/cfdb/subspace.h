@@ -21,6 +21,10 @@
 #include "cfdb/bytes.h"
 #include "cfdb/tuple.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -47,5 +51,7 @@ int cfdb_subspace_range(const cfdb_subspace *s, cfdb_arena *a, const cfdb_tuple 
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* CFDB_SUBSPACE_H */

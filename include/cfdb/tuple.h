@@ -58,6 +58,10 @@
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -196,5 +200,7 @@ static inline bool cfdb_tuple_equal(const cfdb_tuple *a, const cfdb_tuple *b)
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif /* CFDB_TUPLE_H */

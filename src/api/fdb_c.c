@@ -6,6 +6,8 @@
  * a result returns one, never NULL: its error is inside (when memory for it cannot be had,
  * a shared future complete with unknown_error, transaction.h). */
 #define FDB_API_VERSION 730
+/* the fdb_c.h functions are what libcfdb exports (it is built with hidden visibility) */
+#define DLLEXPORT __attribute__((visibility("default")))
 #include <foundationdb/fdb_c.h>
 
 #include <errno.h>
@@ -16,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cluster_file.h"
 #include "database.h"
 #include "future.h"

@@ -1,11 +1,11 @@
 /* Atomic ops as defined by FoundationDB 7.3. Integers are little-endian and
  * unsigned; the operand's length decides the result's length, so the existing
  * value is truncated or zero-extended ("padded") to it. */
-#include "cfdb/atomic_ops.h"
+#include "atomic_ops.h"
 
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 /* Pad(E): existing truncated or zero-extended to n bytes, in the arena. */
 static uint8_t *padded_copy(cfdb_arena *a, cfdb_bytes e, uint32_t n)

@@ -1,15 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Error code table and the fdb_error_predicate() classification. */
-#include "cfdb/errors.h"
-#include "cfdb/wire_errors.h"
+#include "error_codes.h"
 
 #include <errno.h>
 #include <stddef.h>
-
-/* The wire core names the codes it produces itself (wire_errors.h); they are these. */
-_Static_assert(CFDB_WIRE_OUT_OF_MEMORY == CFDB_ERR_OUT_OF_MEMORY, "out of memory is one code");
-_Static_assert(CFDB_WIRE_SERIALIZATION_FAILED == CFDB_ERR_SERIALIZATION_FAILED, "wire code");
-_Static_assert(CFDB_WIRE_PLATFORM_ERROR == CFDB_ERR_PLATFORM_ERROR, "wire code");
 
 typedef struct cfdb_error_entry {
     int code;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The JSON reader (see cfdb/json_reader.h). Recursive descent over the input; depth bounded
+/* The JSON reader (see json_reader.h). Recursive descent over the input; depth bounded
  * by CFDB_JV_MAX_DEPTH. */
-#include "cfdb/json_reader.h"
+#include "json_reader.h"
 
 #include <stdint.h>
 #include <stdio.h>

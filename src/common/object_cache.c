@@ -1,4 +1,4 @@
-#include "cfdb/object_cache.h"
+#include "object_cache.h"
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
 /* See dir_io.h: blocking fdb_c.h reads for the directory layer. */
 #include "dir_io.h"
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #include <string.h>
 

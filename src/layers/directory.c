@@ -11,7 +11,7 @@
  *     to the partition's own layer (N = p + "\xfe", C = p), recursively;
  *   - the version key is checked before any read of the tree and written before the first
  *     write to it. */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "directory_internal.h"
 #include "tuple_internal.h"
 

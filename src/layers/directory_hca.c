@@ -9,7 +9,7 @@
  * reads of the counters are snapshot reads, the candidate read is a normal one and the
  * candidate key gets a write conflict range, so two transactions taking the same candidate
  * conflict and one retries, while transactions taking different candidates do not. */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "directory_internal.h"
 
 #include <sys/random.h>

@@ -2,7 +2,7 @@
 /* Subspace (include/cfdb/subspace.h): a raw prefix and the tuple layer under it. Every
  * result is prefix + tuple bytes, built by the tuple layer's prefix-taking functions so
  * that there is one packing path. */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/subspace.h"
 
 #include <string.h>

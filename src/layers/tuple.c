@@ -8,7 +8,7 @@
  *   - byte payloads are copied into the arena; STRING payloads are valid UTF-8;
  *   - an integer that fits int64_t is always CFDB_TUPLE_INT; a BIGINT magnitude has no
  *     leading zero byte. So one value has one representation and equality is exact. */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/tuple.h"
 #include "tuple_internal.h"
 

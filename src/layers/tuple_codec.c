@@ -7,7 +7,7 @@
  * Unpack never reads past the input, refuses nesting deeper than CFDB_TUPLE_MAX_DEPTH,
  * and allocates at most: one payload buffer of the input's size (all string and big
  * integer payloads are carved from it) plus the element arrays (doubling). */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/tuple.h"
 #include "tuple_internal.h"
 

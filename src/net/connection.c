@@ -2,7 +2,7 @@
  * parsing, checksums, message encoding) is the sans-I/O wire layer's; this file moves
  * bytes between it and a socket, answers pings, and coalesces writes: messages queued
  * during one loop iteration leave together in one write() from a task posted to the loop.
- * On a TLS connection the same plaintext passes through a TLS session (cfdb/tls.h) on its
+ * On a TLS connection the same plaintext passes through a TLS session (tls.h) on its
  * way to and from the socket.
  *
  * Bounds (FlowTransport's rules where it has them):
@@ -16,7 +16,7 @@
  *  - a pool, when given, counts in_cap + out_cap of all its connections (see connection.h).
  *  - time: one absolute handshake deadline; after it, idle_timeout_ns of silence closes
  *    and quiet_ping_ns of silence sends one ping (reset by any byte received). */
-#include "cfdb/connection.h"
+#include "connection.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -25,13 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
-#include "cfdb/tcp.h"
-#include "cfdb/wire_errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "frame.h"
+#include "messages.h"
+#include "protocol_version.h"
+#include "tcp.h"
+#include "wire_errors.h"
 
 enum conn_state {
     CONN_CONNECTING, /* TCP connect in progress */

@@ -1,14 +1,14 @@
 /* Event loop: epoll for fds, an intrusive pairing heap for timers, an eventfd
  * plus a mutex-protected intrusive FIFO of task nodes posted from any thread.
- * See include/cfdb/event_loop.h for the contract.
+ * See event_loop.h for the contract.
  *
  * Invariants: a timer is in the heap iff timer->armed; the heap's root is the
  * earliest (deadline, seq). A task node is in the queue iff task->queued; the
  * queue (head/tail) is only touched under queue_lock. Nothing on the post or
  * arm paths allocates: both link caller-owned nodes. */
-#include "cfdb/event_loop.h"
+#include "event_loop.h"
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #include <errno.h>
 #include <limits.h>

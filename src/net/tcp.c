@@ -1,7 +1,7 @@
 /* Non-blocking TCP helpers: thin wrappers over the socket calls that turn their
- * failures into FoundationDB codes and keep errno (see cfdb/tcp.h). */
+ * failures into FoundationDB codes and keep errno (see tcp.h). */
 #define _GNU_SOURCE   /* accept4 */
-#include "cfdb/tcp.h"
+#include "tcp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 /* Fills *out from a numeric IPv4 or IPv6 address (brackets allowed); false if it is not one. */
 static bool make_address(const char *ip, uint16_t port, struct sockaddr_storage *out, socklen_t *len)

@@ -1,9 +1,9 @@
-/* TLS contexts and sessions over OpenSSL memory BIOs (see cfdb/tls.h). Settings follow
+/* TLS contexts and sessions over OpenSSL memory BIOs (see tls.h). Settings follow
  * libfdb_c 7.3: any TLS version and cipher OpenSSL allows by default, the certificate chain and
  * key from PEM, trust only in the configured CA (never the system store), no SNI and no
  * hostname check: peers are judged by the verify-peers rules alone. Clients require the
  * server's certificate; servers ask for the client's but accept a client without one. */
-#include "cfdb/tls.h"
+#include "tls.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/tls_verify.h"
+#include "error_codes.h"
+#include "tls_verify.h"
 
 struct cfdb_tls_ctx {
     SSL_CTX *ssl;

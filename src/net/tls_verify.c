@@ -1,7 +1,7 @@
 /* FoundationDB's verify-peers rules: parsing (flow/TLSConfig's grammar, RFC 4514 value
  * escapes) and matching against a verified certificate chain. Decisions follow libfdb_c 7.3
  * exactly, including its subjectAltName quirks, so a rule accepts and refuses the same peers. */
-#include "cfdb/tls_verify.h"
+#include "tls_verify.h"
 
 #include <openssl/asn1.h>
 #include <openssl/objects.h>

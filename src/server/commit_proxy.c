@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
-#include "cfdb/exclusion.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
+#include "exclusion.h"
 #include "commit_proxy.h"
 #include "coord_change.h"
 #include "db_config.h"

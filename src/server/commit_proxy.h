@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "cfdb/mutation.h"
+#include "mutation.h"
 #include "srv_core.h"
 
 void cp_key_server_locations(srv *s, srv_conn *c, const uint8_t *msg, uint32_t len);

@@ -1,5 +1,5 @@
 /* The configuration database's node: cfdb-server's coordinators answer
- * ConfigTransactionInterface (include/cfdb/config_messages.h) as a 7.3.77 ConfigNode does for
+ * ConfigTransactionInterface (src/wire/config_messages.h) as a 7.3.77 ConfigNode does for
  * a PAXOS configuration database (fdbserver/ConfigNode.actor.cpp getNewGeneration, get,
  * getConfigClasses, getKnobs, commit). Each coordination server of the process has a node
  * of its own, as each fdbserver coordinator has (one shared state would raise the live
@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/config_messages.h"
-#include "cfdb/errors.h"
+#include "config_messages.h"
+#include "error_codes.h"
 #include "config_node.h"
 #include "coordinator.h"
 

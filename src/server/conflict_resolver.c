@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 enum { IM_MAX_HEIGHT = 24 };
 #define NEVER_WRITTEN INT64_MIN

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/tcp.h"
+#include "tcp.h"
 #include "control.h"
 #include "coordinator.h"
 #include "storage_server.h"

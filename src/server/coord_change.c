@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "coord_change.h"
 #include "coordinator.h"
 #include "mvcc_store.h"

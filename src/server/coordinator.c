@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "coord_change.h"
 #include "coordinator.h"
 #include "global_config.h"

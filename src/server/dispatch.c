@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/config_messages.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "config_messages.h"
 #include "commit_proxy.h"
 #include "config_node.h"
 #include "coordinator.h"

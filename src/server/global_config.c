@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cfdb/fb.h"
-#include "cfdb/protocol_version.h"
+#include "fb.h"
+#include "protocol_version.h"
 #include "coordinator.h"
 #include "global_config.h"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/event_loop.h"
-#include "cfdb/tcp.h"
+#include "event_loop.h"
+#include "tcp.h"
 #include "server.h"
 
 static const char usage[] =

@@ -20,8 +20,8 @@
  * answer: an honest "this server will not run your snapshot command". */
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 
 #include "coordinator.h"
 #include "management.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static uint32_t bytes_elem_len(const uint8_t *p, uint32_t n)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 
 enum { MAX_HEIGHT = 24 }; /* branching 1/4: ample for billions of keys */
 

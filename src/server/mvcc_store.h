@@ -17,7 +17,7 @@
  * (cfdb_mvcc_set_floor keeps v >= oldest meanwhile).
  * Arrays built for a result live in the caller's arena.
  *
- * Errors are FoundationDB codes from cfdb/errors.h; out of memory is 4000 unknown_error. */
+ * Errors are FoundationDB codes from error_codes.h; out of memory is 4000 unknown_error. */
 #ifndef CFDB_SERVER_MVCC_STORE_H
 #define CFDB_SERVER_MVCC_STORE_H
 
@@ -27,7 +27,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/mutation.h"
+#include "mutation.h"
 
 typedef struct cfdb_mvcc_store cfdb_mvcc_store;
 

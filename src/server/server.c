@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/network_address.h"
-#include "cfdb/tcp.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "network_address.h"
+#include "tcp.h"
 #include "control.h"
 #include "config_node.h"
 #include "coord_change.h"

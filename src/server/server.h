@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfdb/event_loop.h"
+#include "event_loop.h"
 
 #define CFDB_SERVER_MAX_BOUNDARIES 64
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 const cfdb_bytes srv_key_space_end = { (const uint8_t *)"\xff\xff", 2 };
 

@@ -28,7 +28,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "srv_core.h"
 #include "wal.h"
 

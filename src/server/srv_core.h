@@ -16,10 +16,10 @@
 #include <stdio.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/connection.h"
-#include "cfdb/event_loop.h"
-#include "cfdb/messages.h"
-#include "cfdb/uid.h"
+#include "connection.h"
+#include "event_loop.h"
+#include "messages.h"
+#include "uid.h"
 
 #include "conflict_resolver.h"
 #include "mvcc_store.h"

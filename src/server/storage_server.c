@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "mapper.h"
 #include "storage_server.h"
 #include "tenant_map.h"
@@ -41,10 +41,14 @@ static void retry_fire(srv *s, srv_parked *p, bool timed_out)
     srv_unpark(s, p);
 }
 
-/* 0: serve at *version; 1: parked (reply later); else an error code to answer. */
-static int check_version(ss_ctx *x, int64_t *version)
+/* The read version of a request: 0 to serve at *version (-2, the newest, made concrete), or
+ * the error code to answer. *parked is set when the version is ahead of the store's and the
+ * request was parked to run again (with no_wait) once it may be there: then nothing is to be
+ * answered now and the result is 0. */
+static int check_version(ss_ctx *x, int64_t *version, bool *parked)
 {
     srv *s = x->s;
+    *parked = false;
     if (s->faults.future_version_reads > 0) {
         s->faults.future_version_reads--;
         return CFDB_ERR_FUTURE_VERSION;
@@ -75,7 +79,8 @@ static int check_version(ss_ctx *x, int64_t *version)
             memcpy(p->msg, x->msg, x->len);
             p->msg_len = x->len;
             p->token = x->ep->token;
-            return 1;
+            *parked = true;
+            return 0;
         }
     }
     return cfdb_mvcc_check_read_version(s->store, *version);
@@ -108,6 +113,37 @@ static int tenant_enter(ss_ctx *x, int64_t v, const cfdb_tenant_info *ti, const 
                         cfdb_bytes *prefix)
 {
     return srv_tenant_check_read(x->s, v, ti->tenantId, o->present && o->value.lockAware, &x->a, prefix);
+}
+
+/* ---- the requests' common entry ---- */
+
+/* Decodes the request into req (size bytes, zeroed first); false when it does not decode,
+ * which is answered as a bad request named name. */
+static bool ss_decode(ss_ctx *x, const fb_message *m, void *req, size_t size, const char *name)
+{
+    memset(req, 0, size);
+    if (fb_decode(m, x->msg, x->len, req, NULL, &x->a)) {
+        srv_bad_request(x->s, x->c, name);
+        return false;
+    }
+    return true;
+}
+
+/* The read requests' prologue after decoding: the read version (check_version) and the
+ * tenant entry at it (tenant_enter). False when the request was parked to wait for its
+ * version (nothing to answer now). Else true with *rc 0 (serve at *v; keys relative to the
+ * tenant get *prefix, empty outside a tenant) or the error code to answer. */
+static bool ss_enter(ss_ctx *x, int64_t *v, const cfdb_tenant_info *ti, const cfdb_opt_read_options *o,
+                     cfdb_bytes *prefix, int *rc)
+{
+    bool parked;
+    *prefix = (cfdb_bytes){ 0, 0 };
+    *rc = check_version(x, v, &parked);
+    if (parked)
+        return false;
+    if (*rc == 0)
+        *rc = tenant_enter(x, *v, ti, o, prefix);
+    return true;
 }
 
 /* Both ends of a tenant's range made absolute: 0 or 4000 (out of memory). */
@@ -152,21 +188,16 @@ static void get_value(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_get_value_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_get_value_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "GetValueRequest");
+    if (!ss_decode(x, &cfdb_msg_get_value_request, &req, sizeof req, "GetValueRequest"))
         return;
-    }
     cfdb_get_value_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
     int64_t v = req.version;
-    int rc = check_version(x, &v);
-    if (rc == 1)
+    cfdb_bytes prefix;
+    int rc;
+    if (!ss_enter(x, &v, &req.tenantInfo, &req.options, &prefix, &rc))
         return;
-    cfdb_bytes prefix = { 0, 0 };
-    if (rc == 0)
-        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0)
         rc = srv_tenant_key(&x->a, prefix, &req.key);
     if (rc == 0 && !owns(s, x->ep->owner, srv_shard_map_find(&s->shards, req.key)))
@@ -194,21 +225,16 @@ static void get_key(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_get_key_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_get_key_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "GetKeyRequest");
+    if (!ss_decode(x, &cfdb_msg_get_key_request, &req, sizeof req, "GetKeyRequest"))
         return;
-    }
     cfdb_get_key_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
     int64_t v = req.version;
-    int rc = check_version(x, &v);
-    if (rc == 1)
+    cfdb_bytes prefix;
+    int rc;
+    if (!ss_enter(x, &v, &req.tenantInfo, &req.options, &prefix, &rc))
         return;
-    cfdb_bytes prefix = { 0, 0 };
-    if (rc == 0)
-        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0)
         rc = srv_tenant_key(&x->a, prefix, &req.sel.key);
     size_t shard = selector_shard(s, &req.sel);
@@ -260,21 +286,16 @@ static void get_key_values(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_get_key_values_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_get_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "GetKeyValuesRequest");
+    if (!ss_decode(x, &cfdb_msg_get_key_values_request, &req, sizeof req, "GetKeyValuesRequest"))
         return;
-    }
     cfdb_get_key_values_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
     int64_t v = req.version;
-    int rc = check_version(x, &v);
-    if (rc == 1)
+    cfdb_bytes prefix;
+    int rc;
+    if (!ss_enter(x, &v, &req.tenantInfo, &req.options, &prefix, &rc))
         return;
-    cfdb_bytes prefix = { 0, 0 };
-    if (rc == 0)
-        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
         rc = tenant_range(x, prefix, &req.begin.key, &req.end.key);
         cfdb_mvcc_range_result out;
@@ -321,22 +342,17 @@ static void get_mapped_key_values(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_get_mapped_key_values_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_get_mapped_key_values_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "GetMappedKeyValuesRequest");
+    if (!ss_decode(x, &cfdb_msg_get_mapped_key_values_request, &req, sizeof req, "GetMappedKeyValuesRequest"))
         return;
-    }
     s->n_mapped_requests++;
     cfdb_get_mapped_key_values_reply r;
     memset(&r, 0, sizeof r);
     r.penalty = 1.0;
     int64_t v = req.version;
-    int rc = check_version(x, &v);
-    if (rc == 1)
+    cfdb_bytes prefix;
+    int rc;
+    if (!ss_enter(x, &v, &req.tenantInfo, &req.options, &prefix, &rc))
         return;
-    cfdb_bytes prefix = { 0, 0 };
-    if (rc == 0)
-        rc = tenant_enter(x, v, &req.tenantInfo, &req.options, &prefix);
     if (rc == 0) {
         rc = tenant_range(x, prefix, &req.begin.key, &req.end.key);
         cfdb_mvcc_range_result out;
@@ -480,14 +496,12 @@ static void watch_value(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_watch_value_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_watch_value_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "WatchValueRequest");
+    if (!ss_decode(x, &cfdb_msg_watch_value_request, &req, sizeof req, "WatchValueRequest"))
         return;
-    }
     int64_t v = req.version;
-    int rc = check_version(x, &v);
-    if (rc == 1)
+    bool parked;
+    int rc = check_version(x, &v, &parked);
+    if (parked)
         return;
     if (rc == CFDB_ERR_TRANSACTION_TOO_OLD)
         rc = 0; /* compare with the newest value: a change since then fires at once */
@@ -567,11 +581,8 @@ static void wait_metrics(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_wait_metrics_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_wait_metrics_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "WaitMetricsRequest");
+    if (!ss_decode(x, &cfdb_msg_wait_metrics_request, &req, sizeof req, "WaitMetricsRequest"))
         return;
-    }
     /* waitMetricsTenantAware */
     cfdb_bytes prefix;
     int trc = metrics_range(x, req.tenantInfo.tenantId, &req.keys, &prefix);
@@ -590,11 +601,8 @@ static void split_range(ss_ctx *x)
 {
     srv *s = x->s;
     cfdb_split_range_request req;
-    memset(&req, 0, sizeof req);
-    if (fb_decode(&cfdb_msg_split_range_request, x->msg, x->len, &req, NULL, &x->a)) {
-        srv_bad_request(s, x->c, "SplitRangeRequest");
+    if (!ss_decode(x, &cfdb_msg_split_range_request, &req, sizeof req, "SplitRangeRequest"))
         return;
-    }
     /* getSplitPoints: the points are answered without the tenant's prefix */
     cfdb_bytes prefix;
     int trc = metrics_range(x, req.tenantInfo.tenantId, &req.keys, &prefix);

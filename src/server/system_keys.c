@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/exclusion.h"
-#include "cfdb/protocol_version.h"
+#include "exclusion.h"
+#include "protocol_version.h"
 #include "commit_proxy.h"
 #include "system_keys.h"
 

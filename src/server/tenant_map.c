@@ -3,8 +3,8 @@
  * version (the dev server keeps no second index that could disagree with the store). */
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/messages.h"
+#include "error_codes.h"
+#include "messages.h"
 #include "tenant_map.h"
 
 #define TENANT_MAP_PREFIX_LEN (sizeof TENANT_MAP_PREFIX - 1)

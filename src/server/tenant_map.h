@@ -12,7 +12,7 @@
 #ifndef CFDB_SERVER_TENANT_MAP_H
 #define CFDB_SERVER_TENANT_MAP_H
 
-#include "cfdb/tenant_keys.h" /* key names, lock states, cfdb_tenant_prefix */
+#include "tenant_keys.h" /* key names, lock states, cfdb_tenant_prefix */
 #include "srv_core.h"
 
 typedef struct srv_tenant {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "srv_core.h"
 
 #define REC_HEADER 12

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/mutation.h"
+#include "mutation.h"
 
 struct cfdb_server;
 typedef struct srv_wal srv_wal;
@@ -122,7 +122,7 @@ struct srv_wal {
 /* "dir/name" in w->path_buf (or out when given). */
 const char *srv_wal_path(srv_wal *w, const char *name, char *out);
 /* Error convention of the log and snapshot files: 0, or a positive FoundationDB code
- * (cfdb/errors.h). A failed system call leaves errno set for the caller's message and
+ * (error_codes.h). A failed system call leaves errno set for the caller's message and
  * returns srv_io_error() (its errno through cfdb_error_from_errno: 1510 io_error for EIO,
  * ENOSPC, ...); out of memory is 4000 unknown_error. */
 int srv_io_error(void);

@@ -1,8 +1,8 @@
-#include "cfdb/connect_packet.h"
+#include "connect_packet.h"
 
 #include <string.h>
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 
 /* Offsets after the 4-byte length word. */
 enum {

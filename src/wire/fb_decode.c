@@ -3,7 +3,7 @@
  * buffer: a malformed message yields 1044 serialization_failed, never a wild read. */
 #include <string.h>
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 #include "fb_internal.h"
 
 typedef struct fb_reader {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 #include "fb_internal.h"
 
 /* Large enough for any table's C struct that has a pre_encode hook. */

@@ -2,7 +2,7 @@
 #ifndef CFDB_FB_INTERNAL_H
 #define CFDB_FB_INTERNAL_H
 
-#include "cfdb/fb.h"
+#include "fb.h"
 
 /* Where each member of a table lives: positions are bytes from the table start
  * (the soffset), i.e. the values stored in the vtable. */

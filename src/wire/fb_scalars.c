@@ -1,5 +1,5 @@
 /* The built-in wire types every description is made of. */
-#include "cfdb/fb.h"
+#include "fb.h"
 
 #define SCALAR(VAR, NAME, KIND, CT) fb_type VAR = { .name = NAME, .kind = KIND, .csize = sizeof(CT) }
 

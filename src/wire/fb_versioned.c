@@ -5,8 +5,8 @@
  * ClusterControllerClientInterface are stored so. */
 #include <string.h>
 
-#include "cfdb/protocol_version.h"
-#include "cfdb/wire_errors.h"
+#include "protocol_version.h"
+#include "wire_errors.h"
 #include "fb_internal.h"
 
 int fb_encode_versioned(const fb_message *m, const void *item, cfdb_arena *a, cfdb_bytes *out)

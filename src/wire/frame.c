@@ -1,4 +1,4 @@
-#include "cfdb/frame.h"
+#include "frame.h"
 
 #include <string.h>
 #include <xxhash.h>
@@ -6,7 +6,7 @@
 #include <xxh_x86dispatch.h>
 #endif
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 
 /* FlowTransport checksums every packet on a connection that is not TLS, both ways: the
  * sender computes XXH3-64 over the payload, the receiver recomputes and compares it

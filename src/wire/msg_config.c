@@ -1,4 +1,4 @@
-/* Configuration database transaction messages (include/cfdb/config_messages.h), from
+/* Configuration database transaction messages (src/wire/config_messages.h), from
  * FoundationDB 7.3.77 fdbclient/include/fdbclient/ConfigTransactionInterface.h and
  * ConfigKnobs.h (serialize() member lists, file identifiers):
  *   ConfigGeneration            table {committedVersion, liveVersion} (no file identifier)
@@ -17,7 +17,7 @@
  *   ConfigTransactionGetKnobsRequest (987410) {coordinatorsHash, generation, configClass, reply}
  *     -> ConfigTransactionGetKnobsReply (4109852) {knobNames}
  * Replies travel as ErrorOr<EnsureTable<reply>> (file id with 2 << 24). */
-#include "cfdb/config_messages.h"
+#include "config_messages.h"
 #include "msg_types.h"
 
 FB_TABLE_DEF(config_generation, "ConfigGeneration", cfdb_config_generation,

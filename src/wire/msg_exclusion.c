@@ -1,14 +1,14 @@
 /* Exclusion safety messages and the \xff/serverList/, \xff/logs value codecs (formats and
- * citations in include/cfdb/exclusion.h). The message descriptions are declarative tables, as
+ * citations in exclusion.h). The message descriptions are declarative tables, as
  * in the other msg_*.c files; the two value codecs read with a bounds-checked cursor, so a
  * value cut short or with a count larger than its bytes is 1044, and the arena never holds
  * more than the value's length allows. */
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/exclusion.h"
-#include "cfdb/wire_errors.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "exclusion.h"
+#include "wire_errors.h"
+#include "protocol_version.h"
 #include "msg_types.h"
 
 FB_TABLE_DEF(address_exclusion, "AddressExclusion", cfdb_address_exclusion,

@@ -13,8 +13,8 @@
  * its message's size. */
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "msg_types.h"
 
 FB_TABLE_DEF(get_health_metrics_request, "GetHealthMetricsRequest", cfdb_get_health_metrics_request,

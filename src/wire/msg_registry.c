@@ -1,9 +1,9 @@
 /* The list of every described message, and lookups for tools and tests. */
 #include <string.h>
 
-#include "cfdb/config_messages.h"
-#include "cfdb/exclusion.h"
-#include "cfdb/messages.h"
+#include "config_messages.h"
+#include "exclusion.h"
+#include "messages.h"
 
 const fb_message *const cfdb_all_messages[] = {
     /* first entry wins for shared file identifiers: the data-path meaning */

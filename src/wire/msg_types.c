@@ -3,8 +3,16 @@
  * VersionVector.h, TagThrottle.actor.h, fdbrpc/TenantInfo.h, flow/NetworkAddress.h). */
 #include <string.h>
 
-#include "cfdb/messages.h"
-#include "cfdb/wire_errors.h"
+#include "error_codes.h"
+#include "messages.h"
+#include "wire_errors.h"
+
+/* The wire core names the codes it produces itself (wire_errors.h); they are these. */
+_Static_assert(CFDB_WIRE_OUT_OF_MEMORY == CFDB_ERR_OUT_OF_MEMORY, "out of memory is one code");
+_Static_assert(CFDB_WIRE_SERIALIZATION_FAILED == CFDB_ERR_SERIALIZATION_FAILED, "wire code");
+_Static_assert(CFDB_WIRE_PLATFORM_ERROR == CFDB_ERR_PLATFORM_ERROR, "wire code");
+_Static_assert(CFDB_WIRE_CONNECTION_FAILED == CFDB_ERR_CONNECTION_FAILED, "wire code");
+_Static_assert(CFDB_WIRE_CHECKSUM_FAILED == CFDB_ERR_CHECKSUM_FAILED, "wire code");
 
 #define BAD CFDB_WIRE_SERIALIZATION_FAILED
 

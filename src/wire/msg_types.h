@@ -2,7 +2,7 @@
 #ifndef CFDB_MSG_TYPES_H
 #define CFDB_MSG_TYPES_H
 
-#include "cfdb/messages.h"
+#include "messages.h"
 
 extern fb_type cfdb_fb_void, cfdb_fb_reply_promise, cfdb_fb_span_context, cfdb_fb_opt_span_context;
 extern fb_type cfdb_fb_tenant_info, cfdb_fb_opt_uid, cfdb_fb_opt_i64, cfdb_fb_opt_bytes, cfdb_fb_opt_error;

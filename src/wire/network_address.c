@@ -1,11 +1,11 @@
-#include "cfdb/network_address.h"
+#include "network_address.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 
 #define CONNECTION_STRING_INVALID CFDB_WIRE_CONNECTION_STRING_INVALID
 

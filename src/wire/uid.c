@@ -1,9 +1,9 @@
-#include "cfdb/uid.h"
+#include "uid.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cfdb/wire_errors.h"
+#include "wire_errors.h"
 
 char *cfdb_uid_format(cfdb_uid u, char buf[33])
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "fb.h"
+#include "messages.h"
+#include "protocol_version.h"
 
 void tf_prefix(int64_t id, uint8_t out[8])
 {

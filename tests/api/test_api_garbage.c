@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
+#include "fb.h"
+#include "messages.h"
 
 #define SERIALIZATION_FAILED 1044
 #define WAIT_MS 20000 /* far above 20 retries of 10 ms and a location lookup each */

@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
+#include "fb.h"
+#include "messages.h"
 
 #define SL(x) ((int)sizeof(x) - 1)
 #define GC "\xff\xff/global_config/"

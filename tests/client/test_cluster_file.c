@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cluster_file.h"
 
 typedef struct {

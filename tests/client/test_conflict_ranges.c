@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "conflict_ranges.h"
 #include "key_selector.h"
 

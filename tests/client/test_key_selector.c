@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "key_selector.h"
 
 #define B(s) cfdb_bytes_make((s), sizeof(s) - 1)

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "native_tx.h"
 
 #define B(s) cfdb_bytes_make((s), sizeof(s) - 1)

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/event_loop.h"
-#include "cfdb/network_address.h"
+#include "event_loop.h"
+#include "network_address.h"
 #include "net.h"
 
 enum { N = 3000 };

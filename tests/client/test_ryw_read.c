@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "key_selector.h"
 #include "native_range.h"
 #include "ryw_read.h"

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 #include "key_selector.h"
 #include "native_range.h"
 #include "ryw_read.h"

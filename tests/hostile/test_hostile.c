@@ -35,10 +35,10 @@
 
 #include <cmocka.h>
 
-#include "cfdb/connect_packet.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/frame.h"
-#include "cfdb/protocol_version.h"
+#include "connect_packet.h"
+#include "endpoint.h"
+#include "frame.h"
+#include "protocol_version.h"
 #include "server_proc.h"
 #include "wire_client.h"
 

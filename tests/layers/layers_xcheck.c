@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cfdb/directory.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/subspace.h"
 #include "cfdb/tuple.h"
 #include "layers_vectors.h"

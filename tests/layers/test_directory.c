@@ -22,7 +22,7 @@
 
 #include "../api/api_helpers.h"
 #include "cfdb/directory.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/subspace.h"
 #include "cfdb/tuple.h"
 #include "layers_vectors.h"

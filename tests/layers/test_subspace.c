@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/subspace.h"
 
 #define BYTES(s) cfdb_bytes_make((s), sizeof(s) - 1)

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "alloc_fail.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/subspace.h"
 #include "cfdb/tuple.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/tuple.h"
 #include "layers_vectors.h"
 

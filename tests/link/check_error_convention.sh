@@ -1,6 +1,6 @@
 #!/bin/sh
 # One error convention above the system-call layer: FoundationDB's positive error codes
-# (include/cfdb/errors.h). Fails when a C file under src/ returns a bare -1, a negative errno
+# (src/common/error_codes.h). Fails when a C file under src/ returns a bare -1, a negative errno
 # (-errno, -EINVAL, ...), a negated FoundationDB code (return -CFDB_..., return -1044;) or
 # compares with a negative errno constant, outside src/net's system-call files (SYSCALL) and
 # the allow-list (ALLOW), each entry of which gives its reason below.
@@ -57,6 +57,6 @@ done
 
 echo "checked $checked files under src/; $allowed_hits hits in allow-listed or system-call files"
 if [ $fail -ne 0 ]; then
-    echo "FAIL: negative or errno error codes above the system-call layer (use include/cfdb/errors.h codes)"
+    echo "FAIL: negative or errno error codes above the system-call layer (use src/common/error_codes.h codes)"
     exit 1
 fi

@@ -10,7 +10,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "cfdb/event_loop.h"
+#include "event_loop.h"
 
 static atomic_long tasks_done;
 static atomic_bool spin_loop_running;

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/connection.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/tcp.h"
+#include "connection.h"
+#include "endpoint.h"
+#include "frame.h"
+#include "messages.h"
+#include "tcp.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>

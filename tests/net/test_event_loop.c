@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/event_loop.h"
+#include "error_codes.h"
+#include "event_loop.h"
 
 #define MS 1000000ull
 

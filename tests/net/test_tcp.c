@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/event_loop.h"
-#include "cfdb/tcp.h"
+#include "event_loop.h"
+#include "tcp.h"
 
 #define MS 1000000ull
 #define MESSAGE_SIZE (1u << 20)   /* big enough to hit EAGAIN on both sides */

@@ -16,12 +16,12 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "cfdb/connection.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/tcp.h"
-#include "cfdb/tls.h"
-#include "cfdb/tls_verify.h"
+#include "connection.h"
+#include "frame.h"
+#include "messages.h"
+#include "tcp.h"
+#include "tls.h"
+#include "tls_verify.h"
 #include "pki.h"
 
 static char g_dir[] = "/tmp/cfdb-tls-test-XXXXXX";

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
+#include "fb.h"
+#include "messages.h"
 #include "key_selector.h"
 #include "ryw_read.h"
 #include "snap_cache.h"

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 
 #define ABSENT NULL
 #define B(s) s, (sizeof(s) - 1)

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "conflict_resolver.h"
 
 #define S(s) cfdb_bytes_str(s)

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 #include "mvcc_store.h"
 
 /* Keys: "" and every string of length 1..3 over {a, b, c}, kept sorted. */

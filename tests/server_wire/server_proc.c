@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfdb/tcp.h"
+#include "tcp.h"
 
 int sp_start(sp_proc *p, const char *bin, const char *dir, const char *datadir, const char *const *extra)
 {

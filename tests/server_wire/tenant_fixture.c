@@ -8,9 +8,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "fdb_ref.h"
 #include "server_embed.h"
 

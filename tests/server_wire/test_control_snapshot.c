@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/tcp.h"
+#include "tcp.h"
 #include "server_embed.h"
 
 #define MS 1000000ull

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/tcp.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "tcp.h"
 #include "wire_client.h"
 
 #define SEC 1000000000ull

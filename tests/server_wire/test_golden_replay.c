@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "server.h"
 #include "wire_client.h"
 

@@ -21,9 +21,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "server_proc.h"
 #include "tenant_fixture.h"
 

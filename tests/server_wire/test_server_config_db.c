@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/config_messages.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "config_messages.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "server_embed.h"
 
 #define WAIT_NS 5000000000ull

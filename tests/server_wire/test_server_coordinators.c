@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "tenant_fixture.h"
 
 static const cfdb_bytes coord_key = { (const uint8_t *)"\xff/coordinators", 14 };

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "server_embed.h"
 
 void *__real_malloc(size_t n);

@@ -28,9 +28,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "server_embed.h"
 
 #define SEC 1000000000ull

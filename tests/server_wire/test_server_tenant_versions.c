@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "tenant_fixture.h"
 
 static cfdb_uid send_tenant_id(fx *f, const char *name, int64_t minv)

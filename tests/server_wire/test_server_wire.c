@@ -9,10 +9,10 @@
 
 #include <cmocka.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/protocol_version.h"
+#include "atomic_ops.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "protocol_version.h"
 #include "server.h"
 #include "wire_client.h"
 

@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "server.h"
 #include "server_proc.h"
 #include "server_embed.h"

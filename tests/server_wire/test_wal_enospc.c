@@ -30,8 +30,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "server_proc.h"
 #include "srv_core.h"
 #include "status.h"

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 #include "server_proc.h"
 #include "wire_client.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 
 #define SEC 1000000000ull
 

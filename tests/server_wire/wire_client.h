@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfdb/connection.h"
-#include "cfdb/event_loop.h"
-#include "cfdb/messages.h"
+#include "connection.h"
+#include "event_loop.h"
+#include "messages.h"
 
 typedef struct wc_frame {
     cfdb_uid token;

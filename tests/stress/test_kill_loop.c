@@ -33,9 +33,9 @@
 
 #include <cmocka.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/mutation.h"
-#include "cfdb/tcp.h"
+#include "endpoint.h"
+#include "mutation.h"
+#include "tcp.h"
 #include "server_proc.h"
 #include "wire_client.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/uid.h"
+#include "uid.h"
 
 typedef struct golden_frame {
     int conn;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cfdb/fb.h"
+#include "fb.h"
 
 /* Returns a malloc'd string with the printed message. */
 static inline char *print_to_string(const fb_message *m, const void *item, cfdb_reply_error err)

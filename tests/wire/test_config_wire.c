@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "cfdb/config_messages.h"
-#include "cfdb/endpoint.h"
+#include "config_messages.h"
+#include "endpoint.h"
 
 static const uint8_t k_generation_reply[72] = {
     0x10, 0x00, 0x00, 0x00, /* 0: root table at 16 */

@@ -25,10 +25,10 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/exclusion.h"
-#include "cfdb/network_address.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "exclusion.h"
+#include "network_address.h"
+#include "protocol_version.h"
 
 static const uint8_t k_reply[48] = {
     0x10, 0x00, 0x00, 0x00, /* 0: root table at 16 */

@@ -29,10 +29,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "cfdb/connect_packet.h"
-#include "cfdb/frame.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "connect_packet.h"
+#include "frame.h"
+#include "messages.h"
+#include "protocol_version.h"
 #include "fdb_ref.h"
 #include "golden.h"
 #include "print_util.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/messages.h"
-#include "cfdb/wire_errors.h"
+#include "messages.h"
+#include "wire_errors.h"
 #include "golden.h"
 
 static int decode_once(const fb_message *m, const uint8_t *buf, size_t len)

@@ -6,12 +6,12 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "cfdb/connect_packet.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/frame.h"
-#include "cfdb/network_address.h"
-#include "cfdb/protocol_version.h"
-#include "cfdb/wire_errors.h"
+#include "connect_packet.h"
+#include "endpoint.h"
+#include "frame.h"
+#include "network_address.h"
+#include "protocol_version.h"
+#include "wire_errors.h"
 
 static void test_uid(void **state)
 {

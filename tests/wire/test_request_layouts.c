@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "fdb_ref.h"
 #include "golden.h"
 

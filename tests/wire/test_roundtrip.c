@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "print_util.h"
 
 typedef struct filler {

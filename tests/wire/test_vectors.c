@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "golden.h"
 
 static size_t load_vector(const char *name, uint8_t *out, size_t cap)

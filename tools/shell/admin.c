@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "json.h"
 
 fdb_error_t admin_get(FDBTransaction *tr, const char *key, size_t klen, bool *present, char **value, size_t *vlen)

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "admin.h"
 #include "printing.h"
 

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "address.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define COORD "\xff\xff/configuration/coordinators/"
 #define COORD_DESC COORD "cluster_description"

@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "address.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "json.h"
 
 #define MGMT "\xff\xff/management/"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pretty printer fdbcli uses for `status json' (json_spirit::write_string with
  * pretty_print, as printStatus in fdbcli/StatusCommand.actor.cpp calls it), over the values
- * of the shared JSON reader (cfdb/json_reader.h):
+ * of the shared JSON reader (src/common/json_reader.h):
  *   - object members sorted by name, "name" : value, one per line;
  *   - arrays one element per line; four spaces per level; an empty object or array is
  *     the opening bracket, a newline, the indentation and the closing bracket;
@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "cfdb/json_reader.h"
+#include "json_reader.h"
 
 /* Writes j as json_spirit's pretty_print does (no trailing newline). */
 void shell_json_pretty(FILE *f, const cfdb_jv *j);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define LOCK_KEY "\xff\xff/management/db_locked"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "lineedit.h"
 #include "shell.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define MAINT "\xff\xff/management/maintenance/"
 #define MAINT_END "\xff\xff/management/maintenance0"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "lexer.h"
 
 const shell_option_info shell_options[] = {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define TYPE_B "\xff\xff/configuration/process/class_type/"
 #define TYPE_E "\xff\xff/configuration/process/class_type0"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "json.h"
 #include "shell.h"
 

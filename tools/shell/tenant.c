@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "json.h"
 #include "printing.h"
 

@@ -27,10 +27,10 @@
 
 #include "admin.h"
 #include "cfdb/arena.h"
-#include "cfdb/errors.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
-#include "cfdb/tenant_keys.h"
+#include "error_codes.h"
+#include "fb.h"
+#include "messages.h"
+#include "tenant_keys.h"
 
 #define MAP "\xff\xff/management/tenant/map/"
 

@@ -46,6 +46,10 @@
 
 #include "cfdb/records/store.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -164,5 +168,7 @@ int cfdb_rl_remote_fetch_mapper(const cfdb_rl_store *s, const cfdb_rl_index *ix,
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -41,6 +41,10 @@
 #include "cfdb/records/protobuf.h"
 #include "cfdb/tuple.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -120,5 +124,7 @@ int cfdb_kex_serialize(cfdb_arena *a, const cfdb_kex *k, cfdb_bytes *out);
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

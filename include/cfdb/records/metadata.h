@@ -33,6 +33,10 @@
 #include "cfdb/records/protobuf.h"
 #include "cfdb/tuple.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -127,5 +131,7 @@ int cfdb_rl_primary_key(cfdb_arena *a, const cfdb_rl_record_type *type, const cf
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -58,6 +58,10 @@
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -255,5 +259,7 @@ int cfdb_pb_encode_to(cfdb_pb_msg *msg, uint8_t *buf, size_t cap, size_t *writte
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -36,6 +36,10 @@
 
 #include "cfdb/records/cursor.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -85,5 +89,7 @@ void cfdb_rl_plan_free(cfdb_rl_plan *p);
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -56,6 +56,10 @@
 
 #include "cfdb/records/metadata.h"
 
+/* What this header declares is the shared library's exported API (the library is built
+ * with hidden visibility; everything not declared in an installed header stays inside). */
+#pragma GCC visibility push(default)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -209,5 +213,7 @@ cfdb_bytes cfdb_rl_store_prefix(const cfdb_rl_store *s);
 #ifdef __cplusplus
 }
 #endif
+
+#pragma GCC visibility pop
 
 #endif

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 #include "retry_policy.h"
 
 static int key_after(cfdb_arena *a, cfdb_bytes k, cfdb_bytes *out)

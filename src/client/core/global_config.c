@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "global_config.h"
 #include "tenant_entry.h"
 

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static const uint8_t all_end[2] = { 0xff, 0xff };
 

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static const uint8_t k_empty[1] = { 0 };
 

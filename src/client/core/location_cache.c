@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define OOM CFDB_ERR_UNKNOWN_ERROR /* out of memory, as the engine reports it */
 

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #include "key_selector.h"
 #include "kv_rows.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static cfdb_omap_node *node_alloc(cfdb_omap *m, int level, cfdb_bytes key)
 {

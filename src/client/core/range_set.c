@@ -1,6 +1,6 @@
 #include "range_set.h"
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 int cfdb_range_set_init(cfdb_range_set *s, cfdb_arena *arena)
 {

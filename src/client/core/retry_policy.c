@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static const uint8_t max_key_normal[1] = { 0xff };
 static const uint8_t max_key_system[2] = { 0xff, 0xff };

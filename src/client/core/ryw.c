@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 
 /* Per-item overheads FoundationDB counts in a transaction's size (expectedSize of
  * MutationRef / KeyRangeRef is their bytes; the constants approximate the structs). */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static const cfdb_bytes k_all_end = { (const uint8_t *)"\xff\xff", 2 };
 

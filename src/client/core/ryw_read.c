@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "key_selector.h"
 
 #define REPLY_BYTE_LIMIT 80000 /* CLIENT_KNOBS->REPLY_BYTE_LIMIT */

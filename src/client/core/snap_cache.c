@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 static inline uint8_t xbyte(cfdb_xkey x, uint32_t i)
 {

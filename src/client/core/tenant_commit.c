@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "tenant_commit.h"
 
 #define METADATA_VERSION_KEY_LIT "\xff/metadataVersion"

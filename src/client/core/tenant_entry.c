@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "fb.h"
+#include "messages.h"
+#include "protocol_version.h"
 #include "json_writer.h"
 #include "tenant_entry.h"
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/errors.h"
+#include "atomic_ops.h"
+#include "error_codes.h"
 
 /* ---- small helpers --------------------------------------------------------------- */
 

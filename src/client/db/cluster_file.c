@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define INVALID CFDB_ERR_CONNECTION_STRING_INVALID
 

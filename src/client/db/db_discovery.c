@@ -17,7 +17,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 #include "global_config.h"
 
 static void send_poll(cfdb_db *db);

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 
 #define GRV_MAX_BATCH_SIZE 1000                /* MAX_BATCH_SIZE */
 #define GRV_BATCH_TIMEOUT_NS 5000000ull        /* GRV_BATCH_TIMEOUT, 0.005 s */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/network_address.h"
+#include "endpoint.h"
+#include "network_address.h"
 #include "future.h"
 #include "json_writer.h"
 

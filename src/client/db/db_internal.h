@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cluster_file.h"
 #include "database.h"
 #include "location_cache.h"

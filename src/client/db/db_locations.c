@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 #include "tenant.h"
 
 int db_locations_init(cfdb_db *db)

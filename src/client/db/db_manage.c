@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/exclusion.h"
-#include "cfdb/network_address.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "exclusion.h"
+#include "network_address.h"
+#include "protocol_version.h"
 #include "database.h"
 #include "future.h"
 

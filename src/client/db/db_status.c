@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
+#include "endpoint.h"
 
 /* ---- \xff\xff/status/json: the leader monitor and the coordinators check ----
  * StatusClient::statusFetcher (fdbclient/StatusClient.actor.cpp 612-633) keeps a monitorLeader

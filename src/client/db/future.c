@@ -1,7 +1,7 @@
 #include "future.h"
 
-#include "cfdb/errors.h"
-#include "cfdb/object_cache.h"
+#include "error_codes.h"
+#include "object_cache.h"
 
 #include <limits.h>
 #include <linux/futex.h>

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/network_address.h"
-#include "cfdb/protocol_version.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "network_address.h"
+#include "protocol_version.h"
 
 #define PING_INTERVAL_NS (1000000000ull)
 #define IDLE_TIMEOUT_NS (4000000000ull)

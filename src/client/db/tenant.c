@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "future.h"
 
 /* ClientKnobs at 7.3.77: DEFAULT_BACKOFF, DEFAULT_MAX_BACKOFF, RESOURCE_CONSTRAINED_MAX_BACKOFF */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 /* fdb_c_options.g.h's network option codes */
 enum {

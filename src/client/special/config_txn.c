@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/config_messages.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/event_loop.h"
-#include "cfdb/network_address.h"
+#include "config_messages.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "event_loop.h"
+#include "network_address.h"
 #include "config_txn.h"
 #include "future.h"
 #include "net.h"

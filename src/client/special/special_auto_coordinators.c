@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "net.h"
 #include "database.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "database.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"

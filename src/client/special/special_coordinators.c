@@ -44,9 +44,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/event_loop.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "event_loop.h"
 #include "cluster_file.h"
 #include "config_txn.h"
 #include "database.h"

@@ -35,10 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/json_reader.h"
-#include "cfdb/errors.h"
-#include "cfdb/exclusion.h"
-#include "cfdb/network_address.h"
+#include "json_reader.h"
+#include "error_codes.h"
+#include "exclusion.h"
+#include "network_address.h"
 #include "database.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"

@@ -28,10 +28,10 @@
  * Values are stored as given: a reader (GlobalConfig::insert) keeps only tuple values. */
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "fb.h"
+#include "messages.h"
+#include "protocol_version.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "global_config.h"
 #include "special_keys_internal.h"

@@ -57,8 +57,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/network_address.h"
+#include "error_codes.h"
+#include "network_address.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"
 

@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
-#include "cfdb/network_address.h"
-#include "cfdb/protocol_version.h"
+#include "error_codes.h"
+#include "mutation.h"
+#include "network_address.h"
+#include "protocol_version.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"

@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/event_loop.h"
+#include "error_codes.h"
+#include "event_loop.h"
 #include "database.h"
 #include "future.h"
 #include "special_keys_internal.h"

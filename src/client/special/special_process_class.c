@@ -28,8 +28,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/uid.h"
+#include "error_codes.h"
+#include "uid.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"

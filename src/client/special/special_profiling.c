@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "global_config.h"
 #include "special_keys.h"
 #include "special_keys_internal.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "special_keys_internal.h"
 #include "tenant_entry.h"
 

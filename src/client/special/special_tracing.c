@@ -30,7 +30,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "special_keys_internal.h"
 #include "txn_api.h"

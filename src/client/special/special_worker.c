@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
-#include "cfdb/event_loop.h"
+#include "error_codes.h"
+#include "event_loop.h"
 #include "foundationdb/fdb_c_options.g.h"
 #include "net.h"
 #include "special_keys.h"

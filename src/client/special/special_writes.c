@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "special_writes.h"
 
 static int dup(cfdb_bytes in, cfdb_bytes *out)

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/atomic_ops.h"
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
-#include "cfdb/object_cache.h"
+#include "atomic_ops.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "mutation.h"
+#include "object_cache.h"
 #include "ryw.h"
 #include "txn_special.h"
 #include "tenant.h"

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
-#include "cfdb/network_address.h"
+#include "endpoint.h"
+#include "error_codes.h"
+#include "network_address.h"
 #include "tenant.h"
 #include "txn_internal.h"
 #include "txn_read.h"

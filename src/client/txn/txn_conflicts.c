@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "txn_api.h"
 #include "txn_internal.h"
 

@@ -9,8 +9,8 @@
  * answered from the transaction's own writes, get_key and metadata reads cost nothing. Writes
  * are counted as they leave in the commit: a set write(key + value), an atomic op write(key),
  * a clear 4096. A reset or a retrying on_error starts again from 0. */
-#include "cfdb/errors.h"
-#include "cfdb/mutation.h"
+#include "error_codes.h"
+#include "mutation.h"
 #include "txn_internal.h"
 
 #define PAGE 4096

@@ -21,7 +21,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 
 #define METADATA_VERSION_KEY "\xff/metadataVersion"
 #include "key_selector.h"

@@ -5,7 +5,7 @@
  * added. */
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "txn_mapped.h"
 
 /* ---------- small helpers ---------- */

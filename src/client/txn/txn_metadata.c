@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "txn_internal.h"
 #include "txn_metadata.h"
 

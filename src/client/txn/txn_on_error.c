@@ -6,7 +6,7 @@
  * transaction_cancelled, as libfdb_c's reset ends them.
  * The kind has its own lifetime: the transaction's timeout does not end it (a timeout that
  * passed answers it with transaction_timed_out instead), nor does a reset's sweep. */
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "txn_commit.h"
 #include "txn_internal.h"
 #include "txn_watch.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/endpoint.h"
-#include "cfdb/errors.h"
+#include "endpoint.h"
+#include "error_codes.h"
 #include "kv_rows.h"
 #include "txn_special.h"
 #include "txn_read.h"

@@ -3,7 +3,7 @@
  * the engine does not depend on the modules above it. */
 #include <stdatomic.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "txn_internal.h"
 #include "txn_special.h"
 

@@ -16,7 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/protobuf.h"
 
 enum {

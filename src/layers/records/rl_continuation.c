@@ -15,7 +15,7 @@
  * end make the bytes "not that message". Nothing is allocated by decoding. */
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/cursor.h"
 
 static bool read_varint(const uint8_t *p, size_t n, size_t *at, uint64_t *out)

@@ -5,7 +5,7 @@
 #ifndef CFDB_RECORDS_RL_INTERNAL_H
 #define CFDB_RECORDS_RL_INTERNAL_H
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/protobuf.h"
 
 #define RL_PKG "com.apple.foundationdb.record."

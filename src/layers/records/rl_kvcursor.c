@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "rl_cursor_internal.h"
 
 static int dup_key(cfdb_bytes k, cfdb_bytes *out)

@@ -14,7 +14,7 @@
  * decoder by fuzz/fuzz_continuation.c). */
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "rl_cursor_internal.h"
 
 static int cat(cfdb_arena *a, cfdb_bytes x, cfdb_bytes y, cfdb_bytes *out)

@@ -20,7 +20,7 @@
  * store's loads and the indexer's record scans a whole record at once (rl_unsplit_whole). */
 #include <string.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "rl_cursor_internal.h"
 
 enum { SFX_VERSION = -1, SFX_UNSPLIT = 0, SFX_FIRST = 1 };

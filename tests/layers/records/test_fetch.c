@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "rl_scan_fixture.h"
 
 static cfdb_rl_metadata *md;

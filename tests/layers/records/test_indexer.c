@@ -21,7 +21,7 @@
 
 #include "../../api/api_helpers.h"
 #include "../../../src/layers/dir_io.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/store.h"
 #include "rl_internal.h"
 #include "rl_test_util.h"

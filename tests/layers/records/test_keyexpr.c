@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/keyexpr.h"
 
 typedef struct fx {

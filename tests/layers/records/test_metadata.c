@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/metadata.h"
 #include "rl_internal.h"
 #include "rl_test_util.h"

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/protobuf.h"
 #include "pb_internal.h"
 

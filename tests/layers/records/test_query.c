@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/query.h"
 #include "rl_scan_fixture.h"
 

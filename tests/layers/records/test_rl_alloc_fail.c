@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "alloc_fail.h"
-#include "cfdb/errors.h"
+#include "error_codes.h"
 #include "cfdb/records/metadata.h"
 #include "cfdb/records/query.h"
 #include "rl_internal.h"

@@ -16,7 +16,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "range_set.h"
 #include "write_map.h"
 

@@ -19,7 +19,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 
 #define CFDB_GC_DATA_PREFIX "\xff/globalConfig/k/"
 #define CFDB_GC_HISTORY_PREFIX "\xff/globalConfig/h/"

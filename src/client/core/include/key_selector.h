@@ -10,7 +10,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 
 static inline cfdb_key_selector cfdb_sel_make(cfdb_bytes key, bool or_equal, int32_t offset)
 {

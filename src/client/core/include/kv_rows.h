@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 
 /* Bytes of gap a span copy accepts: the length words between n rows, plus a little. */
 #define CFDB_KV_ROWS_SLACK(n, total) ((n) * 16 + (total) / 8 + 256)

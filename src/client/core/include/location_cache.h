@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/uid.h"
+#include "messages.h"
+#include "uid.h"
 #include "omap.h"
 
 /* What the engine needs to talk to one storage server. Other streams' tokens

@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "ryw_read.h"
 #include "write_map.h"
 

@@ -21,8 +21,8 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/mutation.h"
+#include "messages.h"
+#include "mutation.h"
 
 typedef struct cfdb_native_ranges {
     cfdb_key_range *items;

@@ -5,14 +5,14 @@
 #ifndef CFDB_CLIENT_RETRY_POLICY_H
 #define CFDB_CLIENT_RETRY_POLICY_H
 
-#include "cfdb/tenant_keys.h" /* CFDB_TENANT_PREFIX_SIZE */
+#include "tenant_keys.h" /* CFDB_TENANT_PREFIX_SIZE */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/mutation.h"
+#include "messages.h"
+#include "mutation.h"
 
 /* Client knobs (defaults, fdbclient/ClientKnobs.cpp) */
 #define CFDB_KNOB_DEFAULT_BACKOFF 0.01

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cfdb/arena.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "conflict_ranges.h"
 #include "native_tx.h"
 #include "range_set.h"

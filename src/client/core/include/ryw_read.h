@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "ryw_iter.h"
 #include "snap_cache.h"
 #include "write_map.h"

@@ -29,7 +29,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "omap.h"
 
 /* A key followed by z zero bytes (ExtStringRef). */

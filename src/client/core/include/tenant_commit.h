@@ -10,8 +10,8 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/tenant_keys.h"
+#include "messages.h"
+#include "tenant_keys.h"
 
 /* applyTenantPrefix on a commit built in arena a: 0 or TXN_ERR_NO_MEMORY's code. */
 int cfdb_tenant_apply_prefix(cfdb_commit_transaction *t, int64_t id, cfdb_arena *a);

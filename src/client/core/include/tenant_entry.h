@@ -20,9 +20,9 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/uid.h"
+#include "uid.h"
 
-#include "cfdb/tenant_keys.h"
+#include "tenant_keys.h"
 
 typedef struct tenant_entry {
     int64_t id;

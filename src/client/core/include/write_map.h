@@ -19,8 +19,8 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/mutation.h"
+#include "messages.h"
+#include "mutation.h"
 #include "omap.h"
 #include "range_set.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 
 /* MAX_CLUSTER_FILE_BYTES */
 #define CFDB_MAX_CLUSTER_FILE_BYTES 60000

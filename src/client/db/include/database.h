@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/event_loop.h"
+#include "event_loop.h"
 #include "net.h"
 
 typedef struct cfdb_db cfdb_db;

@@ -8,10 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/connection.h"
-#include "cfdb/event_loop.h"
-#include "cfdb/fb.h"
-#include "cfdb/messages.h"
+#include "connection.h"
+#include "event_loop.h"
+#include "fb.h"
+#include "messages.h"
 
 typedef struct cfdb_client cfdb_client;
 struct cfdb_json;

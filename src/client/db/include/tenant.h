@@ -21,8 +21,8 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
-#include "cfdb/tenant_keys.h"
+#include "messages.h"
+#include "tenant_keys.h"
 #include "database.h"
 
 typedef struct cfdb_tenant cfdb_tenant;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/tls.h"
+#include "tls.h"
 
 typedef struct cfdb_buf {
     char *p;

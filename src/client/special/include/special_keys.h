@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/messages.h"
+#include "messages.h"
 #include "transaction.h"
 #include "txn_api.h"
 

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "cfdb/bytes.h"
-#include "cfdb/errors.h"
-#include "cfdb/messages.h"
+#include "error_codes.h"
+#include "messages.h"
 #include "database.h"
 #include "ryw.h"
 #include "transaction.h"

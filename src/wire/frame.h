@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cfdb/uid.h"
+#include "uid.h"
 
 #define CFDB_FRAME_TOKEN_SIZE 16
 #define CFDB_FRAME_PACKET_LIMIT (100u << 20) /* PACKET_LIMIT: larger frames drop the connection */

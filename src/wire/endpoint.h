@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfdb/uid.h"
+#include "uid.h"
 
 /* Bit 0 of token.first: set for request streams, clear for one-shot reply promises. */
 #define CFDB_TOKEN_STREAM_FLAG UINT64_C(1)

@@ -9,7 +9,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/mutation.h"
+#include "mutation.h"
 
 /* Largest value AppendIfFits may produce (CLIENT_KNOBS->VALUE_SIZE_LIMIT). */
 #define CFDB_VALUE_SIZE_LIMIT 100000

@@ -34,7 +34,7 @@
 
 #include "cfdb/arena.h"
 #include "cfdb/bytes.h"
-#include "cfdb/uid.h"
+#include "uid.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "cfdb's wire code assumes a little-endian host, as FoundationDB does"

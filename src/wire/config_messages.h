@@ -15,7 +15,7 @@
 #ifndef CFDB_CONFIG_MESSAGES_H
 #define CFDB_CONFIG_MESSAGES_H
 
-#include "cfdb/messages.h"
+#include "messages.h"
 
 enum {
     CFDB_WLTOKEN_CONFIGTXN_GETGENERATION = 13,

@@ -11,11 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cfdb/connect_packet.h"
-#include "cfdb/event_loop.h"
-#include "cfdb/fb.h"
-#include "cfdb/tls.h"
-#include "cfdb/uid.h"
+#include "connect_packet.h"
+#include "event_loop.h"
+#include "fb.h"
+#include "tls.h"
+#include "uid.h"
 
 typedef struct cfdb_conn cfdb_conn;
 

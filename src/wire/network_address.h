@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "cfdb/messages.h"
+#include "messages.h"
 
 /* Parses "a.b.c.d:port[:tls]" or "[v6]:port[:tls]" (with an optional "(fromHostname)").
  * v6 bytes are copied into v6_storage (16 bytes) which must outlive out.

@@ -22,7 +22,7 @@
 #ifndef CFDB_EXCLUSION_H
 #define CFDB_EXCLUSION_H
 
-#include "cfdb/messages.h"
+#include "messages.h"
 
 typedef struct cfdb_address_exclusion {
     cfdb_ip_address ip;

@@ -7,8 +7,8 @@
 #ifndef CFDB_MESSAGES_H
 #define CFDB_MESSAGES_H
 
-#include "cfdb/fb.h"
-#include "cfdb/mutation.h"
+#include "fb.h"
+#include "mutation.h"
 
 typedef CFDB_VEC(cfdb_bytes) cfdb_bytes_vec;
 typedef CFDB_VEC(int64_t) cfdb_i64_vec;
@@ -76,7 +76,7 @@ typedef struct cfdb_key_value {
 } cfdb_key_value;
 typedef CFDB_VEC(cfdb_key_value) cfdb_key_value_vec;
 
-/* MutationRef: type codes and struct in cfdb/mutation.h */
+/* MutationRef: type codes and struct in src/common/mutation.h */
 typedef CFDB_VEC(cfdb_mutation) cfdb_mutation_vec;
 
 /* TagSet: a blob of u8-length-prefixed tags. */
