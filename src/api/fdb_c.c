@@ -23,6 +23,7 @@
 #include "database.h"
 #include "future.h"
 #include "net.h"
+#include "option_codes.h"
 #include "special_keys.h"
 #include "tenant.h"
 #include "tls_settings.h"
@@ -127,6 +128,9 @@ fdb_error_t fdb_network_set_option(FDBNetworkOption option, uint8_t const *value
 {
     if (!atomic_load(&g_api_version))
         return CFDB_ERR_API_VERSION_UNSET;
+    /* MultiVersionApi::setNetworkOptionInternal: a code FDBNetworkOptions does not hold */
+    if (!cfdb_option_code_known(cfdb_net_option_codes, cfdb_net_option_count, (int)option))
+        return CFDB_ERR_INVALID_OPTION;
     pthread_mutex_lock(&g_tls_mu);
     int rc = 0;
     if (!g_env_options_loaded) { /* as libfdb_c: the environment's options first, then this one */
@@ -559,6 +563,9 @@ void fdb_database_destroy(FDBDatabase *d)
 
 fdb_error_t fdb_database_set_option(FDBDatabase *d, FDBDatabaseOption option, uint8_t const *value, int value_length)
 {
+    /* MultiVersionDatabase::setOption: a code FDBDatabaseOptions does not hold */
+    if (!cfdb_option_code_known(cfdb_db_option_codes, cfdb_db_option_count, (int)option))
+        return CFDB_ERR_INVALID_OPTION;
     return cfdb_db_set_option(DB(d), (int)option, value, value_length);
 }
 
@@ -719,6 +726,10 @@ void fdb_transaction_cancel(FDBTransaction *tr)
 fdb_error_t fdb_transaction_set_option(FDBTransaction *tr, FDBTransactionOption option, uint8_t const *value,
                                        int value_length)
 {
+    /* ThreadSafeTransaction::setOption: a code FDBTransactionOptions does not hold fails at
+     * the call (every other option error is deferred to the next operation) */
+    if (!cfdb_option_code_known(cfdb_tr_option_codes, cfdb_tr_option_count, (int)option))
+        return CFDB_ERR_INVALID_OPTION;
     return cfdb_txn_set_option(TX(tr), (int)option, value, value_length);
 }
 

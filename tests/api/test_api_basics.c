@@ -170,6 +170,26 @@ static void test_set_get_clear(void **state)
     expect_committed(k, NULL);
 }
 
+/* A code no option table holds fails at the call with 2007 invalid_option in every scope, as
+ * in libfdb_c 7.3.77 (ThreadSafeTransaction::setOption, MultiVersionDatabase::setOption,
+ * MultiVersionApi::setNetworkOptionInternal); a known option still answers 0, and the refused
+ * one leaves the transaction usable (nothing deferred). */
+static void test_unknown_option_codes(void **state)
+{
+    (void)state;
+    FDBTransaction *tr = api_tr();
+    assert_int_equal(fdb_transaction_set_option(tr, (FDBTransactionOption)9999, NULL, 0), 2007);
+    assert_int_equal(fdb_transaction_set_option(tr, (FDBTransactionOption)0, NULL, 0), 2007);
+    assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_CAUSAL_READ_RISKY, NULL, 0), 0);
+    FDBFuture *v = fdb_transaction_get_read_version(tr);
+    assert_int_equal(api_wait_destroy(v), 0);
+    fdb_transaction_destroy(tr);
+    assert_int_equal(fdb_database_set_option(g_env.db, (FDBDatabaseOption)9999, NULL, 0), 2007);
+    assert_int_equal(fdb_network_set_option((FDBNetworkOption)9999, NULL, 0), 2007);
+    /* a hidden, deprecated network option is in the table: accepted */
+    assert_int_equal(fdb_network_set_option(FDB_NET_OPTION_BUGGIFY_DISABLE, NULL, 0), 0);
+}
+
 static void test_get_missing(void **state)
 {
     (void)state;
@@ -1602,6 +1622,7 @@ int main(void)
     };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_set_get_clear),
+        cmocka_unit_test(test_unknown_option_codes),
         cmocka_unit_test(test_size_limit_out_of_range_fails_the_commit),
         cmocka_unit_test(test_get_missing),
         cmocka_unit_test(test_empty_value_and_binary_key),
