@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -671,8 +673,79 @@ static void test_tenant_selectors_seed_4(void **state)
     run_tenant_random(4, 2500, "rand-t4");
 }
 
-int main(void)
+/* ---------- the model at random API versions, a child process each ---------- */
+
+static const char *g_self;
+
+static int child_main(int version, unsigned seed);
+
+static void test_random_api_versions(void **state)
 {
+    (void)state;
+    /* in this process 730 is selected: a second selection fails at the call */
+    assert_int_equal(fdb_select_api_version_impl(730, FDB_API_VERSION), 2201);
+    assert_int_equal(fdb_get_max_api_version(), 730);
+    g_seed = 77;
+    int versions[8] = { 13, 730 };
+    for (int i = 2; i < 8; i++)
+        versions[i] = 13 + (int)(rnd() % (730 - 13 + 1));
+    for (int i = 0; i < 8; i++) {
+        char vs[16], ss[16];
+        snprintf(vs, sizeof vs, "%d", versions[i]);
+        snprintf(ss, sizeof ss, "%u", 100u + (unsigned)i);
+        fflush(stdout);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            execl("/proc/self/exe", g_self, "--api-version-child", vs, ss, (char *)NULL);
+            _exit(127);
+        }
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            fail_msg("API version %d (seed %s): child status %d", versions[i], ss, st);
+    }
+}
+
+static fdb_error_t g_child_version;
+static unsigned g_child_seed;
+
+static void test_child_version(void **state)
+{
+    (void)state;
+    char name[32];
+    snprintf(name, sizeof name, "v%d", (int)g_child_version);
+    run_random(g_child_seed, 300, name);
+}
+
+static int child_main(int version, unsigned seed)
+{
+    /* runtime above header: api_version_invalid (2202); header above 730 or runtime below 13:
+     * api_version_not_supported; none of them selects anything */
+    if (fdb_select_api_version_impl(FDB_API_VERSION + 1, FDB_API_VERSION) != 2202 ||
+        fdb_select_api_version_impl(version, FDB_API_VERSION + 10) != 2203 ||
+        fdb_select_api_version_impl(12, FDB_API_VERSION) != 2203) {
+        fprintf(stderr, "API version %d: wrong selection errors\n", version);
+        return 1;
+    }
+    fdb_error_t e = fdb_select_api_version_impl(version, FDB_API_VERSION);
+    if (e || fdb_select_api_version_impl(version, FDB_API_VERSION) != 2201) {
+        fprintf(stderr, "API version %d: select %d\n", version, e);
+        return 1;
+    }
+    g_child_version = version;
+    g_child_seed = seed;
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_child_version) };
+    char gname[48];
+    snprintf(gname, sizeof gname, "api_random_version_%d", version);
+    return cmocka_run_group_tests_name(gname, tests, group_setup, group_teardown) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    g_self = argv[0];
+    if (argc == 4 && !strcmp(argv[1], "--api-version-child"))
+        return child_main(atoi(argv[2]), (unsigned)strtoul(argv[3], NULL, 10));
     const struct CMUnitTest tests[] = {
         /* the tenants first: nothing is stored after them yet (the raw keys of the other
          * seeds sort after every tenant prefix) */
@@ -680,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_tenant_selectors_seed_4),
         cmocka_unit_test(test_random_seed_1),
         cmocka_unit_test(test_random_seed_2),
+        cmocka_unit_test(test_random_api_versions),
     };
     return cmocka_run_group_tests_name("api_random", tests, group_setup, group_teardown);
 }
