@@ -250,8 +250,8 @@ static int clear_old_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *
 static int convert_versions(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a)
 {
     cfdb_bytes b, e;
-    dir_kv *kvs;
-    uint32_t n;
+    dir_kv *kvs = NULL;
+    uint32_t n = 0;
     int rc = old_version_space(s, a, &b, &e);
     if (!rc)
         rc = dir_get_all(tr, a, b, e, &kvs, &n);
