@@ -895,6 +895,49 @@ static bool value_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
     }
 }
 
+/* An equality's value as the key column's tuple element, converted as SQLite's comparison
+ * converts it: 1 added, 0 not usable (the scan widens), -1 no row's value can be equal, -2 out
+ * of memory. An INTEGER or BIGINT column has INTEGER affinity, so the value gets numeric
+ * affinity whatever its own (text '-6' is -6, 2.0 is 2; 2.5, 'x' and a blob equal no integer).
+ * A BYTES column holds blobs only, and a blob equals no other type. A STRING column against a
+ * number is left to SQLite: the number is text for a literal or parameter, but a column of
+ * numeric affinity on the other side converts the string instead. */
+static int eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
+{
+    int vt = sqlite3_value_type(v);
+    if (col->type == SQL_INTEGER || col->type == SQL_BIGINT) {
+        sqlite3_int64 i = 0;
+        double d = 0;
+        if (vt == SQLITE_INTEGER) {
+            i = sqlite3_value_int64(v);
+        } else if (vt == SQLITE_FLOAT) {
+            d = sqlite3_value_double(v);
+        } else if (vt == SQLITE_TEXT) {
+            /* on a copy: the argument may be a constant SQLite uses elsewhere */
+            sqlite3_value *n = sqlite3_value_dup(v);
+            if (!n)
+                return -2;
+            vt = sqlite3_value_numeric_type(n);
+            if (vt == SQLITE_INTEGER)
+                i = sqlite3_value_int64(n);
+            else if (vt == SQLITE_FLOAT)
+                d = sqlite3_value_double(n);
+            sqlite3_value_free(n);
+        }
+        if (vt == SQLITE_FLOAT) {
+            if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != floor(d))
+                return -1;
+            i = (sqlite3_int64)d;
+        } else if (vt != SQLITE_INTEGER) {
+            return -1;
+        }
+        return cfdb_tuple_add_int(t, i) == 0 ? 1 : -2;
+    }
+    if (col->type == SQL_BYTES && vt != SQLITE_BLOB)
+        return -1;
+    return value_elem(col, v, t) ? 1 : 0;
+}
+
 static int cur_step(sql_cur *c)
 {
     sql_tab *t = (sql_tab *)c->base.pVtab;
@@ -969,7 +1012,12 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     uint32_t used = 0;
     bool widened = false;
     for (; used < neq; used++) {
-        if (!value_elem(&t->cols[order[used]], argv[used], &prefix)) {
+        int k = eq_elem(&t->cols[order[used]], argv[used], &prefix);
+        if (k == -2)
+            return SQLITE_NOMEM;
+        if (k < 0)
+            return SQLITE_OK; /* no row */
+        if (k == 0) {
             widened = true;
             break;
         }
