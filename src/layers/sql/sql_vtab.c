@@ -576,6 +576,7 @@ typedef struct plan {
     int eq_c[64];        /* constraint numbers */
     int lo, hi, lo_c, hi_c;
     bool reverse, order_consumed, covering, unique;
+    bool one_row;            /* unique, and xFilter surely keeps every equality (SCAN_UNIQUE) */
     bool omit[64 + 2];
     double rows, cost;
 } plan;
@@ -659,6 +660,13 @@ static void plan_candidate(sql_tab *t, sqlite3_index_info *info, int cand, plan 
     if (p->neq == nbound && nbound > 0 && (cand < 0 || t->ixs[cand].unique)) {
         rows = 1;
         p->unique = true;
+        /* SQLite runs UPDATE and DELETE of a one-row plan in one pass over the first row the
+         * scan returns: only when xFilter cannot widen the scan. It widens on a STRING column
+         * whose value is not text, which only a TEXT constant known now rules out. */
+        p->one_row = true;
+        for (uint32_t i = 0; i < p->neq; i++)
+            if (t->cols[order[i]].type == SQL_STRING && !eq_exact[i])
+                p->one_row = false;
     }
     if (rows < 1)
         rows = 1;
@@ -783,7 +791,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     info->orderByConsumed = best.order_consumed;
     info->estimatedRows = (sqlite3_int64)best.rows;
     info->estimatedCost = best.cost;
-    if (best.unique)
+    if (best.one_row)
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
                    (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |

@@ -250,11 +250,13 @@ static void test_other_typed_key_writes(void **state)
 {
     (void)state;
     ddl_ok("CREATE SCHEMA TEMPLATE typed "
-           "CREATE TABLE kv (k BIGINT, v BIGINT, PRIMARY KEY (k))");
+           "CREATE TABLE kv (k BIGINT, v BIGINT, PRIMARY KEY (k)) "
+           "CREATE TABLE skv (s STRING, v BIGINT, PRIMARY KEY (s))");
     ddl_ok("CREATE SCHEMA /test/typed WITH TEMPLATE typed");
     sqlite3 *h;
     assert_int_equal(cfdb_sql_open(g_env.db, "/test", "typed", &h, err, sizeof err), 0);
     expect_in(h, "INSERT INTO kv VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (-6, 0)", "");
+    expect_in(h, "INSERT INTO skv VALUES ('1', 0), ('2', 0), ('5', 0), ('05', 0)", "");
     /* an INTEGER key against text: numeric affinity, '-6' is -6 */
     changes_in(h, "UPDATE kv SET v = 11 WHERE k = '-6'", NULL, 1);
     changes_in(h, "UPDATE kv SET v = 12 WHERE k = ' 4'", NULL, 1);
@@ -269,6 +271,12 @@ static void test_other_typed_key_writes(void **state)
     changes_in(h, "DELETE FROM kv WHERE k = ?", p5, 1);
     expect_in(h, "SELECT k, v FROM kv ORDER BY k", "-6|11\n1|0\n2|13\n3|14\n4|12\n");
     expect_in(h, "SELECT k FROM kv WHERE k = '4'", "4\n");
+    /* a STRING key against a number: text affinity for a literal or parameter */
+    changes_in(h, "UPDATE skv SET v = 21 WHERE s = 5", NULL, 1);
+    static const char *const i2[] = { "i:2", NULL };
+    changes_in(h, "UPDATE skv SET v = 22 WHERE s = ?", i2, 1);
+    changes_in(h, "DELETE FROM skv WHERE s = 1", NULL, 1);
+    expect_in(h, "SELECT s, v FROM skv ORDER BY s", "05|0\n2|22\n5|21\n");
     sqlite3_close(h);
 }
 
