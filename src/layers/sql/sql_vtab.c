@@ -576,6 +576,7 @@ typedef struct plan {
     int eq_c[64];        /* constraint numbers */
     int lo, hi, lo_c, hi_c;
     bool reverse, order_consumed, covering, unique;
+    bool one_row;            /* unique, and xFilter surely keeps every equality (SCAN_UNIQUE) */
     bool omit[64 + 2];
     double rows, cost;
 } plan;
@@ -659,6 +660,13 @@ static void plan_candidate(sql_tab *t, sqlite3_index_info *info, int cand, plan 
     if (p->neq == nbound && nbound > 0 && (cand < 0 || t->ixs[cand].unique)) {
         rows = 1;
         p->unique = true;
+        /* SQLite runs UPDATE and DELETE of a one-row plan in one pass over the first row the
+         * scan returns: only when xFilter cannot widen the scan. It widens on a STRING column
+         * whose value is not text, which only a TEXT constant known now rules out. */
+        p->one_row = true;
+        for (uint32_t i = 0; i < p->neq; i++)
+            if (t->cols[order[i]].type == SQL_STRING && !eq_exact[i])
+                p->one_row = false;
     }
     if (rows < 1)
         rows = 1;
@@ -783,7 +791,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     info->orderByConsumed = best.order_consumed;
     info->estimatedRows = (sqlite3_int64)best.rows;
     info->estimatedCost = best.cost;
-    if (best.unique)
+    if (best.one_row)
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
                    (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |
@@ -895,6 +903,49 @@ static bool value_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
     }
 }
 
+/* An equality's value as the key column's tuple element, converted as SQLite's comparison
+ * converts it: 1 added, 0 not usable (the scan widens), -1 no row's value can be equal, -2 out
+ * of memory. An INTEGER or BIGINT column has INTEGER affinity, so the value gets numeric
+ * affinity whatever its own (text '-6' is -6, 2.0 is 2; 2.5, 'x' and a blob equal no integer).
+ * A BYTES column holds blobs only, and a blob equals no other type. A STRING column against a
+ * number is left to SQLite: the number is text for a literal or parameter, but a column of
+ * numeric affinity on the other side converts the string instead. */
+static int eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
+{
+    int vt = sqlite3_value_type(v);
+    if (col->type == SQL_INTEGER || col->type == SQL_BIGINT) {
+        sqlite3_int64 i = 0;
+        double d = 0;
+        if (vt == SQLITE_INTEGER) {
+            i = sqlite3_value_int64(v);
+        } else if (vt == SQLITE_FLOAT) {
+            d = sqlite3_value_double(v);
+        } else if (vt == SQLITE_TEXT) {
+            /* on a copy: the argument may be a constant SQLite uses elsewhere */
+            sqlite3_value *n = sqlite3_value_dup(v);
+            if (!n)
+                return -2;
+            vt = sqlite3_value_numeric_type(n);
+            if (vt == SQLITE_INTEGER)
+                i = sqlite3_value_int64(n);
+            else if (vt == SQLITE_FLOAT)
+                d = sqlite3_value_double(n);
+            sqlite3_value_free(n);
+        }
+        if (vt == SQLITE_FLOAT) {
+            if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != floor(d))
+                return -1;
+            i = (sqlite3_int64)d;
+        } else if (vt != SQLITE_INTEGER) {
+            return -1;
+        }
+        return cfdb_tuple_add_int(t, i) == 0 ? 1 : -2;
+    }
+    if (col->type == SQL_BYTES && vt != SQLITE_BLOB)
+        return -1;
+    return value_elem(col, v, t) ? 1 : 0;
+}
+
 static int cur_step(sql_cur *c)
 {
     sql_tab *t = (sql_tab *)c->base.pVtab;
@@ -969,7 +1020,12 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     uint32_t used = 0;
     bool widened = false;
     for (; used < neq; used++) {
-        if (!value_elem(&t->cols[order[used]], argv[used], &prefix)) {
+        int k = eq_elem(&t->cols[order[used]], argv[used], &prefix);
+        if (k == -2)
+            return SQLITE_NOMEM;
+        if (k < 0)
+            return SQLITE_OK; /* no row */
+        if (k == 0) {
             widened = true;
             break;
         }

@@ -38,6 +38,14 @@ static void ddl_bad(const char *s, const char *needle)
 }
 
 /* the rows of a statement, compared with the expected text */
+static void expect_in(sqlite3 *h, const char *sql, const char *rows)
+{
+    char *got = sqlt_query(h, sql, NULL);
+    if (strcmp(got, rows) != 0)
+        fail_msg("%s\n  expected: [%s]\n  got:      [%s]", sql, rows, got);
+    free(got);
+}
+
 static void expect(const char *sql, const char *rows)
 {
     char *got = sqlt_query(db, sql, NULL);
@@ -222,6 +230,54 @@ static void test_plans(void **state)
     expect("SELECT id FROM customer WHERE id = '2'", "2\n");
     expect("SELECT id FROM customer WHERE id > 2.5 ORDER BY id", "3\n40\n");
     expect("SELECT id FROM customer WHERE name = 'cy'", "3\n");
+}
+
+/* a write statement and the number of rows it changed */
+static void changes_in(sqlite3 *h, const char *sql, const char *const *params, int n)
+{
+    char *got = sqlt_query(h, sql, params);
+    if (got[0])
+        fail_msg("%s: [%s]", sql, got);
+    free(got);
+    if (sqlite3_changes(h) != n)
+        fail_msg("%s: %d rows changed, not %d", sql, sqlite3_changes(h), n);
+}
+
+/* UPDATE and DELETE by a full primary key whose value is of another type than the key column's
+ * (SQLite's comparison converts it): SQLite updates a row found by a unique plan in one pass,
+ * taking the first row the scan returns, so that row must be the one (or none). */
+static void test_other_typed_key_writes(void **state)
+{
+    (void)state;
+    ddl_ok("CREATE SCHEMA TEMPLATE typed "
+           "CREATE TABLE kv (k BIGINT, v BIGINT, PRIMARY KEY (k)) "
+           "CREATE TABLE skv (s STRING, v BIGINT, PRIMARY KEY (s))");
+    ddl_ok("CREATE SCHEMA /test/typed WITH TEMPLATE typed");
+    sqlite3 *h;
+    assert_int_equal(cfdb_sql_open(g_env.db, "/test", "typed", &h, err, sizeof err), 0);
+    expect_in(h, "INSERT INTO kv VALUES (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (-6, 0)", "");
+    expect_in(h, "INSERT INTO skv VALUES ('1', 0), ('2', 0), ('5', 0), ('05', 0)", "");
+    /* an INTEGER key against text: numeric affinity, '-6' is -6 */
+    changes_in(h, "UPDATE kv SET v = 11 WHERE k = '-6'", NULL, 1);
+    changes_in(h, "UPDATE kv SET v = 12 WHERE k = ' 4'", NULL, 1);
+    changes_in(h, "UPDATE kv SET v = 13 WHERE k = 2.0", NULL, 1);
+    changes_in(h, "UPDATE kv SET v = 14 WHERE k = '3.0'", NULL, 1);
+    /* values no integer equals */
+    changes_in(h, "UPDATE kv SET v = 99 WHERE k = 2.5", NULL, 0);
+    changes_in(h, "UPDATE kv SET v = 99 WHERE k = 'x'", NULL, 0);
+    changes_in(h, "UPDATE kv SET v = 99 WHERE k = 9223372036854775808.0", NULL, 0);
+    changes_in(h, "UPDATE kv SET v = 99 WHERE k = x'05'", NULL, 0);
+    static const char *const p5[] = { "t:5", NULL };
+    changes_in(h, "DELETE FROM kv WHERE k = ?", p5, 1);
+    expect_in(h, "SELECT k, v FROM kv ORDER BY k", "-6|11\n1|0\n2|13\n3|14\n4|12\n");
+    expect_in(h, "SELECT k FROM kv WHERE k = '4'", "4\n");
+    /* a STRING key against a number: text affinity for a literal or parameter */
+    changes_in(h, "UPDATE skv SET v = 21 WHERE s = 5", NULL, 1);
+    static const char *const i2[] = { "i:2", NULL };
+    changes_in(h, "UPDATE skv SET v = 22 WHERE s = ?", i2, 1);
+    changes_in(h, "DELETE FROM skv WHERE s = 1", NULL, 1);
+    expect_in(h, "SELECT s, v FROM skv ORDER BY s", "05|0\n2|22\n5|21\n");
+    sqlite3_close(h);
 }
 
 static void test_unique_and_bad_input(void **state)
@@ -432,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_catalog),
         cmocka_unit_test(test_dml_queries),
         cmocka_unit_test(test_plans),
+        cmocka_unit_test(test_other_typed_key_writes),
         cmocka_unit_test(test_unique_and_bad_input),
         cmocka_unit_test(test_transactions),
         cmocka_unit_test(test_continuations),
