@@ -904,13 +904,15 @@ static bool value_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
 }
 
 /* An equality's value as the key column's tuple element, converted as SQLite's comparison
- * converts it: 1 added, 0 not usable (the scan widens), -1 no row's value can be equal, -2 out
- * of memory. An INTEGER or BIGINT column has INTEGER affinity, so the value gets numeric
- * affinity whatever its own (text '-6' is -6, 2.0 is 2; 2.5, 'x' and a blob equal no integer).
+ * converts it: EQ_ADDED, EQ_WIDEN (not usable: the scan widens), EQ_NO_ROW (no row's value
+ * can be equal) or EQ_NO_MEMORY. An INTEGER or BIGINT column has INTEGER affinity, so the
+ * value gets numeric affinity whatever its own (text '-6' is -6, 2.0 is 2; 2.5, 'x' and a blob equal no integer).
  * A BYTES column holds blobs only, and a blob equals no other type. A STRING column against a
  * number is left to SQLite: the number is text for a literal or parameter, but a column of
  * numeric affinity on the other side converts the string instead. */
-static int eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
+typedef enum { EQ_ADDED, EQ_WIDEN, EQ_NO_ROW, EQ_NO_MEMORY } eq_result;
+
+static eq_result eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
 {
     int vt = sqlite3_value_type(v);
     if (col->type == SQL_INTEGER || col->type == SQL_BIGINT) {
@@ -924,7 +926,7 @@ static int eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
             /* on a copy: the argument may be a constant SQLite uses elsewhere */
             sqlite3_value *n = sqlite3_value_dup(v);
             if (!n)
-                return -2;
+                return EQ_NO_MEMORY;
             vt = sqlite3_value_numeric_type(n);
             if (vt == SQLITE_INTEGER)
                 i = sqlite3_value_int64(n);
@@ -934,16 +936,16 @@ static int eq_elem(const sql_col *col, sqlite3_value *v, cfdb_tuple *t)
         }
         if (vt == SQLITE_FLOAT) {
             if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || d != floor(d))
-                return -1;
+                return EQ_NO_ROW;
             i = (sqlite3_int64)d;
         } else if (vt != SQLITE_INTEGER) {
-            return -1;
+            return EQ_NO_ROW;
         }
-        return cfdb_tuple_add_int(t, i) == 0 ? 1 : -2;
+        return cfdb_tuple_add_int(t, i) == 0 ? EQ_ADDED : EQ_NO_MEMORY;
     }
     if (col->type == SQL_BYTES && vt != SQLITE_BLOB)
-        return -1;
-    return value_elem(col, v, t) ? 1 : 0;
+        return EQ_NO_ROW;
+    return value_elem(col, v, t) ? EQ_ADDED : EQ_WIDEN;
 }
 
 static int cur_step(sql_cur *c)
@@ -1020,12 +1022,12 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     uint32_t used = 0;
     bool widened = false;
     for (; used < neq; used++) {
-        int k = eq_elem(&t->cols[order[used]], argv[used], &prefix);
-        if (k == -2)
+        eq_result k = eq_elem(&t->cols[order[used]], argv[used], &prefix);
+        if (k == EQ_NO_MEMORY)
             return SQLITE_NOMEM;
-        if (k < 0)
+        if (k == EQ_NO_ROW)
             return SQLITE_OK; /* no row */
-        if (k == 0) {
+        if (k == EQ_WIDEN) {
             widened = true;
             break;
         }
