@@ -2,6 +2,12 @@
  * ObjectSerializer (cfdb_wire, linked into the test), from Tenant.h's serializer list. */
 #include "tenant_fixture.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,4 +175,35 @@ fdb_error_t tf_set_tenant_mode(FDBDatabase *db, int mode)
     }
     fdb_transaction_destroy(tr);
     return e;
+}
+
+FDBTenant *tf_open_tenant(const char *name)
+{
+    FDBTenant *t = NULL;
+    assert_int_equal(fdb_database_open_tenant(g_env.db, S(name), L(name), &t), 0);
+    assert_non_null(t);
+    return t;
+}
+
+FDBTransaction *tf_tenant_tr(FDBTenant *t)
+{
+    FDBTransaction *tr = NULL;
+    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
+    return tr;
+}
+
+void tf_tenant_set(FDBTenant *t, const char *key, const char *value)
+{
+    FDBTransaction *tr = tf_tenant_tr(t);
+    for (;;) {
+        if (value)
+            fdb_transaction_set(tr, S(key), L(key), S(value), L(value));
+        else
+            fdb_transaction_clear(tr, S(key), L(key));
+        fdb_error_t e = api_commit(tr);
+        if (!e)
+            break;
+        assert_int_equal(api_on_error(tr, e), 0);
+    }
+    fdb_transaction_destroy(tr);
 }

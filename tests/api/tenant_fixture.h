@@ -27,4 +27,11 @@ void tf_prefix(int64_t id, uint8_t out[8]);
  * 0 if it does not fit. */
 int tf_entry_value(int64_t id, const char *name, uint8_t *out, int cap);
 
+/* Opening a tenant, a transaction in it, and a committed write there, each asserting success
+ * (cmocka): the tenant named name of g_env.db; a new transaction of t; key=value set in t
+ * (value NULL: key cleared) and committed with the standard retry loop. */
+FDBTenant *tf_open_tenant(const char *name);
+FDBTransaction *tf_tenant_tr(FDBTenant *t);
+void tf_tenant_set(FDBTenant *t, const char *key, const char *value);
+
 #endif

@@ -44,34 +44,6 @@ static int group_teardown(void **state)
     return api_env_teardown();
 }
 
-static FDBTenant *open_tenant(const char *name)
-{
-    FDBTenant *t = NULL;
-    assert_int_equal(fdb_database_open_tenant(g_env.db, S(name), L(name), &t), 0);
-    assert_non_null(t);
-    return t;
-}
-
-static FDBTransaction *tenant_tr(FDBTenant *t)
-{
-    FDBTransaction *tr = NULL;
-    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
-    return tr;
-}
-
-static void tenant_set(FDBTenant *t, const char *key, const char *value)
-{
-    FDBTransaction *tr = tenant_tr(t);
-    for (;;) {
-        fdb_transaction_set(tr, S(key), L(key), S(value), L(value));
-        fdb_error_t e = api_commit(tr);
-        if (!e)
-            break;
-        assert_int_equal(api_on_error(tr, e), 0);
-    }
-    fdb_transaction_destroy(tr);
-}
-
 /* The rows of a selector range read as "k=v," text; the future must be ready within 3 s. */
 static fdb_error_t sel_range(FDBTransaction *tr, const char *bk, int bl, int bor, int bofs, const char *ek, int el,
                              int eor, int eofs, int limit, int reverse, char *out, size_t cap)
@@ -103,7 +75,7 @@ static int g_edge_ryw_off, g_edge_write;
 
 static FDBTransaction *edge_tr(void)
 {
-    FDBTransaction *tr = tenant_tr(g_edge_tenant);
+    FDBTransaction *tr = tf_tenant_tr(g_edge_tenant);
     if (g_edge_ryw_off)
         assert_int_equal(fdb_transaction_set_option(tr, FDB_TR_OPTION_READ_YOUR_WRITES_DISABLE, NULL, 0), 0);
     if (g_edge_write)
@@ -197,15 +169,15 @@ static void test_selectors_past_tenant_edges(void **state)
     (void)state;
     int64_t id, id2;
     assert_int_equal(tf_create_tenant(g_env.db, "sel-edges", &id), 0);
-    FDBTenant *t = open_tenant("sel-edges");
-    tenant_set(t, "a", "1");
-    tenant_set(t, "b", "2");
-    tenant_set(t, "c", "3");
+    FDBTenant *t = tf_open_tenant("sel-edges");
+    tf_tenant_set(t, "a", "1");
+    tf_tenant_set(t, "b", "2");
+    tf_tenant_set(t, "c", "3");
     check_all_edges(t);
     assert_int_equal(tf_create_tenant(g_env.db, "sel-edges-next", &id2), 0);
-    FDBTenant *next = open_tenant("sel-edges-next");
-    tenant_set(next, "", "next-first");
-    tenant_set(next, "x", "next-x");
+    FDBTenant *next = tf_open_tenant("sel-edges-next");
+    tf_tenant_set(next, "", "next-first");
+    tf_tenant_set(next, "x", "next-x");
     assert_int_equal(api_set_committed("zzz", 3, "raw", 3), 0);
     check_all_edges(t);
     fdb_tenant_destroy(next);
@@ -509,11 +481,11 @@ static void test_metadata_reads_when_cancelled(void **state)
 
     int64_t id;
     assert_int_equal(tf_create_tenant(g_env.db, "meta-gone", &id), 0);
-    FDBTenant *t = open_tenant("meta-gone");
-    tenant_set(t, "b", "1");
+    FDBTenant *t = tf_open_tenant("meta-gone");
+    tf_tenant_set(t, "b", "1");
     assert_int_equal(tf_delete_tenant(g_env.db, "meta-gone", id), 0);
     /* live: the tenant's error */
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     assert_int_equal(estimate_err(tr), 2131);
     int present, len;
     char buf[8];
@@ -524,7 +496,7 @@ static void test_metadata_reads_when_cancelled(void **state)
     assert_int_equal(split_err(tr), 1025);
     assert_int_equal(api_get(tr, S("b"), 1, 0, &present, buf, sizeof buf, &len), 1025);
     fdb_transaction_destroy(tr);
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     fdb_transaction_cancel(tr);
     assert_int_equal(estimate_err(tr), 1025);
     assert_int_equal(split_err(tr), 1025);
@@ -542,13 +514,13 @@ static void test_own_clear_in_deleted_tenant(void **state)
     (void)state;
     int64_t id;
     assert_int_equal(tf_create_tenant(g_env.db, "cleared-gone", &id), 0);
-    FDBTenant *t = open_tenant("cleared-gone");
-    tenant_set(t, "c", "1");
+    FDBTenant *t = tf_open_tenant("cleared-gone");
+    tf_tenant_set(t, "c", "1");
     fdb_tenant_destroy(t);
     assert_int_equal(tf_delete_tenant(g_env.db, "cleared-gone", id), 0);
-    t = open_tenant("cleared-gone");
+    t = tf_open_tenant("cleared-gone");
     assert_int_equal(api_wait_destroy(fdb_tenant_get_id(t)), 2131);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     fdb_transaction_clear_range(tr, S("a"), 1, S("m"), 1);
     fdb_transaction_set(tr, S("d"), 1, S("own"), 3);
     char out[128];
@@ -584,7 +556,7 @@ static void test_own_clear_in_deleted_tenant(void **state)
     assert_int_equal(api_commit(tr), 2131);
     fdb_transaction_destroy(tr);
     /* snapshot reads go the same way */
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     fdb_transaction_clear_range(tr, S(""), 0, S("\xff"), 1);
     f = fdb_transaction_get_range(tr, S(""), 0, 0, 1, S("\xff"), 1, 0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0, 1, 0);
     assert_int_equal(api_wait_ms(f, 3000), 0);

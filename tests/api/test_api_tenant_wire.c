@@ -129,19 +129,12 @@ static char *id_text(void)
     return buf;
 }
 
-static FDBTransaction *tenant_tr(FDBTenant *t)
-{
-    FDBTransaction *tr;
-    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
-    return tr;
-}
-
 static void test_lookup_and_reads(void **state)
 {
     (void)state;
     FDBTenant *t;
     assert_int_equal(fdb_database_open_tenant(g_env.db, S("wire"), 4, &t), 0);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     char buf[16];
     int present, len;
     assert_int_equal(api_get(tr, S("wire/get"), 8, 0, &present, buf, sizeof buf, &len), 0);
@@ -200,7 +193,7 @@ static void test_commit_is_prefixed(void **state)
     (void)state;
     FDBTenant *t;
     assert_int_equal(fdb_database_open_tenant(g_env.db, S("wire"), 4, &t), 0);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     char buf[16];
     int present, len;
     assert_int_equal(api_get(tr, S("wc/read"), 7, 0, &present, buf, sizeof buf, &len), 0);
@@ -281,12 +274,12 @@ static void test_watch_request(void **state)
     (void)state;
     FDBTenant *t;
     assert_int_equal(fdb_database_open_tenant(g_env.db, S("wire"), 4, &t), 0);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     FDBFuture *w = fdb_transaction_watch(tr, S("ww"), 2);
     assert_int_equal(api_commit(tr), 0);
     fdb_transaction_destroy(tr);
     /* fire it so that the request is surely out and answered */
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     fdb_transaction_set(tr, S("ww"), 2, S("1"), 1);
     assert_int_equal(api_commit(tr), 0);
     fdb_transaction_destroy(tr);

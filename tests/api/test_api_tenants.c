@@ -52,42 +52,10 @@ static int group_teardown(void **state)
     return api_env_teardown();
 }
 
-static FDBTenant *open_tenant(const char *name)
-{
-    FDBTenant *t = NULL;
-    assert_int_equal(fdb_database_open_tenant(g_env.db, S(name), L(name), &t), 0);
-    assert_non_null(t);
-    return t;
-}
-
-static FDBTransaction *tenant_tr(FDBTenant *t)
-{
-    FDBTransaction *tr = NULL;
-    assert_int_equal(fdb_tenant_create_transaction(t, &tr), 0);
-    return tr;
-}
-
-/* set key=value in the tenant (value NULL: clear), committed with a retry loop */
-static void tenant_set(FDBTenant *t, const char *key, const char *value)
-{
-    FDBTransaction *tr = tenant_tr(t);
-    for (;;) {
-        if (value)
-            fdb_transaction_set(tr, S(key), L(key), S(value), L(value));
-        else
-            fdb_transaction_clear(tr, S(key), L(key));
-        fdb_error_t e = api_commit(tr);
-        if (!e)
-            break;
-        assert_int_equal(api_on_error(tr, e), 0);
-    }
-    fdb_transaction_destroy(tr);
-}
-
 /* the tenant's value of key into buf ("" and returns 0 when absent), or the error */
 static fdb_error_t tenant_get(FDBTenant *t, const void *key, int klen, char *buf, int cap)
 {
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     int present = 0, len = 0;
     fdb_error_t e = api_get(tr, key, klen, 0, &present, buf, cap - 1, &len);
     buf[present && !e ? len : 0] = 0;
@@ -99,7 +67,7 @@ static fdb_error_t tenant_get(FDBTenant *t, const void *key, int klen, char *buf
 static fdb_error_t tenant_range(FDBTenant *t, const char *b, int bl, const char *e, int el, int reverse, char *out,
                                 size_t cap)
 {
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     FDBFuture *f = fdb_transaction_get_range(tr, S(b), bl, 0, 1, S(e), el, 0, 1, 0, 0, FDB_STREAMING_MODE_WANT_ALL, 0,
                                              0, reverse);
     fdb_error_t err = api_wait(f);
@@ -132,7 +100,7 @@ static void test_get_id(void **state)
 {
     (void)state;
     assert_true(g_alpha >= 1 && g_beta == g_alpha + 1);
-    FDBTenant *t = open_tenant("alpha");
+    FDBTenant *t = tf_open_tenant("alpha");
     FDBFuture *f = fdb_tenant_get_id(t);
     assert_int_equal(api_wait(f), 0);
     int64_t id = 0;
@@ -140,7 +108,7 @@ static void test_get_id(void **state)
     assert_int_equal(id, g_alpha);
     fdb_future_destroy(f);
     fdb_tenant_destroy(t);
-    t = open_tenant("beta");
+    t = tf_open_tenant("beta");
     f = fdb_tenant_get_id(t);
     assert_int_equal(api_wait(f), 0);
     assert_int_equal(fdb_future_get_int64(f, &id), 0);
@@ -152,11 +120,11 @@ static void test_get_id(void **state)
 static void test_missing_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("no-such-tenant");
+    FDBTenant *t = tf_open_tenant("no-such-tenant");
     assert_int_equal(api_wait_destroy(fdb_tenant_get_id(t)), 2131);
     char buf[16];
     assert_int_equal(tenant_get(t, "k", 1, buf, sizeof buf), 2131);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     fdb_transaction_set(tr, S("k"), 1, S("v"), 1);
     assert_int_equal(api_commit(tr), 2131);
     /* not retryable: on_error gives it back */
@@ -171,7 +139,7 @@ static void test_missing_tenant(void **state)
     assert_int_equal(api_wait_destroy(fdb_tenant_get_id(t)), 2131);
     fdb_tenant_destroy(t);
     /* a new handle finds it */
-    t = open_tenant("no-such-tenant");
+    t = tf_open_tenant("no-such-tenant");
     FDBFuture *f = fdb_tenant_get_id(t);
     assert_int_equal(api_wait(f), 0);
     int64_t got;
@@ -186,9 +154,9 @@ static void test_missing_tenant(void **state)
 static void test_isolation_and_prefix(void **state)
 {
     (void)state;
-    FDBTenant *a = open_tenant("alpha"), *b = open_tenant("beta");
-    tenant_set(a, "iso/k", "in-alpha");
-    tenant_set(b, "iso/k", "in-beta");
+    FDBTenant *a = tf_open_tenant("alpha"), *b = tf_open_tenant("beta");
+    tf_tenant_set(a, "iso/k", "in-alpha");
+    tf_tenant_set(b, "iso/k", "in-beta");
     assert_int_equal(api_set_committed("iso/k", 5, "raw", 3), 0);
     char buf[64];
     assert_int_equal(tenant_get(a, "iso/k", 5, buf, sizeof buf), 0);
@@ -229,7 +197,7 @@ static void test_isolation_and_prefix(void **state)
     fdb_future_destroy(f);
     fdb_transaction_destroy(tr);
     /* a tenant's clear_range clears its keys only */
-    tr = tenant_tr(a);
+    tr = tf_tenant_tr(a);
     fdb_transaction_clear_range(tr, S("iso/"), 4, S("iso0"), 4);
     assert_int_equal(api_commit(tr), 0);
     fdb_transaction_destroy(tr);
@@ -249,21 +217,21 @@ static void test_range_and_selectors_at_edges(void **state)
     int64_t id, id2;
     assert_int_equal(tf_create_tenant(g_env.db, "edges", &id), 0);
     assert_int_equal(tf_create_tenant(g_env.db, "edges-after", &id2), 0);
-    FDBTenant *t = open_tenant("edges");
-    tenant_set(t, "b", "2");
-    tenant_set(t, "a", "1");
-    tenant_set(t, "c", "3");
+    FDBTenant *t = tf_open_tenant("edges");
+    tf_tenant_set(t, "b", "2");
+    tf_tenant_set(t, "a", "1");
+    tf_tenant_set(t, "c", "3");
     /* keys in the tenants just before and just after it */
-    FDBTenant *before = open_tenant("alpha"), *after = open_tenant("edges-after");
-    tenant_set(before, "zz", "alpha-last");
-    tenant_set(after, "", "beta-first");
+    FDBTenant *before = tf_open_tenant("alpha"), *after = tf_open_tenant("edges-after");
+    tf_tenant_set(before, "zz", "alpha-last");
+    tf_tenant_set(after, "", "beta-first");
     char out[256];
     assert_int_equal(tenant_range(t, "", 0, "\xff", 1, 0, out, sizeof out), 0);
     assert_string_equal(out, "a=1,b=2,c=3,");
     assert_int_equal(tenant_range(t, "", 0, "\xff", 1, 1, out, sizeof out), 0);
     assert_string_equal(out, "c=3,b=2,a=1,");
     /* selectors: before the first key resolves to the tenant's start, past the last to its end */
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     FDBFuture *f = fdb_transaction_get_key(tr, S("a"), 1, 0, 0, 0); /* lastLessThan("a") */
     assert_int_equal(api_wait(f), 0);
     const uint8_t *key;
@@ -298,8 +266,8 @@ static void test_range_and_selectors_at_edges(void **state)
 static void test_native_get_key_past_tenant_end(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("edges");
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTenant *t = tf_open_tenant("edges");
+    FDBTransaction *tr = tf_tenant_tr(t);
     FDBFuture *f;
     const uint8_t *key;
     int kl;
@@ -321,10 +289,10 @@ static void test_native_get_key_past_tenant_end(void **state)
 static void test_system_keys_in_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("alpha");
+    FDBTenant *t = tf_open_tenant("alpha");
     char buf[16];
     assert_int_equal(tenant_get(t, "\xff/x", 3, buf, sizeof buf), 2004);
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTransaction *tr = tf_tenant_tr(t);
     fdb_transaction_set(tr, S("\xff/x"), 3, S("v"), 1);
     assert_int_equal(api_commit(tr), 2004);
     static const FDBTransactionOption refused[] = { FDB_TR_OPTION_READ_SYSTEM_KEYS, FDB_TR_OPTION_ACCESS_SYSTEM_KEYS,
@@ -344,8 +312,8 @@ static void test_system_keys_in_tenant(void **state)
 static void test_versionstamps_in_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("beta");
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTenant *t = tf_open_tenant("beta");
+    FDBTransaction *tr = tf_tenant_tr(t);
     /* key "vs/" + 10 placeholder bytes, offset 3 (little-endian) */
     uint8_t key[17] = { 'v', 's', '/', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0 };
     fdb_transaction_atomic_op(tr, key, sizeof key, S("stamped"), 7, FDB_MUTATION_TYPE_SET_VERSIONSTAMPED_KEY);
@@ -369,7 +337,7 @@ static void test_versionstamps_in_tenant(void **state)
     assert_int_equal(tenant_get(t, want, sizeof want, buf, sizeof buf), 0);
     assert_string_equal(buf, "stamped");
     int present, len;
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     assert_int_equal(api_get(tr, S("vsv"), 3, 0, &present, buf, sizeof buf, &len), 0);
     assert_true(present);
     assert_int_equal(len, 11);
@@ -390,12 +358,12 @@ static void test_versionstamps_in_tenant(void **state)
 static void test_conflicts_are_per_tenant(void **state)
 {
     (void)state;
-    FDBTenant *a = open_tenant("alpha"), *b = open_tenant("beta");
-    tenant_set(a, "cf", "0");
-    tenant_set(b, "cf", "0");
+    FDBTenant *a = tf_open_tenant("alpha"), *b = tf_open_tenant("beta");
+    tf_tenant_set(a, "cf", "0");
+    tf_tenant_set(b, "cf", "0");
     char buf[16];
     int present, len;
-    FDBTransaction *t1 = tenant_tr(a), *t2 = tenant_tr(a), *t3 = tenant_tr(b);
+    FDBTransaction *t1 = tf_tenant_tr(a), *t2 = tf_tenant_tr(a), *t3 = tf_tenant_tr(b);
     assert_int_equal(api_get(t1, S("cf"), 2, 0, &present, buf, sizeof buf, &len), 0);
     assert_int_equal(api_get(t3, S("cf"), 2, 0, &present, buf, sizeof buf, &len), 0);
     fdb_transaction_set(t2, S("cf"), 2, S("1"), 1);
@@ -416,19 +384,19 @@ static void test_conflicts_are_per_tenant(void **state)
 static void test_watch_in_tenant(void **state)
 {
     (void)state;
-    FDBTenant *a = open_tenant("alpha");
-    tenant_set(a, "w", "0");
-    FDBTransaction *tr = tenant_tr(a);
+    FDBTenant *a = tf_open_tenant("alpha");
+    tf_tenant_set(a, "w", "0");
+    FDBTransaction *tr = tf_tenant_tr(a);
     FDBFuture *w = fdb_transaction_watch(tr, S("w"), 1);
     assert_int_equal(api_commit(tr), 0);
     fdb_transaction_destroy(tr);
     /* the raw key of the same name and beta's are other keys */
     assert_int_equal(api_set_committed("w", 1, "raw", 3), 0);
-    FDBTenant *b = open_tenant("beta");
-    tenant_set(b, "w", "b");
+    FDBTenant *b = tf_open_tenant("beta");
+    tf_tenant_set(b, "w", "b");
     usleep(200 * 1000);
     assert_false(fdb_future_is_ready(w));
-    tenant_set(a, "w", "1");
+    tf_tenant_set(a, "w", "1");
     assert_int_equal(api_wait_ms(w, 5000), 0);
     fdb_future_destroy(w);
     fdb_tenant_destroy(a);
@@ -440,8 +408,8 @@ static void test_watch_in_tenant(void **state)
 static void test_metadata_and_mapped_in_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("alpha");
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTenant *t = tf_open_tenant("alpha");
+    FDBTransaction *tr = tf_tenant_tr(t);
     FDBFuture *f = fdb_transaction_get_estimated_range_size_bytes(tr, S(""), 0, S("\xff"), 1);
     assert_int_equal(api_wait(f), 0);
     int64_t size = -1;
@@ -467,7 +435,7 @@ static void test_metadata_and_mapped_in_tenant(void **state)
     static const uint8_t idx2[] = { 0x02, 'i', 0x00, 0x02, 'v', 0x00, 0x02, '2', 0x00 };
     static const uint8_t mapper[] = { 0x02, 'r', 0x00, 0x02, '{', 'K', '[', '2', ']', '}', 0x00, 0x02, '{', '.', '.',
                                       '.', '}', 0x00 };
-    tr = tenant_tr(t);
+    tr = tf_tenant_tr(t);
     fdb_transaction_set(tr, rec1, sizeof rec1, S("one"), 3);
     fdb_transaction_set(tr, rec2, sizeof rec2, S("two"), 3);
     fdb_transaction_set(tr, idx1, sizeof idx1, S(""), 0);
@@ -497,8 +465,8 @@ static void test_metadata_and_mapped_in_tenant(void **state)
 static void test_transactions_keep_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("alpha");
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTenant *t = tf_open_tenant("alpha");
+    FDBTransaction *tr = tf_tenant_tr(t);
     fdb_tenant_destroy(t); /* the transaction holds it */
     fdb_transaction_set(tr, S("kept"), 4, S("yes"), 3);
     assert_int_equal(api_commit(tr), 0);
@@ -518,13 +486,13 @@ static void test_tenant_deleted(void **state)
     (void)state;
     int64_t id;
     assert_int_equal(tf_create_tenant(g_env.db, "gone", &id), 0);
-    FDBTenant *t = open_tenant("gone");
-    tenant_set(t, "foo", "bar");
+    FDBTenant *t = tf_open_tenant("gone");
+    tf_tenant_set(t, "foo", "bar");
     char buf[16];
     assert_int_equal(tenant_get(t, "foo", 3, buf, sizeof buf), 0);
     assert_string_equal(buf, "bar");
-    tenant_set(t, "foo", NULL);
-    FDBTransaction *tr = tenant_tr(t);
+    tf_tenant_set(t, "foo", NULL);
+    FDBTransaction *tr = tf_tenant_tr(t);
     int present, len;
     assert_int_equal(api_get(tr, S("foo"), 3, 0, &present, buf, sizeof buf, &len), 0);
     assert_false(present);
@@ -540,8 +508,8 @@ static void test_tenant_deleted(void **state)
 static void test_read_version_and_size_limit_in_tenant(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("alpha");
-    FDBTransaction *tr = tenant_tr(t);
+    FDBTenant *t = tf_open_tenant("alpha");
+    FDBTransaction *tr = tf_tenant_tr(t);
     /* an old read version: transaction_too_old */
     fdb_transaction_set_read_version(tr, 1);
     char buf[16];
@@ -569,7 +537,7 @@ static fdb_error_t poll_get(FDBTenant *t, fdb_error_t want, int raw)
 {
     fdb_error_t e = -1;
     for (int i = 0; i < 100; i++) {
-        FDBTransaction *tr = t ? tenant_tr(t) : api_tr();
+        FDBTransaction *tr = t ? tf_tenant_tr(t) : api_tr();
         if (raw)
             fdb_transaction_set_option(tr, FDB_TR_OPTION_RAW_ACCESS, NULL, 0);
         char buf[16];
@@ -586,7 +554,7 @@ static fdb_error_t poll_get(FDBTenant *t, fdb_error_t want, int raw)
 static void test_tenant_modes(void **state)
 {
     (void)state;
-    FDBTenant *t = open_tenant("alpha");
+    FDBTenant *t = tf_open_tenant("alpha");
     assert_int_equal(tf_set_tenant_mode(g_env.db, 2), 0);
     assert_int_equal(poll_get(NULL, 2130, 0), 2130);
     /* raw access still works; a tenant's transaction works */
