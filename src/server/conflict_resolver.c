@@ -447,6 +447,62 @@ static bool range_nonempty(const cfdb_conflict_range *c)
     return cfdb_bytes_cmp(c->begin, c->end) < 0;
 }
 
+static int range_begin_cmp(const void *x, const void *y)
+{
+    return cfdb_bytes_cmp(((const cfdb_conflict_range *)x)->begin, ((const cfdb_conflict_range *)y)->begin);
+}
+
+/* The union of the read ranges that step 3 will check, as sorted disjoint ranges in
+ * *out (from a). */
+static int read_union(const cfdb_resolver_txn *txns, const cfdb_resolver_result *results, size_t count,
+                      cfdb_arena *a, cfdb_conflict_range **out, size_t *n_out)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < count; t++)
+        if (results[t].status == CFDB_RESOLVE_COMMITTED)
+            n += txns[t].read_count;
+    *out = NULL;
+    *n_out = 0;
+    if (!n)
+        return 0;
+    cfdb_conflict_range *u = cfdb_arena_alloc(a, n * sizeof *u);
+    if (!u)
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    n = 0;
+    for (size_t t = 0; t < count; t++)
+        if (results[t].status == CFDB_RESOLVE_COMMITTED)
+            for (size_t i = 0; i < txns[t].read_count; i++)
+                if (range_nonempty(&txns[t].read_ranges[i]))
+                    u[n++] = txns[t].read_ranges[i];
+    qsort(u, n, sizeof *u, range_begin_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cfdb_bytes_cmp(u[i].begin, u[m - 1].end) <= 0) {
+            if (cfdb_bytes_cmp(u[i].end, u[m - 1].end) > 0)
+                u[m - 1].end = u[i].end;
+        } else {
+            u[m++] = u[i];
+        }
+    }
+    *out = u;
+    *n_out = m;
+    return 0;
+}
+
+/* Whether w meets any of the sorted disjoint ranges u[0..n). */
+static bool union_meets(const cfdb_conflict_range *u, size_t n, const cfdb_conflict_range *w)
+{
+    size_t lo = 0, hi = n; /* the first range that ends after w's begin */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cfdb_bytes_cmp(u[mid].end, w->begin) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && cfdb_bytes_cmp(u[lo].begin, w->end) < 0;
+}
+
 int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
                           const cfdb_resolver_txn *txns, size_t count, cfdb_arena *a,
                           cfdb_resolver_result *results)
@@ -480,8 +536,14 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
         }
     }
 
-    /* 3: against earlier survivors of this batch, in batch order. Only transactions
-     * before the last one that still reads need their writes in the batch map. */
+    /* 3: against earlier survivors of this batch, in batch order. Only writes that meet
+     * some read range still to check go into the batch map (a transaction's own
+     * self-conflict range, say, meets no other's), and only those of transactions before
+     * the last one that still reads. */
+    cfdb_conflict_range *reads;
+    size_t n_reads;
+    if (read_union(txns, results, count, a, &reads, &n_reads))
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     size_t readers_end = 0;
     for (size_t t = 0; t < count; t++)
         if (results[t].status == CFDB_RESOLVE_COMMITTED && txns[t].read_count)
@@ -509,8 +571,13 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
         }
         if (res->status != CFDB_RESOLVE_COMMITTED)
             continue;
-        if (im_write_ranges(&r->batch, tx->write_ranges, tx->write_count, commit_version))
-            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+        for (size_t i = 0; i < tx->write_count; i++) {
+            const cfdb_conflict_range *w = &tx->write_ranges[i];
+            im_node *update[IM_MAX_HEIGHT];
+            if (range_nonempty(w) && union_meets(reads, n_reads, w) &&
+                im_write(&r->batch, w->begin, w->end, commit_version, update, false))
+                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+        }
     }
 
     /* 4: the survivors' writes become history at the commit version. */
