@@ -141,9 +141,9 @@ static void im_find(const interval_map *m, cfdb_bytes key, bool or_equal, im_nod
 }
 
 /* The same as im_find, for a key at or after the key an earlier search filled update[]
- * for, with no boundary removed since at or before that key: the search starts from
- * update[] instead of head, so a run of increasing keys costs about the distance between
- * them rather than a whole descent each. */
+ * for, with no boundary removed since at or before that key: each level's walk starts
+ * from update[] (or from where the level above stopped, when that is further) instead of
+ * head, so a run of increasing keys walks only the boundaries between them. */
 static void im_find_on(const interval_map *m, cfdb_bytes key, im_node **update)
 {
     im_node *x = m->head;
