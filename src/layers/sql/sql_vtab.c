@@ -42,6 +42,7 @@ SQLITE_EXTENSION_INIT3
 #include "cfdb/errors.h"
 #include "cfdb/records/cursor.h"
 #include "sql_catalog.h"
+#include "sql_indexes.h"
 
 #define CFDB_SQL_EST_ROWS 100000.0
 
@@ -1943,6 +1944,33 @@ static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_free(out);
 }
 
+/* cfdb_build_indexes([max records per transaction [, max transactions]]): builds the
+ * indexes that are not readable (sql_indexes.c); the number of batch transactions. */
+static void fn_build_indexes(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sql_conn *c = sqlite3_user_data(ctx);
+    if (c->tr || c->writing || !sqlite3_get_autocommit(c->db)) {
+        sqlite3_result_error(ctx, "cfdb_build_indexes: not inside a transaction", -1);
+        return;
+    }
+    int64_t lim[2] = { 0, 0 };
+    for (int i = 0; i < argc && i < 2; i++)
+        if ((lim[i] = sqlite3_value_int64(argv[i])) < 0 || lim[i] > UINT32_MAX) {
+            sqlite3_result_error(ctx, "cfdb_build_indexes: limits are counts (0: the default)", -1);
+            return;
+        }
+    sql_build_report rep;
+    char err[768] = "";
+    int rc = sql_indexes_build(c->fdb, c->md, c->prefix, c->readable, (uint32_t)lim[0], (uint32_t)lim[1], &rep,
+                               err, sizeof err);
+    if (rc) {
+        c->last_error = rc;
+        sqlite3_result_error(ctx, err, -1);
+        return;
+    }
+    sqlite3_result_int64(ctx, rep.transactions);
+}
+
 static void conn_fn_free(void *p)
 {
     conn_unref(p);
@@ -1988,6 +2016,9 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
         c->schema[i] = (char)((schema[i] >= 'a' && schema[i] <= 'z') ? schema[i] - 32 : schema[i]);
     load_ctx l = { cat, c, c->db_path, c->schema, &c->md_arena, { 0 }, NULL, NULL };
     rc = run_txn(fdb, load_txn, &l, err, errcap);
+    /* indexes the upgrade left unbuilt: the online indexer, in bounded transactions */
+    if (!rc)
+        rc = sql_indexes_build_on_open(fdb, l.md, l.info.prefix, l.readable, err, errcap);
     if (rc) {
         cfdb_rl_metadata_free(l.md);
         conn_unref(c);
@@ -2024,9 +2055,11 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
             break;
         }
     }
-    c->refs += 4;
+    c->refs += 5;
     if (!rc && (sqlite3_create_function_v2(db, "cfdb_ddl", 1, SQLITE_UTF8, c, fn_ddl, NULL, NULL,
                                            conn_fn_free) != SQLITE_OK ||
+                sqlite3_create_function_v2(db, "cfdb_build_indexes", -1, SQLITE_UTF8, c, fn_build_indexes,
+                                           NULL, NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_tables", 0, SQLITE_UTF8, c, fn_tables, NULL,
                                            NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_index_value", -1, SQLITE_UTF8, c,

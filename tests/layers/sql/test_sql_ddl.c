@@ -166,7 +166,7 @@ static void test_metadata(void **state)
     (void)state;
     sql_ddl *d = parse_ok(tmpl_ddl);
     cfdb_bytes md;
-    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 3, &md, err, sizeof err), 0);
+    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 3, NULL, &md, err, sizeof err), 0);
     cfdb_rl_metadata *m = NULL;
     cfdb_pb_error pe = { 0 };
     int rc = cfdb_rl_metadata_from_proto(md.ptr, md.len, &m, &pe);
@@ -218,7 +218,7 @@ static void test_metadata(void **state)
     /* INTERMINGLE_TABLES = true: no record type key in the primary key */
     d = parse_ok("CREATE SCHEMA TEMPLATE t CREATE TABLE x (a BIGINT, PRIMARY KEY(a)) "
                  "WITH OPTIONS (INTERMINGLE_TABLES = true)");
-    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 1, &md, err, sizeof err), 0);
+    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 1, NULL, &md, err, sizeof err), 0);
     assert_int_equal(cfdb_rl_metadata_from_proto(md.ptr, md.len, &m, &pe), 0);
     assert_int_equal(m->record_types[0].primary_key->kind, CFDB_KEX_FIELD);
     cfdb_rl_metadata_free(m);
