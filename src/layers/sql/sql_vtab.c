@@ -448,8 +448,6 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
         const cfdb_rl_index *ix = rt->indexes[k];
         if (strcmp(ix->type, "value") != 0)
             continue;
-        if (c->readable && !c->readable[ix - c->md->indexes])
-            continue;
         const cfdb_kex *root = ix->root;
         uint32_t split = 0;
         if (root->kind == CFDB_KEX_KEY_WITH_VALUE)
@@ -752,6 +750,9 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     double best_total = best.cost + (info->nOrderBy && !best.order_consumed
                                          ? best.rows * log2(best.rows + 1) / 4 : 0);
     for (uint32_t i = 0; i < t->nixs; i++) {
+        /* an index being built (or disabled) is not planned: readable[] is the store's */
+        if (t->conn->readable && !t->conn->readable[t->ixs[i].ix - t->conn->md->indexes])
+            continue;
         plan_candidate(t, info, (int)i, &cur);
         double total = cur.cost + (info->nOrderBy && !cur.order_consumed
                                        ? cur.rows * log2(cur.rows + 1) / 4 : 0);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Template upgrades of big stores: the indexes a new template version adds are built by the
+ * Record Layer's online indexer in bounded transactions when the schema is opened.
+ *
+ * A schema with 3,000 rows of template version 1 (a value index BY_QTY and a COUNT index)
+ * gets version 2, which adds a value index BY_CITY and a unique index BY_CODE and keeps the
+ * others unchanged:
+ *  - an open limited to 5 batches of 100 records (cfdb_sql_set_index_build_limits) commits
+ *    at least 5 transactions (the server's commit counter), leaves BY_CITY partly built and
+ *    not used by the planner, while BY_QTY and the COUNT index stay readable and exact;
+ *  - writes while BY_CITY is write-only maintain it;
+ *  - SELECT cfdb_build_indexes() resumes: 25 more batches for BY_CITY (not 30: the built
+ *    ranges are kept) and 30 for BY_CODE, 55 in all, so nothing else (no unchanged index)
+ *    was rebuilt; the server counts at least 55 more commits;
+ *  - queries through the new indexes give the rows of a full scan (`+col` keeps SQLite from
+ *    offering the constraint to the index) and their plans name the index;
+ *  - a second schema of the same template whose rows repeat a code cannot build BY_CODE:
+ *    its open fails with "UNIQUE index BY_CODE of ITEM cannot be built" naming the key. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../api/api_helpers.h"
+#include "cfdb/sql.h"
+#include "sql_test_util.h"
+
+#define ROWS 3000
+#define DUP_ROWS 300
+
+static char err[768];
+
+static void ddl_ok(const char *s)
+{
+    if (cfdb_sql_ddl(g_env.db, s, err, sizeof err))
+        fail_msg("DDL failed: %s\n  for: %s", err, s);
+}
+
+static char *q(sqlite3 *db, const char *sql)
+{
+    return sqlt_query(db, sql, NULL);
+}
+
+static void expect(sqlite3 *db, const char *sql, const char *rows)
+{
+    char *got = q(db, sql);
+    if (strcmp(got, rows) != 0)
+        fail_msg("%s\n  expected: [%s]\n  got:      [%s]", sql, rows, got);
+    free(got);
+}
+
+static bool plan_has(sqlite3 *db, const char *sql, const char *needle)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "EXPLAIN QUERY PLAN %s", sql);
+    char *p = q(db, buf);
+    bool has = strstr(p, needle) != NULL;
+    free(p);
+    return has;
+}
+
+static unsigned long long commits(void)
+{
+    unsigned long long n = 0;
+    assert_int_equal(api_server_status(&g_env.server, "commits", &n), 0);
+    return n;
+}
+
+static const char v1[] =
+    "CREATE SCHEMA TEMPLATE up "
+    "CREATE TABLE item (id BIGINT, code STRING NOT NULL, city STRING, qty BIGINT, PRIMARY KEY (id)) "
+    "CREATE INDEX by_qty ON item (qty) "
+    "CREATE INDEX n_all AS SELECT COUNT(*) FROM item";
+static const char v2[] =
+    "CREATE SCHEMA TEMPLATE up "
+    "CREATE TABLE item (id BIGINT, code STRING NOT NULL, city STRING, qty BIGINT, PRIMARY KEY (id)) "
+    "CREATE INDEX by_qty ON item (qty) "
+    "CREATE INDEX n_all AS SELECT COUNT(*) FROM item "
+    "CREATE INDEX by_city ON item (city) "
+    "CREATE UNIQUE INDEX by_code ON item (code)";
+
+/* rows 1..n: code c<i> (or d<i % 100> when dup), city city<i % 7>, qty i % 50 */
+static void fill(sqlite3 *db, int n, bool dup)
+{
+    char sql[256];
+    for (int i = 1; i <= n; i++) {
+        if (i % 500 == 1)
+            assert_int_equal(cfdb_sql_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+        snprintf(sql, sizeof sql, "INSERT INTO item VALUES (%d, '%c%d', 'city%d', %d)", i, dup ? 'd' : 'c',
+                 dup ? i % 100 : i, i % 7, i % 50);
+        char *e = NULL;
+        if (cfdb_sql_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+            fail_msg("%s: %s", sql, e);
+        if (i % 500 == 0 || i == n)
+            assert_int_equal(cfdb_sql_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    }
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    if (api_env_setup(NULL))
+        return -1;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return api_env_teardown();
+}
+
+/* The rows a query through an index gives equal those of a full scan, and the plans say so. */
+static void same_as_scan(sqlite3 *db, const char *col, const char *value, const char *index)
+{
+    char ix[256], scan[256], ixplan[64];
+    snprintf(ix, sizeof ix, "SELECT id, code, city, qty FROM item WHERE %s = %s ORDER BY id", col, value);
+    snprintf(scan, sizeof scan, "SELECT id, code, city, qty FROM item WHERE +%s = %s ORDER BY id", col, value);
+    snprintf(ixplan, sizeof ixplan, "Index(%s ", index);
+    if (!plan_has(db, ix, ixplan))
+        fail_msg("%s does not use %s", ix, index);
+    assert_false(plan_has(db, scan, "Index("));
+    char *a = q(db, ix), *b = q(db, scan);
+    if (strcmp(a, b) != 0)
+        fail_msg("%s\n  index: [%.300s]\n  scan:  [%.300s]", ix, a, b);
+    assert_true(strlen(a) > 0);
+    free(a);
+    free(b);
+}
+
+static void test_online_build_on_open(void **state)
+{
+    (void)state;
+    ddl_ok(v1);
+    ddl_ok("CREATE DATABASE /up");
+    ddl_ok("CREATE SCHEMA /up/a WITH TEMPLATE up");
+    ddl_ok("CREATE SCHEMA /up/b WITH TEMPLATE up");
+    sqlite3 *db;
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "a", &db, err, sizeof err), 0);
+    fill(db, ROWS, false);
+    sqlite3_close(db);
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "b", &db, err, sizeof err), 0);
+    fill(db, DUP_ROWS, true);
+    sqlite3_close(db);
+
+    ddl_ok(v2);
+    /* an open bounded to 5 batches of 100 records */
+    assert_int_equal(cfdb_sql_set_index_build_limits(100, 5), 0);
+    unsigned long long c0 = commits();
+    if (cfdb_sql_open(g_env.db, "/up", "a", &db, err, sizeof err))
+        fail_msg("open: %s", err);
+    unsigned long long c1 = commits();
+    assert_true(c1 - c0 >= 5);
+    /* BY_CITY is partly built: not planned; BY_QTY and N_ALL did not change: readable */
+    assert_false(plan_has(db, "SELECT id FROM item WHERE city = 'city3'", "BY_CITY"));
+    assert_false(plan_has(db, "SELECT id FROM item WHERE code = 'c17'", "BY_CODE"));
+    assert_true(plan_has(db, "SELECT id FROM item WHERE qty = 7", "Index(BY_QTY [QTY=?])"));
+    expect(db, "SELECT cfdb_index_value('N_ALL')", "3000\n");
+    same_as_scan(db, "qty", "7", "BY_QTY");
+    expect(db, "SELECT count(*) FROM item WHERE city = 'city3'", "429\n");
+
+    /* writes while BY_CITY is write-only, inside and outside the built ranges */
+    assert_int_equal(cfdb_sql_exec(db, "INSERT INTO item VALUES (5000, 'c5000', 'city3', 1)", NULL, NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(cfdb_sql_exec(db, "DELETE FROM item WHERE id IN (3, 10, 2999)", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(cfdb_sql_exec(db, "UPDATE item SET city = 'city3' WHERE id IN (1, 2000)", NULL, NULL, NULL),
+                     SQLITE_OK);
+
+    /* the explicit build resumes after the 5 batches: 25 for BY_CITY, 30 for BY_CODE */
+    unsigned long long c2 = commits();
+    expect(db, "SELECT cfdb_build_indexes()", "55\n");
+    assert_true(commits() - c2 >= 55);
+    expect(db, "SELECT cfdb_build_indexes()", "0\n");   /* nothing left */
+    for (int city = 0; city < 7; city++) {
+        char v[16];
+        snprintf(v, sizeof v, "'city%d'", city);
+        same_as_scan(db, "city", v, "BY_CITY");
+    }
+    same_as_scan(db, "code", "'c17'", "BY_CODE");
+    same_as_scan(db, "code", "'c5000'", "BY_CODE");
+    expect(db, "SELECT count(*) FROM item WHERE city >= 'city0'", "2998\n");
+    expect(db, "SELECT count(*) FROM item WHERE city = 'city3'", "429\n");
+    expect(db, "SELECT cfdb_index_value('N_ALL')", "2998\n");
+    /* the unique index is enforced now */
+    char *r = q(db, "INSERT INTO item VALUES (6000, 'c17', NULL, 0)");
+    assert_non_null(strstr(r, "UNIQUE constraint failed: index BY_CODE of ITEM"));
+    free(r);
+    sqlite3_close(db);
+
+    /* a new open finds everything readable: the load and nothing else */
+    assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
+    unsigned long long c3 = commits();
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "a", &db, err, sizeof err), 0);
+    assert_true(commits() - c3 <= 1);
+    assert_true(plan_has(db, "SELECT id FROM item WHERE city = 'city3'", "Index(BY_CITY"));
+    sqlite3_close(db);
+}
+
+static void test_unique_violation(void **state)
+{
+    (void)state;
+    sqlite3 *db = NULL;
+    assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
+    for (int attempt = 0; attempt < 2; attempt++) {   /* the same answer every time */
+        int rc = cfdb_sql_open(g_env.db, "/up", "b", &db, err, sizeof err);
+        assert_int_equal(rc, 2000);
+        assert_null(db);
+        if (!strstr(err, "UNIQUE index BY_CODE of ITEM cannot be built") || !strstr(err, "same key ('d"))
+            fail_msg("message: %s", err);
+    }
+    printf("test_sql_upgrade: %s\n", err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_online_build_on_open),
+        cmocka_unit_test(test_unique_violation),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
