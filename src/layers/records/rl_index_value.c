@@ -15,7 +15,9 @@
  * (IndexEntry.keyContainsNonUniqueNull): the entries under P + (2, subspace key, index key...) (read with
  * the transaction, so saves earlier in it count) belonging to another primary key are a
  * violation: refused (2000, cfdb_rl_store_last_violation names the index) when the index is
- * readable, recorded both ways when it is write-only. Clearing an entry of a write-only
+ * readable, recorded both ways when it is write-only. A save checks its readable unique
+ * indexes first (rl_value_check_unique), before it writes anything, so that a refused save
+ * leaves the transaction as it was. Clearing an entry of a write-only
  * unique index removes its violation, and the last one of its key when only one is left.
  * Keys over 10,000 bytes: 2102; values over 100,000: 2103. */
 #include <string.h>
@@ -171,6 +173,30 @@ static int check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, con
         }
         if (!(rc = add_violation(s, tr, a, ix, value_key, pk, &other)))
             rc = add_violation(s, tr, a, ix, value_key, &other, pk);
+    }
+    return rc;
+}
+
+int rl_value_check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                          const rl_side *old, const rl_side *new_)
+{
+    if (!ix->unique || !new_->rec || s->states[rl_index_pos(s, ix)] != CFDB_RL_INDEX_READABLE)
+        return 0;
+    cfdb_rl_index_entry *olds = NULL, *news = NULL;
+    uint32_t no = 0, nn = 0;
+    cfdb_bytes space;
+    int rc = rl_index_space(s, a, ix, &space);
+    if (!rc && old->rec)
+        rc = rl_index_entries_v(a, ix, old, &olds, &no);
+    if (!rc)
+        rc = rl_index_entries_v(a, ix, new_, &news, &nn);
+    uint32_t kcols = rl_index_key_columns(ix);
+    for (uint32_t j = 0; j < nn && !rc; j++) {
+        cfdb_tuple vk;
+        if (in_list(&news[j], olds, no))
+            continue;
+        if (!(rc = head(a, &news[j].key, kcols, &vk)) && !rl_key_has_non_unique_null(ix->root, &vk, 0))
+            rc = check_unique(s, tr, a, ix, space, &vk, new_->pk);
     }
     return rc;
 }

@@ -1445,6 +1445,11 @@ static int write_error(sql_tab *t, cfdb_rl_store *st, int rc)
 {
     if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && cfdb_rl_store_last_violation(st)) {
         t->conn->last_error = rc;
+        /* inside BEGIN..COMMIT the statement may have written before (earlier rows, the old
+         * row of a new primary key): the transaction fails as a whole, as a uniqueness
+         * violation fails a Record Layer transaction */
+        if (!sqlite3_get_autocommit(t->conn->db) && t->conn->tr)
+            t->conn->txn_error = rc;
         set_err(&t->base, "UNIQUE constraint failed: index %s of %s",
                 cfdb_rl_store_last_violation(st)->name, t->rt->name);
         return SQLITE_CONSTRAINT;
@@ -1525,6 +1530,9 @@ static int x_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_in
                 char *cols = sqlite3_str_finish(s);
                 set_err(vt, "UNIQUE constraint failed: %s (primary key)", cols ? cols : "");
                 sqlite3_free(cols);
+                /* as a unique index's refusal (write_error): fails BEGIN..COMMIT */
+                if (!sqlite3_get_autocommit(conn->db) && conn->tr)
+                    conn->txn_error = CFDB_ERR_CLIENT_INVALID_OPERATION;
                 return SQLITE_CONSTRAINT;
             }
         }
@@ -1535,7 +1543,7 @@ static int x_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_in
     if (e) {
         int mode = sqlite3_vtab_on_conflict(conn->db);
         if (e == CFDB_ERR_CLIENT_INVALID_OPERATION && cfdb_rl_store_last_violation(st) &&
-            mode == SQLITE_IGNORE)
+            mode == SQLITE_IGNORE && (same_key || is_insert))   /* not after deleting the old row */
             return SQLITE_OK;
         return write_error(t, st, e);
     }

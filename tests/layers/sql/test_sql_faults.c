@@ -103,9 +103,8 @@ typedef struct stmt {
     bool constraint;   /* the model says: refused by a UNIQUE constraint */
 } stmt;
 
-/* One random statement applied to *m (unless refused); allow_refusal false makes a refused
- * one a DELETE instead. */
-static void gen_stmt(model *m, stmt *s, bool allow_refusal)
+/* One random statement applied to *m (unless refused). */
+static void gen_stmt(model *m, stmt *s)
 {
     char cb[32];
     int id = 1 + (int)rnd(N_IDS);
@@ -191,11 +190,6 @@ static void gen_stmt(model *m, stmt *s, bool allow_refusal)
                 m->r[i].present = false;
         break;
     }
-    }
-    if (s->constraint && !allow_refusal) {
-        snprintf(s->sql, sizeof s->sql, "DELETE FROM item WHERE id = %d", id);
-        s->constraint = false;
-        r->present = false;
     }
 }
 
@@ -306,7 +300,7 @@ static void expect_table(const model *m, const char *when)
 }
 
 static struct {
-    unsigned txns, statements, refused, retries, unknown_applied, unknown_unapplied, faults;
+    unsigned txns, statements, refused, aborted, retries, unknown_applied, unknown_unapplied, faults;
 } g_stats;
 
 /* A fault before a statement, by the seed: commits failing with commit_unknown_result
@@ -327,18 +321,19 @@ static void maybe_fault(void)
 }
 
 /* Runs a transaction (one autocommit statement, or several in BEGIN..COMMIT) until it has
- * happened exactly once; *m is the model before it, after the model after it. */
-static void run_txn(const stmt *s, int n, bool explicit_txn, const model *before, const model *after)
+ * happened exactly once; before is the model before it, after the model after it. A UNIQUE
+ * refusal inside BEGIN..COMMIT fails the transaction: false (COMMIT refused, rolled back). */
+static bool run_txn(const stmt *s, int n, bool explicit_txn, const model *before, const model *after)
 {
     for (int attempt = 0;; attempt++) {
         if (attempt > 200)
             FAIL("%s: no success after 200 attempts", s[0].sql);
         int e = 0;
-        bool failed = false, at_commit = false;
+        bool failed = false, at_commit = false, refused = false;
         maybe_fault();
         if (explicit_txn && run("BEGIN", &e) != RUN_OK)
             FAIL("BEGIN: %d", e);
-        for (int i = 0; i < n && !failed; i++) {
+        for (int i = 0; i < n && !failed && !refused; i++) {
             if (explicit_txn && i > 0 && rnd(10) == 0) {
                 control("drop");
                 g_stats.faults++;
@@ -349,6 +344,7 @@ static void run_txn(const stmt *s, int n, bool explicit_txn, const model *before
                 if (!s[i].constraint)
                     FAIL("%s: refused (%s), the model accepts it", s[i].sql, g_msg);
                 g_stats.refused++;
+                refused = explicit_txn;
             } else if (r == RUN_OK) {
                 if (s[i].constraint)
                     FAIL("%s: accepted, the model refuses it (UNIQUE)", s[i].sql);
@@ -356,6 +352,13 @@ static void run_txn(const stmt *s, int n, bool explicit_txn, const model *before
                 failed = true;
                 at_commit = !explicit_txn;  /* an autocommit statement commits in its step */
             }
+        }
+        if (!failed && refused) {
+            if (run("COMMIT", &e) == RUN_OK)
+                FAIL("COMMIT of a transaction with a UNIQUE refusal succeeded");
+            rollback_if_open();
+            g_stats.aborted++;
+            return false;
         }
         if (!failed && explicit_txn) {
             run_result r = run("COMMIT", &e);
@@ -365,7 +368,7 @@ static void run_txn(const stmt *s, int n, bool explicit_txn, const model *before
                 failed = at_commit = true;
         }
         if (!failed)
-            return;
+            return true;
         rollback_if_open();
         if (at_commit && fdb_error_predicate(FDB_ERROR_PREDICATE_MAYBE_COMMITTED, e)) {
             /* the effect decides: exactly the state before or after */
@@ -373,7 +376,7 @@ static void run_txn(const stmt *s, int n, bool explicit_txn, const model *before
             read_table_retrying(&t);
             if (model_equal(&t, after)) {
                 g_stats.unknown_applied++;
-                return;
+                return true;
             }
             if (!model_equal(&t, before))
                 FAIL("after error %d on '%s': the table is neither the state before nor after", e, s[0].sql);
@@ -616,7 +619,15 @@ static int group_setup(void **state)
 {
     (void)state;
     const char *args[] = { "--storage-servers", "3", NULL };
-    return api_env_setup(args);
+    if (api_env_setup(args))
+        return -1;
+    char err[512];
+    if (cfdb_sql_ddl(g_env.db, g_ddl, err, sizeof err) || cfdb_sql_ddl(g_env.db, "CREATE DATABASE /faults", err, sizeof err) ||
+        cfdb_sql_ddl(g_env.db, "CREATE SCHEMA /faults/s WITH TEMPLATE faults", err, sizeof err)) {
+        fprintf(stderr, "DDL: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 static int group_teardown(void **state)
@@ -637,9 +648,6 @@ static void test_dml_under_faults(void **state)
     int txns = tn ? atoi(tn) : 600;
     printf("test_sql_faults: CFDB_SQL_FAULTS_SEED=%llu, %d transactions\n", g_seed, txns);
     char err[512];
-    if (cfdb_sql_ddl(g_env.db, g_ddl, err, sizeof err) || cfdb_sql_ddl(g_env.db, "CREATE DATABASE /faults", err, sizeof err) ||
-        cfdb_sql_ddl(g_env.db, "CREATE SCHEMA /faults/s WITH TEMPLATE faults", err, sizeof err))
-        FAIL("DDL: %s", err);
     if (cfdb_sql_open(g_env.db, "/faults", "s", &g_db, err, sizeof err))
         FAIL("open: %s", err);
     cfdb_arena pa;
@@ -655,10 +663,16 @@ static void test_dml_under_faults(void **state)
         int n = explicit_txn ? 2 + (int)rnd(MAX_STMTS - 1) : 1;
         stmt s[MAX_STMTS];
         model after = g_model;
-        for (int i = 0; i < n; i++)
-            gen_stmt(&after, &s[i], !explicit_txn);
-        run_txn(s, n, explicit_txn, &g_model, &after);
-        g_model = after;
+        for (int i = 0; i < n; i++) {
+            /* a refusal fails a whole BEGIN..COMMIT: most of them are drawn again */
+            for (int k = 0; k < 5; k++) {
+                gen_stmt(&after, &s[i]);
+                if (!explicit_txn || !s[i].constraint || rnd(4) == 0)
+                    break;
+            }
+        }
+        if (run_txn(s, n, explicit_txn, &g_model, &after))
+            g_model = after;
         g_stats.txns++;
         if ((t + 1) % 100 == 0) {
             control("fail-commits 0");
@@ -674,21 +688,97 @@ static void test_dml_under_faults(void **state)
     int rows = 0;
     for (int i = 1; i <= N_IDS; i++)
         rows += g_model.r[i].present;
-    printf("test_sql_faults: %u transactions, %u statements (%u refused by UNIQUE), %u faults, %u retries, "
-           "commit_unknown_result resolved %u applied / %u not applied; %d rows at the end\n",
-           g_stats.txns, g_stats.statements, g_stats.refused, g_stats.faults, g_stats.retries,
+    printf("test_sql_faults: %u transactions (%u failed by a UNIQUE refusal inside), %u statements (%u refused "
+           "by UNIQUE), %u faults, %u retries, commit_unknown_result resolved %u applied / %u not applied; %d rows "
+           "at the end\n",
+           g_stats.txns, g_stats.aborted, g_stats.statements, g_stats.refused, g_stats.faults, g_stats.retries,
            g_stats.unknown_applied, g_stats.unknown_unapplied, rows);
     /* the faults happened and were resolved both ways: the run is not vacuous */
     assert_true(g_stats.unknown_applied > 0);
     assert_true(g_stats.unknown_unapplied > 0);
     assert_true(g_stats.refused > 0);
+    assert_true(g_stats.aborted > 0);
     assert_true(rows > 0);
+    cfdb_arena_free(&pa);
+}
+
+static void exec_ok(sqlite3 *db, const char *sql)
+{
+    char *e = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
+        FAIL("%s: %s", sql, e);
+}
+
+static void exec_refused(sqlite3 *db, const char *sql, const char *needle)
+{
+    char *e = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &e);
+    if (rc == SQLITE_OK || !e || !strstr(e, needle))
+        FAIL("%s: expected an error with '%s', got %d %s", sql, needle, rc, e ? e : "");
+    sqlite3_free(e);
+}
+
+/* UNIQUE refusals write nothing of the refused row (the Record Layer checks unique indexes
+ * before it writes; an index entry of a refused INSERT once stayed behind), OR IGNORE
+ * included; inside BEGIN..COMMIT the refusal fails the transaction (the statement may have
+ * written before it: the old row of a new primary key): COMMIT is refused, ROLLBACK leaves
+ * the table and indexes as before. */
+static void test_unique_refusal_in_transaction(void **state)
+{
+    (void)state;
+    char err[512];
+    if (cfdb_sql_ddl(g_env.db, "CREATE SCHEMA /faults/t WITH TEMPLATE faults", err, sizeof err))
+        FAIL("DDL: %s", err);
+    sqlite3 *db;
+    if (cfdb_sql_open(g_env.db, "/faults", "t", &db, err, sizeof err))
+        FAIL("open: %s", err);
+    sqlite3 *saved = g_db;
+    g_db = db;
+    cfdb_arena pa;
+    cfdb_arena_init(&pa);
+    cfdb_tuple pt;
+    cfdb_tuple_init(&pt, &pa);
+    assert_int_equal(cfdb_tuple_add_cstr(&pt, "/faults"), 0);
+    assert_int_equal(cfdb_tuple_add_cstr(&pt, "T"), 0);
+    cfdb_bytes P = packed(&pa, (cfdb_bytes){ NULL, 0 }, &pt);
+    model m;
+    memset(&m, 0, sizeof m);
+    exec_ok(db, "INSERT INTO item VALUES (1, 'c1', 'city0', 0, 10)");
+    exec_ok(db, "INSERT INTO item VALUES (2, 'c2', 'city1', 1, 20)");
+    m.r[1] = (row){ true, 1, 0, 0, 10 };
+    m.r[2] = (row){ true, 2, 1, 1, 20 };
+    /* autocommit: the refused statement leaves nothing */
+    exec_refused(db, "INSERT INTO item VALUES (3, 'c1', 'city2', 2, 30)", "UNIQUE constraint failed: index BY_CODE");
+    exec_refused(db, "UPDATE item SET id = 4, code = 'c2' WHERE id = 1", "UNIQUE constraint failed: index BY_CODE");
+    /* OR IGNORE skips the row and writes nothing of it */
+    exec_ok(db, "INSERT OR IGNORE INTO item VALUES (3, 'c1', 'city2', 2, 30)");
+    expect_table(&m, "after refusals in autocommit");
+    check_indexes(P, &m, "after refusals in autocommit");
+    /* in a transaction: the refusal fails it */
+    static const char *const refused[] = {
+        "INSERT INTO item VALUES (3, 'c1', 'city2', 2, 30)",
+        "UPDATE item SET id = 4, code = 'c2' WHERE id = 1",
+        "UPDATE item SET code = 'c1', city = 'city3' WHERE id = 2",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        exec_ok(db, "BEGIN");
+        exec_ok(db, "UPDATE item SET qty = qty + 1 WHERE id = 2");
+        exec_refused(db, refused[i], "UNIQUE constraint failed: index BY_CODE");
+        exec_refused(db, "COMMIT", "ROLLBACK");
+        if (!sqlite3_get_autocommit(db))   /* SQLite may have ended it on the failed COMMIT */
+            exec_ok(db, "ROLLBACK");
+        expect_table(&m, refused[i]);
+        check_indexes(P, &m, refused[i]);
+    }
+    sqlite3_close(db);
+    g_db = saved;
     cfdb_arena_free(&pa);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unique_refusal_in_transaction),
         cmocka_unit_test(test_dml_under_faults),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
