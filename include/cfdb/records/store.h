@@ -122,7 +122,8 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
  *
  * Index maintenance by type (src/layers/records/rl_index_*.c): "value" (unique too: a
  * second record with the same index key is refused with 2000 client_invalid_operation when
- * the index is readable, Java's RecordIndexUniquenessViolation, or recorded under
+ * the index is readable, Java's RecordIndexUniquenessViolation — checked before the save
+ * writes anything, so a refused save leaves the transaction as it was — or recorded under
  * P + (7, subspace key, index key..., pk...) = the other primary key when it is write-only);
  * "count", "count_updates", "count_not_null", "sum" (little-endian int64 ADD),
  * "max_ever_long"/"min_ever_long" (MAX/MIN of a little-endian int64, negatives refused),
