@@ -615,6 +615,16 @@ static void check_indexes(cfdb_bytes P, const model *m, const char *when)
 
 /* ---- the test ---- */
 
+/* P of schema /faults/<schema>: the packed tuple (database path, schema name). */
+static cfdb_bytes store_prefix(cfdb_arena *a, const char *schema)
+{
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, a);
+    assert_int_equal(cfdb_tuple_add_cstr(&t, "/faults"), 0);
+    assert_int_equal(cfdb_tuple_add_cstr(&t, schema), 0);
+    return packed(a, (cfdb_bytes){ NULL, 0 }, &t);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -652,11 +662,7 @@ static void test_dml_under_faults(void **state)
         FAIL("open: %s", err);
     cfdb_arena pa;
     cfdb_arena_init(&pa);
-    cfdb_tuple pt;
-    cfdb_tuple_init(&pt, &pa);
-    assert_int_equal(cfdb_tuple_add_cstr(&pt, "/faults"), 0);
-    assert_int_equal(cfdb_tuple_add_cstr(&pt, "S"), 0);
-    cfdb_bytes P = packed(&pa, (cfdb_bytes){ NULL, 0 }, &pt);
+    cfdb_bytes P = store_prefix(&pa, "S");
 
     for (int t = 0; t < txns; t++) {
         bool explicit_txn = rnd(3) == 0;
@@ -736,11 +742,7 @@ static void test_unique_refusal_in_transaction(void **state)
     g_db = db;
     cfdb_arena pa;
     cfdb_arena_init(&pa);
-    cfdb_tuple pt;
-    cfdb_tuple_init(&pt, &pa);
-    assert_int_equal(cfdb_tuple_add_cstr(&pt, "/faults"), 0);
-    assert_int_equal(cfdb_tuple_add_cstr(&pt, "T"), 0);
-    cfdb_bytes P = packed(&pa, (cfdb_bytes){ NULL, 0 }, &pt);
+    cfdb_bytes P = store_prefix(&pa, "T");
     model m;
     memset(&m, 0, sizeof m);
     exec_ok(db, "INSERT INTO item VALUES (1, 'c1', 'city0', 0, 10)");
