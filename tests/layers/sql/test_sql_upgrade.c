@@ -15,7 +15,10 @@
  *  - queries through the new indexes give the rows of a full scan (`+col` keeps SQLite from
  *    offering the constraint to the index) and their plans name the index;
  *  - a second schema of the same template whose rows repeat a code cannot build BY_CODE:
- *    its open fails with "UNIQUE index BY_CODE of ITEM cannot be built" naming the key. */
+ *    its open fails with "UNIQUE index BY_CODE of ITEM cannot be built" naming the key;
+ *  - a third one (1,000 rows) is built while commits answer commit_unknown_result (applied)
+ *    and another thread drops the server's connections every 3 ms: the indexes come out
+ *    equal to full scans and the unique one is enforced. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +29,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "../../api/api_helpers.h"
 #include "cfdb/sql.h"
@@ -33,6 +39,7 @@
 
 #define ROWS 3000
 #define DUP_ROWS 300
+#define FAULT_ROWS 1000
 
 static char err[768];
 
@@ -141,12 +148,16 @@ static void test_online_build_on_open(void **state)
     ddl_ok("CREATE DATABASE /up");
     ddl_ok("CREATE SCHEMA /up/a WITH TEMPLATE up");
     ddl_ok("CREATE SCHEMA /up/b WITH TEMPLATE up");
+    ddl_ok("CREATE SCHEMA /up/c WITH TEMPLATE up");
     sqlite3 *db;
     assert_int_equal(cfdb_sql_open(g_env.db, "/up", "a", &db, err, sizeof err), 0);
     fill(db, ROWS, false);
     sqlite3_close(db);
     assert_int_equal(cfdb_sql_open(g_env.db, "/up", "b", &db, err, sizeof err), 0);
     fill(db, DUP_ROWS, true);
+    sqlite3_close(db);
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "c", &db, err, sizeof err), 0);
+    fill(db, FAULT_ROWS, false);
     sqlite3_close(db);
 
     ddl_ok(v2);
@@ -217,11 +228,65 @@ static void test_unique_violation(void **state)
     printf("test_sql_upgrade: %s\n", err);
 }
 
+static atomic_bool g_stop;
+static atomic_int g_drops;
+
+static void *dropper(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_stop)) {
+        char ans[256];
+        if (api_server_control(&g_env.server, "drop", ans, sizeof ans) == 0)
+            atomic_fetch_add(&g_drops, 1);
+        usleep(3000);
+    }
+    return NULL;
+}
+
+/* The build under faults: commits answering commit_unknown_result (applied and not) and
+ * connections dropped by another thread while the open builds; the indexes come out exact. */
+static void test_build_under_faults(void **state)
+{
+    (void)state;
+    char ans[256];
+    assert_int_equal(cfdb_sql_set_index_build_limits(50, 0), 0);
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 3 applied", ans, sizeof ans), 0);
+    pthread_t th;
+    atomic_store(&g_stop, false);
+    assert_int_equal(pthread_create(&th, NULL, dropper, NULL), 0);
+    while (atomic_load(&g_drops) == 0)   /* the first drop is in before the open */
+        usleep(1000);
+    sqlite3 *db = NULL;
+    int rc = cfdb_sql_open(g_env.db, "/up", "c", &db, err, sizeof err);
+    atomic_store(&g_stop, true);
+    pthread_join(th, NULL);
+    if (rc)
+        fail_msg("open under faults: %s", err);
+    /* whatever is left of the injected failures */
+    assert_int_equal(api_server_control(&g_env.server, "fail-commits 0", ans, sizeof ans), 0);
+    printf("test_sql_upgrade: %d drops during the build\n", atomic_load(&g_drops));
+    expect(db, "SELECT cfdb_build_indexes()", "0\n");
+    for (int city = 0; city < 7; city++) {
+        char v[16];
+        snprintf(v, sizeof v, "'city%d'", city);
+        same_as_scan(db, "city", v, "BY_CITY");
+    }
+    expect(db, "SELECT count(*) FROM item WHERE city >= 'city0'", "1000\n");
+    expect(db, "SELECT count(*) FROM item WHERE code >= 'c'", "1000\n");
+    same_as_scan(db, "code", "'c999'", "BY_CODE");
+    char *r = q(db, "INSERT INTO item VALUES (6000, 'c17', NULL, 0)");
+    assert_non_null(strstr(r, "UNIQUE constraint failed: index BY_CODE of ITEM"));
+    free(r);
+    sqlite3_close(db);
+    assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_online_build_on_open),
         cmocka_unit_test(test_unique_violation),
+        cmocka_unit_test(test_build_under_faults),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
