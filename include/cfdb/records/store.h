@@ -150,6 +150,12 @@ typedef struct cfdb_rl_open_options {
      * CFDB_RL_MAX_RECORDS_FOR_REBUILD records, not on new record types): DISABLED by
      * default, as Java's FDBRecordStore.disabledIfTooManyRecordsForRebuild, or WRITE_ONLY. */
     cfdb_rl_index_state too_many_records_state;
+    /* true: such an index is never built in the open transaction, whatever the number of
+     * records (it gets too_many_records_state), for a caller that builds it online with
+     * cfdb_rl_index_build (which records uniqueness violations rather than failing the
+     * open); a store without records or an index on new record types only is still marked
+     * readable at once. */
+    bool build_online;
 } cfdb_rl_open_options;
 /* FDBRecordStore.MAX_RECORDS_FOR_REBUILD */
 #define CFDB_RL_MAX_RECORDS_FOR_REBUILD 200

@@ -428,7 +428,7 @@ static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         } else if (!rl_index_type_supported(ix)) {
             /* cfdb cannot build it: disabled, so saves need not maintain it either */
             rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_DISABLED);
-        } else if (records <= CFDB_RL_MAX_RECORDS_FOR_REBUILD) {
+        } else if (records <= CFDB_RL_MAX_RECORDS_FOR_REBUILD && !(opts && opts->build_online)) {
             rebuild_ctx c = { s, tr, a, ix };
             rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_READABLE);
             if (!rc)

@@ -1747,10 +1747,11 @@ static int load_txn(void *ctx, FDBTransaction *tr, char *err, size_t errcap)
         sql_errf(err, errcap, "schema template %s: %s", l->info.template_name, pe.message);
         return rc;
     }
-    /* opening the store brings it to the template's version (new indexes built when the
-     * store is small, as the Record Layer's checkVersion does) */
+    /* opening the store brings it to the template's version; indexes to build are left
+     * disabled for the online indexer (sql_indexes.c) */
     cfdb_rl_store *st;
-    if ((rc = cfdb_rl_store_open(tr, l->md, l->info.prefix, CFDB_RL_OPEN, &st))) {
+    cfdb_rl_open_options oo = { .too_many_records_state = CFDB_RL_INDEX_DISABLED, .build_online = true };
+    if ((rc = cfdb_rl_store_open_with(tr, l->md, l->info.prefix, CFDB_RL_OPEN, &oo, &st))) {
         sql_errf(err, errcap, "opening the store of %s/%s: FoundationDB error %d: %s", l->db,
                  l->schema, rc, fdb_get_error(rc));
         return rc;

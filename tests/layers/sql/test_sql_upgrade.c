@@ -15,7 +15,8 @@
  *  - queries through the new indexes give the rows of a full scan (`+col` keeps SQLite from
  *    offering the constraint to the index) and their plans name the index;
  *  - a second schema of the same template whose rows repeat a code cannot build BY_CODE:
- *    its open fails with "UNIQUE index BY_CODE of ITEM cannot be built" naming the key;
+ *    its open fails with "UNIQUE index BY_CODE of ITEM cannot be built" naming the key, and
+ *    so does one of 20 rows (which the Record Layer alone would build inside the open);
  *  - a third one (1,000 rows) is built while commits answer commit_unknown_result (applied)
  *    and another thread drops the server's connections every 3 ms: the indexes come out
  *    equal to full scans and the unique one is enforced. */
@@ -40,6 +41,7 @@
 #define ROWS 3000
 #define DUP_ROWS 300
 #define FAULT_ROWS 1000
+#define SMALL_DUP_ROWS 20   /* under the Record Layer's 200 built in the open's transaction */
 
 static char err[768];
 
@@ -92,15 +94,15 @@ static const char v2[] =
     "CREATE INDEX by_city ON item (city) "
     "CREATE UNIQUE INDEX by_code ON item (code)";
 
-/* rows 1..n: code c<i> (or d<i % 100> when dup), city city<i % 7>, qty i % 50 */
-static void fill(sqlite3 *db, int n, bool dup)
+/* rows 1..n: code c<i> (or d<i % dup> when dup > 0), city city<i % 7>, qty i % 50 */
+static void fill(sqlite3 *db, int n, int dup)
 {
     char sql[256];
     for (int i = 1; i <= n; i++) {
         if (i % 500 == 1)
             assert_int_equal(cfdb_sql_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
         snprintf(sql, sizeof sql, "INSERT INTO item VALUES (%d, '%c%d', 'city%d', %d)", i, dup ? 'd' : 'c',
-                 dup ? i % 100 : i, i % 7, i % 50);
+                 dup ? i % dup : i, i % 7, i % 50);
         char *e = NULL;
         if (cfdb_sql_exec(db, sql, NULL, NULL, &e) != SQLITE_OK)
             fail_msg("%s: %s", sql, e);
@@ -149,15 +151,19 @@ static void test_online_build_on_open(void **state)
     ddl_ok("CREATE SCHEMA /up/a WITH TEMPLATE up");
     ddl_ok("CREATE SCHEMA /up/b WITH TEMPLATE up");
     ddl_ok("CREATE SCHEMA /up/c WITH TEMPLATE up");
+    ddl_ok("CREATE SCHEMA /up/d WITH TEMPLATE up");
     sqlite3 *db;
     assert_int_equal(cfdb_sql_open(g_env.db, "/up", "a", &db, err, sizeof err), 0);
-    fill(db, ROWS, false);
+    fill(db, ROWS, 0);
     sqlite3_close(db);
     assert_int_equal(cfdb_sql_open(g_env.db, "/up", "b", &db, err, sizeof err), 0);
-    fill(db, DUP_ROWS, true);
+    fill(db, DUP_ROWS, 100);
     sqlite3_close(db);
     assert_int_equal(cfdb_sql_open(g_env.db, "/up", "c", &db, err, sizeof err), 0);
-    fill(db, FAULT_ROWS, false);
+    fill(db, FAULT_ROWS, 0);
+    sqlite3_close(db);
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "d", &db, err, sizeof err), 0);
+    fill(db, SMALL_DUP_ROWS, 7);
     sqlite3_close(db);
 
     ddl_ok(v2);
@@ -218,8 +224,9 @@ static void test_unique_violation(void **state)
     (void)state;
     sqlite3 *db = NULL;
     assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
-    for (int attempt = 0; attempt < 2; attempt++) {   /* the same answer every time */
-        int rc = cfdb_sql_open(g_env.db, "/up", "b", &db, err, sizeof err);
+    for (int attempt = 0; attempt < 4; attempt++) {   /* the same answer every time */
+        /* a big store and a small one: both built online, so both name the duplicate */
+        int rc = cfdb_sql_open(g_env.db, "/up", attempt % 2 ? "d" : "b", &db, err, sizeof err);
         assert_int_equal(rc, 2000);
         assert_null(db);
         if (!strstr(err, "UNIQUE index BY_CODE of ITEM cannot be built") || !strstr(err, "same key ('d"))
