@@ -1959,7 +1959,7 @@ static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void fn_build_indexes(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     sql_conn *c = sqlite3_user_data(ctx);
-    if (c->tr || c->writing || !sqlite3_get_autocommit(c->db)) {
+    if (c->writing || !sqlite3_get_autocommit(c->db)) {
         sqlite3_result_error(ctx, "cfdb_build_indexes: not inside a transaction", -1);
         return;
     }

@@ -193,7 +193,13 @@ static void test_online_build_on_open(void **state)
     unsigned long long c2 = commits();
     expect(db, "SELECT cfdb_build_indexes()", "55\n");
     assert_true(commits() - c2 >= 55);
+    expect(db, "SELECT count(*) FROM item", "2998\n");    /* a read before it is fine */
     expect(db, "SELECT cfdb_build_indexes()", "0\n");   /* nothing left */
+    assert_int_equal(cfdb_sql_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    char *inside = q(db, "SELECT cfdb_build_indexes()");
+    assert_non_null(strstr(inside, "not inside a transaction"));
+    free(inside);
+    assert_int_equal(cfdb_sql_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
     for (int city = 0; city < 7; city++) {
         char v[16];
         snprintf(v, sizeof v, "'city%d'", city);
