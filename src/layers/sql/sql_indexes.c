@@ -19,7 +19,10 @@
  * stays write-only until the rows are fixed and a build runs again (the violations are
  * re-checked when marking readable).
  *
- * Indexes cfdb cannot build (types it does not maintain) stay disabled, as before.
+ * Indexes cfdb cannot build (types it does not maintain) stay disabled, as before. An index
+ * another session is building (its live heartbeat, another build method's stamp, a blocked
+ * build: the indexer refuses with 2000 and says why) is left to it: an open goes on without
+ * it, cfdb_build_indexes reports it.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -118,8 +121,8 @@ out:
 }
 
 int sql_indexes_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix, bool *readable,
-                      uint32_t max_records, uint32_t max_transactions, sql_build_report *rep, char *err,
-                      size_t errcap)
+                      uint32_t max_records, uint32_t max_transactions, bool busy_ok, sql_build_report *rep,
+                      char *err, size_t errcap)
 {
     memset(rep, 0, sizeof *rep);
     for (uint32_t i = 0; i < md->index_count; i++) {
@@ -139,12 +142,17 @@ int sql_indexes_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes pr
         if (rc == CFDB_ERR_UNSUPPORTED_OPERATION)
             continue;   /* a type cfdb does not maintain: stays disabled */
         const char *table = ix->record_type_count ? ix->record_types[0]->name : "?";
+        bool busy = st.other_method || st.blocked || st.other_indexer;
+        if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && busy && busy_ok) {
+            rep->left++;   /* another session builds it: it stays unplanned here */
+            continue;
+        }
         if (rc) {
             char v[600];
             if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && ix->unique && !st.other_method && !st.blocked &&
                 !st.other_indexer && violation_text(db, prefix, ix, v, sizeof v))
                 sql_errf(err, errcap, "UNIQUE index %s of %s cannot be built: %s", ix->name, table, v);
-            else if (st.other_method || st.blocked || st.other_indexer)
+            else if (busy)
                 sql_errf(err, errcap, "building index %s of %s: another index build holds it (%s)", ix->name, table,
                          st.other_indexer ? "a live indexer" : st.blocked ? "a blocked build" : "another method");
             else
@@ -167,5 +175,5 @@ int sql_indexes_build_on_open(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_
 {
     sql_build_report rep;
     return sql_indexes_build(db, md, prefix, readable, atomic_load(&g_open_max_records),
-                             atomic_load(&g_open_max_transactions), &rep, err, errcap);
+                             atomic_load(&g_open_max_transactions), true, &rep, err, errcap);
 }

@@ -21,12 +21,14 @@ typedef struct sql_build_report {
  * the build stops there as if interrupted, and a later call resumes from the indexer's
  * recorded ranges). readable[] is updated. 0, or the indexer's error with err saying which
  * index; a unique index whose rows have duplicate keys is 2000 with "UNIQUE index I of T
- * cannot be built: ..." naming one duplicate key. */
+ * cannot be built: ..." naming one duplicate key; an index another session is building is
+ * 2000 "... another index build holds it (...)", or skipped (counted in left) when busy_ok. */
 int sql_indexes_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix, bool *readable,
-                      uint32_t max_records, uint32_t max_transactions, sql_build_report *rep, char *err,
-                      size_t errcap);
+                      uint32_t max_records, uint32_t max_transactions, bool busy_ok, sql_build_report *rep,
+                      char *err, size_t errcap);
 
-/* The same with the limits cfdb_sql_set_index_build_limits set (what opening a schema does). */
+/* The same with the limits cfdb_sql_set_index_build_limits set and busy_ok (what opening a
+ * schema does). */
 int sql_indexes_build_on_open(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes prefix, bool *readable,
                               char *err, size_t errcap);
 

@@ -1971,8 +1971,8 @@ static void fn_build_indexes(sqlite3_context *ctx, int argc, sqlite3_value **arg
         }
     sql_build_report rep;
     char err[768] = "";
-    int rc = sql_indexes_build(c->fdb, c->md, c->prefix, c->readable, (uint32_t)lim[0], (uint32_t)lim[1], &rep,
-                               err, sizeof err);
+    int rc = sql_indexes_build(c->fdb, c->md, c->prefix, c->readable, (uint32_t)lim[0], (uint32_t)lim[1], false,
+                               &rep, err, sizeof err);
     if (rc) {
         c->last_error = rc;
         sqlite3_result_error(ctx, err, -1);

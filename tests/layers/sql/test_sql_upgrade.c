@@ -21,7 +21,9 @@
  *    so does one of 20 rows (which the Record Layer alone would build inside the open);
  *  - a third one (1,000 rows) is built while commits answer commit_unknown_result (applied)
  *    and another thread drops the server's connections every 3 ms: the indexes come out
- *    equal to full scans and the unique one is enforced. */
+ *    equal to full scans and the unique one is enforced;
+ *  - an index another session is building (a live heartbeat of the Record Layer's indexer)
+ *    does not fail the open: it is not planned until built. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,10 +36,13 @@
 #include <cmocka.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "../../api/api_helpers.h"
+#include "cfdb/arena.h"
 #include "cfdb/sql.h"
+#include "cfdb/tuple.h"
 #include "sql_test_util.h"
 
 #define ROWS 3000
@@ -323,12 +328,108 @@ static void test_build_under_faults(void **state)
     assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
 }
 
+/* P + (9, index name, 7, uuid) = IndexBuildHeartbeat of another session, an hour ahead (the
+ * Record Layer takes a heartbeat younger than its 10 s lease, up to a day ahead, as live),
+ * or cleared. */
+static void other_heartbeat(const char *schema, const char *index, bool set)
+{
+    cfdb_arena a;
+    cfdb_arena_init(&a);
+    cfdb_tuple t;
+    cfdb_tuple_init(&t, &a);
+    static const uint8_t uuid[16] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x47, 0x88,
+                                      0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x01 };
+    assert_int_equal(cfdb_tuple_add_cstr(&t, "/up"), 0);
+    assert_int_equal(cfdb_tuple_add_cstr(&t, schema), 0);
+    assert_int_equal(cfdb_tuple_add_int(&t, 9), 0);
+    assert_int_equal(cfdb_tuple_add_cstr(&t, index), 0);
+    assert_int_equal(cfdb_tuple_add_int(&t, 7), 0);
+    assert_int_equal(cfdb_tuple_add_uuid(&t, uuid), 0);
+    cfdb_bytes key;
+    assert_int_equal(cfdb_tuple_pack(&a, (cfdb_bytes){ NULL, 0 }, &t, &key), 0);
+    /* info = "BY_RECORDS" (1), createTimeMilliseconds (2), heartbeatTimeMilliseconds (3) */
+    uint8_t v[64];
+    size_t n = 0;
+    v[n++] = 0x0a;
+    v[n++] = 10;
+    memcpy(v + n, "BY_RECORDS", 10);
+    n += 10;
+    struct timeval tv;
+    gettimeofday(&tv, NULL);   /* epoch milliseconds, as Java's currentTimeMillis */
+    uint64_t ms = (uint64_t)tv.tv_sec * 1000 + (uint64_t)tv.tv_usec / 1000;
+    for (int field = 2; field <= 3; field++) {
+        uint64_t x = field == 2 ? ms : ms + 3600000;
+        v[n++] = (uint8_t)(field << 3);
+        do {
+            v[n++] = (uint8_t)((x & 0x7f) | (x > 0x7f ? 0x80 : 0));
+            x >>= 7;
+        } while (x);
+    }
+    FDBTransaction *tr = api_tr();
+    for (;;) {
+        if (set)
+            fdb_transaction_set(tr, key.ptr, (int)key.len, v, (int)n);
+        else
+            fdb_transaction_clear(tr, key.ptr, (int)key.len);
+        fdb_error_t e = api_commit(tr);
+        if (!e)
+            break;
+        assert_int_equal(api_on_error(tr, e), 0);
+    }
+    fdb_transaction_destroy(tr);
+    cfdb_arena_free(&a);
+}
+
+/* An index another session is building (its live heartbeat): the open goes on without it
+ * and does not plan it, cfdb_build_indexes says who holds it; once that session is gone
+ * the build runs. */
+static void test_index_built_elsewhere(void **state)
+{
+    (void)state;
+    assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
+    ddl_ok("CREATE SCHEMA TEMPLATE busy CREATE TABLE t (id BIGINT, v BIGINT, PRIMARY KEY (id))");
+    ddl_ok("CREATE SCHEMA /up/e WITH TEMPLATE busy");
+    sqlite3 *db;
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "e", &db, err, sizeof err), 0);
+    assert_int_equal(cfdb_sql_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+    for (int i = 1; i <= 300; i++) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "INSERT INTO t VALUES (%d, %d)", i, i % 10);
+        assert_int_equal(cfdb_sql_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    }
+    assert_int_equal(cfdb_sql_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    ddl_ok("CREATE SCHEMA TEMPLATE busy CREATE TABLE t (id BIGINT, v BIGINT, PRIMARY KEY (id)) "
+           "CREATE INDEX by_v ON t (v)");
+    /* one batch, then the other session's heartbeat (the upgrade clears an index's build
+     * bookkeeping, so it comes after) */
+    assert_int_equal(cfdb_sql_set_index_build_limits(100, 1), 0);
+    assert_int_equal(cfdb_sql_open(g_env.db, "/up", "e", &db, err, sizeof err), 0);
+    sqlite3_close(db);
+    assert_int_equal(cfdb_sql_set_index_build_limits(0, 0), 0);
+    other_heartbeat("E", "BY_V", true);
+    if (cfdb_sql_open(g_env.db, "/up", "e", &db, err, sizeof err))
+        fail_msg("open while another session builds: %s", err);
+    assert_false(plan_has(db, "SELECT id FROM t WHERE v = 3", "BY_V"));
+    expect(db, "SELECT count(*) FROM t WHERE v = 3", "30\n");
+    char *r = q(db, "SELECT cfdb_build_indexes()");
+    if (!strstr(r, "building index BY_V of T: another index build holds it (a live indexer)"))
+        fail_msg("cfdb_build_indexes: %s", r);
+    free(r);
+    other_heartbeat("E", "BY_V", false);
+    expect(db, "SELECT cfdb_build_indexes()", "2\n");
+    assert_true(plan_has(db, "SELECT id FROM t WHERE v = 3", "Index(BY_V [V=?])"));
+    expect(db, "SELECT count(*) FROM t WHERE v = 3", "30\n");
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_online_build_on_open),
         cmocka_unit_test(test_unique_violation),
         cmocka_unit_test(test_build_under_faults),
+        cmocka_unit_test(test_index_built_elsewhere),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
