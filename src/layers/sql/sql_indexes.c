@@ -149,8 +149,8 @@ int sql_indexes_build(FDBDatabase *db, const cfdb_rl_metadata *md, cfdb_bytes pr
         }
         if (rc) {
             char v[600];
-            if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && ix->unique && !st.other_method && !st.blocked &&
-                !st.other_indexer && violation_text(db, prefix, ix, v, sizeof v))
+            if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && ix->unique && !busy &&
+                violation_text(db, prefix, ix, v, sizeof v))
                 sql_errf(err, errcap, "UNIQUE index %s of %s cannot be built: %s", ix->name, table, v);
             else if (busy)
                 sql_errf(err, errcap, "building index %s of %s: another index build holds it (%s)", ix->name, table,
