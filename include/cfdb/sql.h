@@ -51,8 +51,18 @@ int cfdb_sql_open(FDBDatabase *db, const char *db_path, const char *schema, sqli
                   char *err, size_t errcap);
 /* The same on an existing SQLite connection (the tables of a schema attached before are
  * dropped first). Registers the functions cfdb_ddl(text), cfdb_fetch_method([text]),
- * cfdb_tables() (the schema's tables, comma-separated) and cfdb_index_value(index, group...)
- * (an aggregate index's value for a group: COUNT, SUM, MAX_EVER, MIN_EVER; NULL for none). */
+ * cfdb_tables() (the schema's tables, comma-separated), cfdb_index_value(index, group...)
+ * (an aggregate index's value for a group: COUNT, SUM, MAX_EVER, MIN_EVER; NULL for none)
+ * and cfdb_build_indexes([max records per transaction [, max transactions]]) (builds the
+ * indexes that are not readable, outside BEGIN..COMMIT; gives the number of batch
+ * transactions it committed).
+ *
+ * Opening a schema whose template gained or changed indexes builds them with the Record
+ * Layer's online indexer, in transactions of at most 100 records (resuming a build an
+ * earlier open left unfinished), and the planner uses an index only once it is readable;
+ * an index whose definition did not change is kept. A unique index whose rows have
+ * duplicate keys cannot be built: the open fails with 2000 and "UNIQUE index I of T cannot
+ * be built: ..." (the index stays write-only until the rows are fixed). */
 int cfdb_sql_attach(sqlite3 *conn, FDBDatabase *db, const char *db_path, const char *schema,
                     char *err, size_t errcap);
 
@@ -79,6 +89,11 @@ typedef enum cfdb_sql_fetch {
     CFDB_SQL_USE_REMOTE_FETCH_WITH_FALLBACK = 2,
 } cfdb_sql_fetch;
 int cfdb_sql_set_fetch_method(sqlite3 *conn, cfdb_sql_fetch method);
+
+/* Bounds the index builds of later opens in this process: records per transaction (0: 100)
+ * and batch transactions per open (0: no limit; an open that reaches it leaves the rest
+ * unbuilt and not used by queries, for cfdb_build_indexes or a later open). 0. */
+int cfdb_sql_set_index_build_limits(unsigned max_records, unsigned max_transactions);
 
 #pragma GCC visibility pop
 

@@ -122,7 +122,8 @@ int cfdb_rl_store_delete(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, co
  *
  * Index maintenance by type (src/layers/records/rl_index_*.c): "value" (unique too: a
  * second record with the same index key is refused with 2000 client_invalid_operation when
- * the index is readable, Java's RecordIndexUniquenessViolation, or recorded under
+ * the index is readable, Java's RecordIndexUniquenessViolation — checked before the save
+ * writes anything, so a refused save leaves the transaction as it was — or recorded under
  * P + (7, subspace key, index key..., pk...) = the other primary key when it is write-only);
  * "count", "count_updates", "count_not_null", "sum" (little-endian int64 ADD),
  * "max_ever_long"/"min_ever_long" (MAX/MIN of a little-endian int64, negatives refused),
@@ -149,6 +150,12 @@ typedef struct cfdb_rl_open_options {
      * CFDB_RL_MAX_RECORDS_FOR_REBUILD records, not on new record types): DISABLED by
      * default, as Java's FDBRecordStore.disabledIfTooManyRecordsForRebuild, or WRITE_ONLY. */
     cfdb_rl_index_state too_many_records_state;
+    /* true: such an index is never built in the open transaction, whatever the number of
+     * records (it gets too_many_records_state), for a caller that builds it online with
+     * cfdb_rl_index_build (which records uniqueness violations rather than failing the
+     * open); a store without records or an index on new record types only is still marked
+     * readable at once. */
+    bool build_online;
 } cfdb_rl_open_options;
 /* FDBRecordStore.MAX_RECORDS_FOR_REBUILD */
 #define CFDB_RL_MAX_RECORDS_FOR_REBUILD 200

@@ -15,7 +15,9 @@
  * (IndexEntry.keyContainsNonUniqueNull): the entries under P + (2, subspace key, index key...) (read with
  * the transaction, so saves earlier in it count) belonging to another primary key are a
  * violation: refused (2000, cfdb_rl_store_last_violation names the index) when the index is
- * readable, recorded both ways when it is write-only. Clearing an entry of a write-only
+ * readable, recorded both ways when it is write-only. A save checks its readable unique
+ * indexes first (rl_value_check_unique), before it writes anything, so that a refused save
+ * leaves the transaction as it was. Clearing an entry of a write-only
  * unique index removes its violation, and the last one of its key when only one is left.
  * Keys over 10,000 bytes: 2102; values over 100,000: 2103. */
 #include <string.h>
@@ -175,17 +177,58 @@ static int check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, con
     return rc;
 }
 
+/* The index's space and the old and new records' entries (none for a missing record). */
+typedef struct entry_sets {
+    cfdb_bytes space;
+    cfdb_rl_index_entry *olds, *news;
+    uint32_t no, nn;
+} entry_sets;
+
+static int entry_sets_of(cfdb_rl_store *s, cfdb_arena *a, const cfdb_rl_index *ix, const rl_side *old,
+                         const rl_side *new_, entry_sets *e)
+{
+    memset(e, 0, sizeof *e);
+    int rc = rl_index_space(s, a, ix, &e->space);
+    if (!rc && old->rec)
+        rc = rl_index_entries_v(a, ix, old, &e->olds, &e->no);
+    if (!rc && new_->rec)
+        rc = rl_index_entries_v(a, ix, new_, &e->news, &e->nn);
+    return rc;
+}
+
+/* A new entry's uniqueness check (StandardIndexMaintainer.updateOneKeyAsync: unless its key
+ * holds a non-unique null). */
+static int check_entry(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                       cfdb_bytes space, const cfdb_rl_index_entry *e, const cfdb_tuple *pk)
+{
+    cfdb_tuple vk;
+    int rc = head(a, &e->key, rl_index_key_columns(ix), &vk);
+    if (!rc && !rl_key_has_non_unique_null(ix->root, &vk, 0))
+        rc = check_unique(s, tr, a, ix, space, &vk, pk);
+    return rc;
+}
+
+int rl_value_check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                          const rl_side *old, const rl_side *new_)
+{
+    if (!ix->unique || !new_->rec || s->states[rl_index_pos(s, ix)] != CFDB_RL_INDEX_READABLE)
+        return 0;
+    entry_sets e;
+    int rc = entry_sets_of(s, a, ix, old, new_, &e);
+    for (uint32_t j = 0; j < e.nn && !rc; j++)
+        if (!in_list(&e.news[j], e.olds, e.no))
+            rc = check_entry(s, tr, a, ix, e.space, &e.news[j], new_->pk);
+    return rc;
+}
+
 int rl_value_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_)
 {
-    cfdb_rl_index_entry *olds = NULL, *news = NULL;
-    uint32_t no = 0, nn = 0;
-    cfdb_bytes space;
-    int rc = rl_index_space(s, a, ix, &space);
-    if (!rc && old->rec)
-        rc = rl_index_entries_v(a, ix, old, &olds, &no);
-    if (!rc && new_->rec)
-        rc = rl_index_entries_v(a, ix, new_, &news, &nn);
+    entry_sets e;
+    int rc = entry_sets_of(s, a, ix, old, new_, &e);
+    cfdb_bytes space = e.space;
+    cfdb_rl_index_entry *olds = e.olds, *news = e.news;
+    uint32_t no = e.no, nn = e.nn;
     uint32_t kcols = rl_index_key_columns(ix);
     bool write_only = s->states[rl_index_pos(s, ix)] == CFDB_RL_INDEX_WRITE_ONLY;
     for (uint32_t k = 0; k < no && !rc; k++) {
@@ -212,15 +255,8 @@ int rl_value_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const c
             return CFDB_ERR_KEY_TOO_LARGE;
         if (value.len > CFDB_RL_MAX_VALUE_SIZE)
             return CFDB_ERR_VALUE_TOO_LARGE;
-        if (ix->unique) {
-            cfdb_tuple vk;
-            if ((rc = head(a, &news[j].key, kcols, &vk)))
-                break;
-            /* StandardIndexMaintainer.updateOneKeyAsync: checked unless a non-unique null */
-            if (!rl_key_has_non_unique_null(ix->root, &vk, 0) &&
-                (rc = check_unique(s, tr, a, ix, space, &vk, new_->pk)))
-                break;
-        }
+        if (ix->unique && (rc = check_entry(s, tr, a, ix, space, &news[j], new_->pk)))
+            break;
         dir_set(tr, key, value);
     }
     return rc;

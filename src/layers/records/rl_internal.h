@@ -118,6 +118,10 @@ typedef int (*rl_update_fn)(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a,
                             const cfdb_rl_index *ix, const rl_side *old, const rl_side *new_);
 int rl_value_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                     const rl_side *old, const rl_side *new_);
+/* A readable unique VALUE index's check of the new record's entries alone (no write): 2000
+ * with s->violation set when one belongs to another record; 0 for other indexes. */
+int rl_value_check_unique(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
+                          const rl_side *old, const rl_side *new_);
 int rl_atomic_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,
                      const rl_side *old, const rl_side *new_);
 int rl_version_update(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, const cfdb_rl_index *ix,

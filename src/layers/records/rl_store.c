@@ -428,7 +428,7 @@ static int rebuild_new_indexes(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena 
         } else if (!rl_index_type_supported(ix)) {
             /* cfdb cannot build it: disabled, so saves need not maintain it either */
             rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_DISABLED);
-        } else if (records <= CFDB_RL_MAX_RECORDS_FOR_REBUILD) {
+        } else if (records <= CFDB_RL_MAX_RECORDS_FOR_REBUILD && !(opts && opts->build_online)) {
             rebuild_ctx c = { s, tr, a, ix };
             rc = rl_state_write(s, tr, a, ix, CFDB_RL_INDEX_READABLE);
             if (!rc)
@@ -761,6 +761,14 @@ int cfdb_rl_store_save(cfdb_rl_store *s, FDBTransaction *tr, cfdb_arena *a, cons
     }
     rl_side o = { old_type, found ? old : NULL, &pk, old_version.present ? old_version.bytes : NULL };
     rl_side n = { type, record, &pk, versioned ? version : NULL };
+    /* unique indexes first: a refused save writes nothing */
+    for (uint32_t i = 0; i < md->index_count; i++) {
+        const cfdb_rl_index *ix = &md->indexes[i];
+        rl_side oi = o.rec && rl_index_applies(ix, o.type) ? o : (rl_side){ 0 };
+        if (strcmp(ix->type, "value") == 0 && rl_index_applies(ix, type) &&
+            (rc = rl_value_check_unique(s, tr, a, ix, &oi, &n)))
+            return rc;
+    }
     if ((rc = update_indexes(s, tr, a, &o, &n)))
         return rc;
 

@@ -62,7 +62,7 @@ int sql_catalog_new(sql_catalog **out, char *err, size_t errcap)
     sql_ddl *d;
     int rc = sql_ddl_parse(&c->arena, catalog_ddl, strlen(catalog_ddl), &d, err, errcap);
     if (!rc)
-        rc = sql_template_metadata(&c->arena, d->tmpl, 1, &c->md_bytes, err, errcap);
+        rc = sql_template_metadata(&c->arena, d->tmpl, 1, NULL, &c->md_bytes, err, errcap);
     cfdb_pb_error pe = { 0 };
     if (!rc && (rc = cfdb_rl_metadata_from_proto(c->md_bytes.ptr, c->md_bytes.len, &c->md, &pe)))
         sql_errf(err, errcap, "catalog metadata: %s", pe.message);
@@ -327,13 +327,19 @@ int sql_catalog_exec(sql_catalog *c, FDBTransaction *tr, const sql_ddl *d, char 
     switch (d->kind) {
     case SQL_DDL_CREATE_TEMPLATE: {
         int32_t v;
-        if ((rc = latest_template(c, st, tr, &a, d->name, &v, NULL)))
+        cfdb_bytes prev_bytes = { NULL, 0 };
+        if ((rc = latest_template(c, st, tr, &a, d->name, &v, &prev_bytes)))
             break;
+        cfdb_rl_metadata *prev = NULL;
+        cfdb_pb_error pe = { 0 };
+        if (v > 0 && cfdb_rl_metadata_from_proto(prev_bytes.ptr, prev_bytes.len, &prev, &pe))
+            prev = NULL; /* unreadable: every index counts as new */
         cfdb_bytes md;
-        if ((rc = sql_template_metadata(&a, d->tmpl, v + 1, &md, err, errcap)))
+        rc = sql_template_metadata(&a, d->tmpl, v + 1, prev, &md, err, errcap);
+        cfdb_rl_metadata_free(prev);
+        if (rc)
             break;
         cfdb_rl_metadata *check;
-        cfdb_pb_error pe = { 0 };
         if ((rc = cfdb_rl_metadata_from_proto(md.ptr, md.len, &check, &pe))) {
             sql_errf(err, errcap, "schema template %s: %s", d->name, pe.message);
             rc = CFDB_ERR_CLIENT_INVALID_OPERATION;

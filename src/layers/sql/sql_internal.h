@@ -108,9 +108,13 @@ int sql_ddl_parse(cfdb_arena *a, const char *text, size_t len, sql_ddl **out, ch
 bool sql_is_ddl(const char *text);
 
 /* The template's MetaData protobuf, as fdb-relational's RecordLayerSchemaTemplate
- * toRecordMetadata().toProto() (sql_template.c). version: the template's version. */
-int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version, cfdb_bytes *out,
-                          char *err, size_t errcap);
+ * toRecordMetadata().toProto() (sql_template.c). version: the template's version; each
+ * index gets it as added_version and last_modified_version, except an index prev (the
+ * previous version's metadata, NULL for none) has with the same definition (name, type,
+ * uniqueness, table, primary key, key expression, column types), which keeps prev's: the
+ * Record Layer rebuilds on upgrade only the indexes modified after the store's version. */
+int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
+                          const cfdb_rl_metadata *prev, cfdb_bytes *out, char *err, size_t errcap);
 
 /* Maps a column of a loaded metadata's record type back to the DDL's type. */
 sql_type sql_type_of_field(const cfdb_pb_field *f);

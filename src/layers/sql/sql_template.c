@@ -271,8 +271,74 @@ static const cfdb_kex *index_kex(cfdb_arena *a, const sql_table *tb, const sql_i
     return cfdb_kex_grouping(a, fields_kex(a, all, ix->nkeys + 1, false), 1);
 }
 
-int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version, cfdb_bytes *out,
-                          char *err, size_t errcap)
+/* Whether two key expressions of the kinds templates write are the same. */
+static bool kex_same(const cfdb_kex *x, const cfdb_kex *y)
+{
+    if (x->kind != y->kind || x->child_count != y->child_count)
+        return false;
+    switch (x->kind) {
+    case CFDB_KEX_FIELD: {
+        int nx = x->null_interpretation ? x->null_interpretation : CFDB_KEX_NULL_NOT_UNIQUE;
+        int ny = y->null_interpretation ? y->null_interpretation : CFDB_KEX_NULL_NOT_UNIQUE;
+        return strcmp(x->field_name, y->field_name) == 0 && x->fan_type == y->fan_type && nx == ny;
+    }
+    case CFDB_KEX_GROUPING:
+    case CFDB_KEX_KEY_WITH_VALUE:
+        if (x->n1 != y->n1)
+            return false;
+        /* fall through */
+    case CFDB_KEX_THEN:
+        for (uint32_t i = 0; i < x->child_count; i++)
+            if (!kex_same(x->children[i], y->children[i]))
+                return false;
+        return true;
+    case CFDB_KEX_EMPTY:
+    case CFDB_KEX_RECORD_TYPE_KEY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Every field of k has the same type in the previous version's record type. */
+static bool kex_fields_kept(const cfdb_kex *k, const sql_table *tb, const cfdb_pb_message *prev)
+{
+    if (k->kind == CFDB_KEX_FIELD) {
+        const cfdb_pb_field *f = cfdb_pb_field_by_name(prev, k->field_name);
+        for (uint32_t c = 0; f && c < tb->ncols; c++)
+            if (strcmp(tb->cols[c].name, k->field_name) == 0)
+                return sql_type_of_field(f) == tb->cols[c].type &&
+                       (f->label == CFDB_PB_REQUIRED) == tb->cols[c].not_null;
+        return false;
+    }
+    for (uint32_t i = 0; i < k->child_count; i++)
+        if (!kex_fields_kept(k->children[i], tb, prev))
+            return false;
+    return true;
+}
+
+/* An index of the previous version whose entries this version's index would write the same:
+ * same name, type, uniqueness, table (at the same record type key, with the same primary
+ * key) and key expression over columns of the same types. Its versions are kept, so that
+ * opening a store of the previous version does not rebuild it. */
+static const cfdb_rl_index *same_index(const cfdb_rl_metadata *prev, const sql_table *tb, uint32_t pos,
+                                       const cfdb_kex *pk, const sql_index *ix, const cfdb_kex *root,
+                                       const char *type)
+{
+    const cfdb_rl_index *p = prev ? cfdb_rl_index_by_name(prev, ix->name) : NULL;
+    if (!p || !root || strcmp(p->type, type) != 0 || p->unique != ix->unique || p->option_count != (ix->unique ? 1u : 0u) ||
+        p->record_type_count != 1 || strcmp(p->record_types[0]->name, tb->name) != 0)
+        return NULL;
+    const cfdb_rl_record_type *rt = p->record_types[0];
+    if (rt->record_type_key.type != CFDB_TUPLE_INT || rt->record_type_key.v.i != (int64_t)pos || !pk ||
+        !kex_same(rt->primary_key, pk) || !kex_same(p->root, root) ||
+        !kex_fields_kept(p->root, tb, rt->descriptor) || !kex_fields_kept(rt->primary_key, tb, rt->descriptor))
+        return NULL;
+    return p;
+}
+
+int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
+                          const cfdb_rl_metadata *prev, cfdb_bytes *out, char *err, size_t errcap)
 {
     /* FileDescriptorProto */
     pbw file = { .a = a };
@@ -332,8 +398,15 @@ int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
         pbw w = { .a = a };
         pbw_str(&w, 1, ix->table);
         pbw_str(&w, 3, ix->name);
-        write_kex(&w, 4, index_kex(a, tb, ix, &type));
-        pbw_int(&w, 6, version);
+        const cfdb_kex *root = index_kex(a, tb, ix, &type);
+        write_kex(&w, 4, root);
+        const char **pkn = cfdb_arena_alloc(a, (tb->npk ? tb->npk : 1) * sizeof *pkn);
+        for (uint32_t k = 0; pkn && k < tb->npk; k++)
+            pkn[k] = tb->cols[tb->pk[k]].name;
+        const cfdb_rl_index *kept =
+            same_index(prev, tb, pos, pkn ? fields_kex(a, pkn, tb->npk, !t->intermingle_tables) : NULL, ix, root,
+                       type);
+        pbw_int(&w, 6, kept ? kept->added_version : version);
         pbw_str(&w, 8, type);
         if (ix->unique) {
             pbw o = { .a = a };
@@ -341,7 +414,7 @@ int sql_template_metadata(cfdb_arena *a, const sql_template *t, int32_t version,
             pbw_str(&o, 2, "true");
             pbw_sub(&w, 9, &o);
         }
-        pbw_int(&w, 10, version);
+        pbw_int(&w, 10, kept ? kept->last_modified_version : version);
         pbw_sub(&md, 2, &w);
     }
     for (uint32_t i = 0; i < t->ntables; i++) {

@@ -42,6 +42,7 @@ SQLITE_EXTENSION_INIT3
 #include "cfdb/errors.h"
 #include "cfdb/records/cursor.h"
 #include "sql_catalog.h"
+#include "sql_indexes.h"
 
 #define CFDB_SQL_EST_ROWS 100000.0
 
@@ -447,8 +448,6 @@ static int tab_build(sql_conn *c, const char *name, sql_tab **out, char **err)
         const cfdb_rl_index *ix = rt->indexes[k];
         if (strcmp(ix->type, "value") != 0)
             continue;
-        if (c->readable && !c->readable[ix - c->md->indexes])
-            continue;
         const cfdb_kex *root = ix->root;
         uint32_t split = 0;
         if (root->kind == CFDB_KEX_KEY_WITH_VALUE)
@@ -751,6 +750,9 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
     double best_total = best.cost + (info->nOrderBy && !best.order_consumed
                                          ? best.rows * log2(best.rows + 1) / 4 : 0);
     for (uint32_t i = 0; i < t->nixs; i++) {
+        /* an index being built (or disabled) is not planned: readable[] is the store's */
+        if (t->conn->readable && !t->conn->readable[t->ixs[i].ix - t->conn->md->indexes])
+            continue;
         plan_candidate(t, info, (int)i, &cur);
         double total = cur.cost + (info->nOrderBy && !cur.order_consumed
                                        ? cur.rows * log2(cur.rows + 1) / 4 : 0);
@@ -1443,6 +1445,11 @@ static int write_error(sql_tab *t, cfdb_rl_store *st, int rc)
 {
     if (rc == CFDB_ERR_CLIENT_INVALID_OPERATION && cfdb_rl_store_last_violation(st)) {
         t->conn->last_error = rc;
+        /* inside BEGIN..COMMIT the statement may have written before (earlier rows, the old
+         * row of a new primary key): the transaction fails as a whole, as a uniqueness
+         * violation fails a Record Layer transaction */
+        if (!sqlite3_get_autocommit(t->conn->db) && t->conn->tr)
+            t->conn->txn_error = rc;
         set_err(&t->base, "UNIQUE constraint failed: index %s of %s",
                 cfdb_rl_store_last_violation(st)->name, t->rt->name);
         return SQLITE_CONSTRAINT;
@@ -1523,6 +1530,9 @@ static int x_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_in
                 char *cols = sqlite3_str_finish(s);
                 set_err(vt, "UNIQUE constraint failed: %s (primary key)", cols ? cols : "");
                 sqlite3_free(cols);
+                /* as a unique index's refusal (write_error): fails BEGIN..COMMIT */
+                if (!sqlite3_get_autocommit(conn->db) && conn->tr)
+                    conn->txn_error = CFDB_ERR_CLIENT_INVALID_OPERATION;
                 return SQLITE_CONSTRAINT;
             }
         }
@@ -1533,7 +1543,7 @@ static int x_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_in
     if (e) {
         int mode = sqlite3_vtab_on_conflict(conn->db);
         if (e == CFDB_ERR_CLIENT_INVALID_OPERATION && cfdb_rl_store_last_violation(st) &&
-            mode == SQLITE_IGNORE)
+            mode == SQLITE_IGNORE && (same_key || is_insert))   /* not after deleting the old row */
             return SQLITE_OK;
         return write_error(t, st, e);
     }
@@ -1737,10 +1747,11 @@ static int load_txn(void *ctx, FDBTransaction *tr, char *err, size_t errcap)
         sql_errf(err, errcap, "schema template %s: %s", l->info.template_name, pe.message);
         return rc;
     }
-    /* opening the store brings it to the template's version (new indexes built when the
-     * store is small, as the Record Layer's checkVersion does) */
+    /* opening the store brings it to the template's version; indexes to build are left
+     * disabled for the online indexer (sql_indexes.c) */
     cfdb_rl_store *st;
-    if ((rc = cfdb_rl_store_open(tr, l->md, l->info.prefix, CFDB_RL_OPEN, &st))) {
+    cfdb_rl_open_options oo = { .too_many_records_state = CFDB_RL_INDEX_DISABLED, .build_online = true };
+    if ((rc = cfdb_rl_store_open_with(tr, l->md, l->info.prefix, CFDB_RL_OPEN, &oo, &st))) {
         sql_errf(err, errcap, "opening the store of %s/%s: FoundationDB error %d: %s", l->db,
                  l->schema, rc, fdb_get_error(rc));
         return rc;
@@ -1943,6 +1954,33 @@ static void fn_tables(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_free(out);
 }
 
+/* cfdb_build_indexes([max records per transaction [, max transactions]]): builds the
+ * indexes that are not readable (sql_indexes.c); the number of batch transactions. */
+static void fn_build_indexes(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    sql_conn *c = sqlite3_user_data(ctx);
+    if (c->writing || !sqlite3_get_autocommit(c->db)) {
+        sqlite3_result_error(ctx, "cfdb_build_indexes: not inside a transaction", -1);
+        return;
+    }
+    int64_t lim[2] = { 0, 0 };
+    for (int i = 0; i < argc && i < 2; i++)
+        if ((lim[i] = sqlite3_value_int64(argv[i])) < 0 || lim[i] > UINT32_MAX) {
+            sqlite3_result_error(ctx, "cfdb_build_indexes: limits are counts (0: the default)", -1);
+            return;
+        }
+    sql_build_report rep;
+    char err[768] = "";
+    int rc = sql_indexes_build(c->fdb, c->md, c->prefix, c->readable, (uint32_t)lim[0], (uint32_t)lim[1], false,
+                               &rep, err, sizeof err);
+    if (rc) {
+        c->last_error = rc;
+        sqlite3_result_error(ctx, err, -1);
+        return;
+    }
+    sqlite3_result_int64(ctx, rep.transactions);
+}
+
 static void conn_fn_free(void *p)
 {
     conn_unref(p);
@@ -1988,6 +2026,9 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
         c->schema[i] = (char)((schema[i] >= 'a' && schema[i] <= 'z') ? schema[i] - 32 : schema[i]);
     load_ctx l = { cat, c, c->db_path, c->schema, &c->md_arena, { 0 }, NULL, NULL };
     rc = run_txn(fdb, load_txn, &l, err, errcap);
+    /* indexes the upgrade left unbuilt: the online indexer, in bounded transactions */
+    if (!rc)
+        rc = sql_indexes_build_on_open(fdb, l.md, l.info.prefix, l.readable, err, errcap);
     if (rc) {
         cfdb_rl_metadata_free(l.md);
         conn_unref(c);
@@ -2024,9 +2065,11 @@ int cfdb_sql_attach(sqlite3 *db, FDBDatabase *fdb, const char *db_path, const ch
             break;
         }
     }
-    c->refs += 4;
+    c->refs += 5;
     if (!rc && (sqlite3_create_function_v2(db, "cfdb_ddl", 1, SQLITE_UTF8, c, fn_ddl, NULL, NULL,
                                            conn_fn_free) != SQLITE_OK ||
+                sqlite3_create_function_v2(db, "cfdb_build_indexes", -1, SQLITE_UTF8, c, fn_build_indexes,
+                                           NULL, NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_tables", 0, SQLITE_UTF8, c, fn_tables, NULL,
                                            NULL, conn_fn_free) != SQLITE_OK ||
                 sqlite3_create_function_v2(db, "cfdb_index_value", -1, SQLITE_UTF8, c,

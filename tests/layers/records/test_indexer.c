@@ -285,6 +285,17 @@ static void test_small_store_builds_in_line(void **state)
     assert_int_equal(save_range(md2, q, 1, 1, 0, &wo), 0);
     assert_int_equal(state_of(md2, q, "by_name"), CFDB_RL_INDEX_WRITE_ONLY);
 
+    /* build_online: a small store's new index is left to the online indexer too */
+    cfdb_bytes o = rlt_prefix(&arena, "rb");
+    assert_int_equal(save_range(md1, o, 1, 20, 0, NULL), 0);
+    cfdb_rl_open_options online = { .too_many_records_state = CFDB_RL_INDEX_DISABLED, .build_online = true };
+    assert_int_equal(save_range(md2, o, 21, 21, 0, &online), 0);
+    assert_int_equal(state_of(md2, o, "by_name"), CFDB_RL_INDEX_DISABLED);
+    cfdb_rl_indexer_stats st;
+    assert_int_equal(cfdb_rl_index_build(g_env.db, md2, o, "by_name", NULL, &st), 0);
+    assert_true(st.readable);
+    assert_int_equal(st.records, 21);
+
     /* A new index of a type cfdb cannot maintain (rank): disabled on upgrade even with few
      * records, and saves go on without it. */
     cfdb_pb_msg *mr = rlt_base_metadata(&arena, 2);

@@ -569,10 +569,41 @@ static void test_reads_per_save(void **state)
     cfdb_rl_metadata_free(md);
 }
 
+/* A save a readable unique index refuses writes nothing, even of the indexes before it ("c"
+ * precedes "u"): the transaction that goes on and commits holds no trace of it. */
+static int refused_then_commit_fn(cfdb_rl_store *s, FDBTransaction *tr, void *ctx)
+{
+    (void)ctx;
+    const cfdb_rl_metadata *md = cfdb_rl_store_metadata(s);
+    assert_int_equal(cfdb_rl_store_save(s, tr, &arena, person(md, 3, "a", 2, 0), NULL),
+                     CFDB_ERR_CLIENT_INVALID_OPERATION);
+    assert_ptr_equal(cfdb_rl_store_last_violation(s), cfdb_rl_index_by_name(md, "u"));
+    return 0;
+}
+
+static void test_unique_refusal_writes_nothing(void **state)
+{
+    (void)state;
+    cfdb_pb_msg *m = base(1);
+    rlt_add_index(&arena, m, "c", "value", F("color"), "Person");
+    add_unique(rlt_add_index(&arena, m, "u", "value", F("name"), "Person"));
+    cfdb_rl_metadata *md = rlt_load(&arena, m);
+    cfdb_bytes p = rlt_prefix(&arena, "rn");
+    assert_int_equal(save(md, p, person(md, 1, "a", 1, 0), NULL), 0);
+    assert_int_equal(with_store(md, p, refused_then_commit_fn, NULL), 0);
+    /* c: (color 1, record type key 1, id 1) alone; no record 3 */
+    cfdb_bytes k = BYTES(0x15, 0x02, 0x02, 'c', 0x00, 0x15, 0x01, 0x15, 0x01, 0x15, 0x01);
+    cfdb_bytes v = { (const uint8_t *)"", 0 };
+    expect_under(p, BYTES(0x15, 0x02, 0x02, 'c', 0x00), &k, &v, 1);
+    expect_under(p, BYTES(0x15, 0x01, 0x15, 0x01, 0x15, 0x03), NULL, NULL, 0);
+    cfdb_rl_metadata_free(md);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unique_value),
+        cmocka_unit_test(test_unique_refusal_writes_nothing),
         cmocka_unit_test(test_atomic),
         cmocka_unit_test(test_version_index),
         cmocka_unit_test(test_counts_delete_all_states),

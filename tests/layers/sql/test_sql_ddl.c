@@ -166,7 +166,7 @@ static void test_metadata(void **state)
     (void)state;
     sql_ddl *d = parse_ok(tmpl_ddl);
     cfdb_bytes md;
-    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 3, &md, err, sizeof err), 0);
+    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 3, NULL, &md, err, sizeof err), 0);
     cfdb_rl_metadata *m = NULL;
     cfdb_pb_error pe = { 0 };
     int rc = cfdb_rl_metadata_from_proto(md.ptr, md.len, &m, &pe);
@@ -218,10 +218,76 @@ static void test_metadata(void **state)
     /* INTERMINGLE_TABLES = true: no record type key in the primary key */
     d = parse_ok("CREATE SCHEMA TEMPLATE t CREATE TABLE x (a BIGINT, PRIMARY KEY(a)) "
                  "WITH OPTIONS (INTERMINGLE_TABLES = true)");
-    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 1, &md, err, sizeof err), 0);
+    assert_int_equal(sql_template_metadata(&arena, d->tmpl, 1, NULL, &md, err, sizeof err), 0);
     assert_int_equal(cfdb_rl_metadata_from_proto(md.ptr, md.len, &m, &pe), 0);
     assert_int_equal(m->record_types[0].primary_key->kind, CFDB_KEX_FIELD);
     cfdb_rl_metadata_free(m);
+}
+
+/* The metadata of a template version, prev the version before it (NULL: none). */
+static cfdb_rl_metadata *version_md(const char *ddl, int32_t version, const cfdb_rl_metadata *prev)
+{
+    sql_ddl *d = parse_ok(ddl);
+    cfdb_bytes md;
+    assert_int_equal(sql_template_metadata(&arena, d->tmpl, version, prev, &md, err, sizeof err), 0);
+    cfdb_rl_metadata *m = NULL;
+    cfdb_pb_error pe = { 0 };
+    if (cfdb_rl_metadata_from_proto(md.ptr, md.len, &m, &pe))
+        fail_msg("metadata: %s", pe.message);
+    return m;
+}
+
+static int32_t modified(const cfdb_rl_metadata *m, const char *index)
+{
+    const cfdb_rl_index *ix = cfdb_rl_index_by_name(m, index);
+    assert_non_null(ix);
+    return ix->last_modified_version;
+}
+
+/* A new template version keeps the versions of the indexes whose definition did not change
+ * (so an upgrade does not rebuild them) and gives its own to every other. */
+static void test_index_versions(void **state)
+{
+    (void)state;
+    cfdb_rl_metadata *v1 = version_md(
+        "CREATE SCHEMA TEMPLATE t CREATE TABLE x (a BIGINT, b STRING, c BIGINT, PRIMARY KEY(a)) "
+        "CREATE INDEX same ON x (b) CREATE INDEX key ON x (b) CREATE INDEX uniq ON x (c) "
+        "CREATE INDEX typed ON x (c) CREATE INDEX n AS SELECT COUNT(*) FROM x "
+        "CREATE INDEX s AS SELECT b, SUM(c) FROM x GROUP BY b CREATE INDEX nul ON x (c)", 1, NULL);
+    cfdb_rl_metadata *v2 = version_md(
+        "CREATE SCHEMA TEMPLATE t CREATE TABLE x (a BIGINT, b STRING, c BIGINT, d INTEGER, PRIMARY KEY(a)) "
+        "CREATE INDEX same ON x (b) CREATE INDEX key ON x (b, c) CREATE UNIQUE INDEX uniq ON x (c) "
+        "CREATE INDEX typed ON x (d) CREATE INDEX n AS SELECT COUNT(*) FROM x "
+        "CREATE INDEX s AS SELECT b, SUM(c) FROM x GROUP BY b CREATE INDEX nul ON x (c) "
+        "CREATE INDEX added ON x (d)", 2, v1);
+    assert_int_equal(modified(v2, "SAME"), 1);
+    assert_int_equal(cfdb_rl_index_by_name(v2, "SAME")->added_version, 1);
+    assert_int_equal(modified(v2, "N"), 1);
+    assert_int_equal(modified(v2, "S"), 1);
+    assert_int_equal(modified(v2, "NUL"), 1);
+    assert_int_equal(modified(v2, "KEY"), 2);     /* another key */
+    assert_int_equal(modified(v2, "UNIQ"), 2);    /* now unique */
+    assert_int_equal(modified(v2, "TYPED"), 2);   /* another column */
+    assert_int_equal(modified(v2, "ADDED"), 2);
+    assert_int_equal(cfdb_rl_index_by_name(v2, "ADDED")->added_version, 2);
+    /* a column's type or nullability changed under the same index: changed too; so is every
+     * index of a table whose record type key moved (a table inserted before it) */
+    cfdb_rl_metadata *v3 = version_md(
+        "CREATE SCHEMA TEMPLATE t CREATE TABLE w (k BIGINT, PRIMARY KEY(k)) "
+        "CREATE TABLE x (a BIGINT, b STRING, c BIGINT, d INTEGER, PRIMARY KEY(a)) "
+        "CREATE INDEX same ON x (b)", 3, v2);
+    assert_int_equal(modified(v3, "SAME"), 3);
+    cfdb_rl_metadata *v4 = version_md(
+        "CREATE SCHEMA TEMPLATE t CREATE TABLE x (a BIGINT, b STRING NOT NULL, c INTEGER, d INTEGER, "
+        "  PRIMARY KEY(a)) CREATE INDEX same ON x (b) CREATE INDEX nul ON x (c) CREATE INDEX typed ON x (d)",
+        4, v2);
+    assert_int_equal(modified(v4, "SAME"), 4);    /* b became NOT NULL */
+    assert_int_equal(modified(v4, "NUL"), 4);     /* c became INTEGER */
+    assert_int_equal(modified(v4, "TYPED"), 2);   /* kept from version 2 */
+    cfdb_rl_metadata_free(v1);
+    cfdb_rl_metadata_free(v2);
+    cfdb_rl_metadata_free(v3);
+    cfdb_rl_metadata_free(v4);
 }
 
 static int setup(void **state)
@@ -244,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_database_schema_drop),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_metadata),
+        cmocka_unit_test(test_index_versions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
