@@ -42,6 +42,7 @@ SQLITE_EXTENSION_INIT3
 #include "cfdb/errors.h"
 #include "cfdb/records/cursor.h"
 #include "sql_catalog.h"
+#include "sql_limit.h"
 
 #define CFDB_SQL_EST_ROWS 100000.0
 
@@ -788,6 +789,10 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->aConstraintUsage[cont_c].argvIndex = argv++;
         info->aConstraintUsage[cont_c].omit = 1;
     }
+    /* LIMIT / OFFSET into the scan when SQLite would drop or reorder no row (sql_limit.c) */
+    sql_limit_plan lim;
+    sql_limit_plan_make(info, best.order_consumed || info->nOrderBy == 0,
+                        !(best.cand < 0 && t->others_in_range), &argv, &lim);
     info->orderByConsumed = best.order_consumed;
     info->estimatedRows = (sqlite3_int64)best.rows;
     info->estimatedCost = best.cost;
@@ -795,7 +800,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
                    (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |
-                   (cont_c >= 0 ? 1 << 26 : 0);
+                   (cont_c >= 0 ? 1 << 26 : 0) | lim.flags;
     /* a full primary key of equalities whose continuation is not asked for: one point read */
     uint64_t cont_bit = t->ncols < 63 ? 1ull << t->ncols : 1ull << 63;
     if (best.cand < 0 && best.unique && cont_c < 0 && !(info->colUsed & cont_bit))
@@ -829,6 +834,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         sqlite3_str_appendf(s, " FROM CONTINUATION");
     if (info->idxNum & (1 << 27))
         sqlite3_str_appendf(s, " LOAD");
+    sql_limit_plan_describe(info, &lim, s);
     info->idxStr = sqlite3_str_finish(s);
     info->needToFreeIdxStr = 1;
     return SQLITE_OK;
@@ -986,6 +992,10 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     c->covering = (idxNum >> 25) & 1;
     bool resume = (idxNum >> 26) & 1;
     c->cand = cand;
+    sql_limit_args lim;
+    sql_limit_args_take(idxNum, argv, &argc, &lim);
+    if (lim.no_rows)
+        return SQLITE_OK;
     if (cand >= (int)t->nixs || (int)neq + (lo != 0) + (hi != 0) + resume > argc)
         return SQLITE_ERROR;
     cfdb_bytes cont = { 0 };
@@ -1099,7 +1109,8 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
         }
     }
     /* the plan and the range, for continuations: one given to another query is refused */
-    c->plan_hash = sql_hash32(sql_hash32(0, t->rt->name, strlen(t->rt->name)), &(int){ idxNum & ~(1 << 26) },
+    c->plan_hash = sql_hash32(sql_hash32(0, t->rt->name, strlen(t->rt->name)),
+                              &(int){ idxNum & ~(1 << 26 | SQL_LIMIT_PUSHED | SQL_OFFSET_PUSHED) },
                               sizeof(int));
     c->binding_hash = sql_hash32(0, &r.low_endpoint, sizeof r.low_endpoint);
     c->binding_hash = sql_hash32(c->binding_hash, &r.high_endpoint, sizeof r.high_endpoint);
@@ -1111,7 +1122,9 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     }
     c->point = false;
     if (((idxNum >> 27) & 1) && !widened && cand < 0 && used == t->npk_order) {
-        /* the record with this primary key, by one read */
+        /* the record with this primary key, by one read (none after an OFFSET) */
+        if (lim.skip || lim.skip_more)
+            return SQLITE_OK;
         cfdb_rl_store *st;
         int rc = conn_store(conn, &t->base, &st);
         if (rc)
@@ -1149,7 +1162,7 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     int rc = conn_store(conn, &t->base, &st);
     if (rc)
         return rc;
-    cfdb_rl_scan_props props = { .reverse = reverse };
+    cfdb_rl_scan_props props = { .reverse = reverse, .limit = lim.limit, .skip = lim.skip };
     switch (conn->fetch) {
     case CFDB_SQL_SCAN_AND_FETCH:
         props.fetch = CFDB_RL_SCAN_AND_FETCH;
@@ -1177,7 +1190,10 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     if (e)
         return conn_fail(conn, &t->base, e, "starting a scan");
     c->eof = false;
-    return cur_step(c);
+    rc = cur_step(c);
+    for (uint64_t i = 0; i < lim.skip_more && !rc && !c->eof; i++)
+        rc = cur_step(c);
+    return rc;
 }
 
 static int x_next(sqlite3_vtab_cursor *cur)
