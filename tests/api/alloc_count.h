@@ -17,5 +17,7 @@
 bool alloc_counted(void);
 /* allocation calls so far, all threads (0 when not counted) */
 uint64_t alloc_count(void);
+/* true when a malloc of this program is counted (the counter is interposed at all) */
+bool alloc_count_sees_malloc(void);
 
 #endif

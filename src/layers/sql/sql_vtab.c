@@ -1212,7 +1212,24 @@ static int x_eof(sqlite3_vtab_cursor *cur)
     return ((sql_cur *)cur)->eof;
 }
 
-static void result_elem(sqlite3_context *ctx, const cfdb_tuple_elem *e)
+/* Text for SQLite, NUL-terminated (a copy in a, the row's arena): SQLite marks such a value
+ * terminated, so an application's sqlite3_column_text needs no terminator added — adding one
+ * shrinks the value's buffer to the text, and the next row's value then allocates a new one:
+ * a heap allocation per row. Text holding a NUL goes by length. */
+static void result_text(cfdb_arena *a, sqlite3_context *ctx, const uint8_t *p, uint32_t n)
+{
+    char *z = n && memchr(p, 0, n) ? NULL : cfdb_arena_alloc(a, (size_t)n + 1);
+    if (!z) {
+        sqlite3_result_text(ctx, (const char *)p, (int)n, SQLITE_TRANSIENT);
+        return;
+    }
+    if (n)
+        memcpy(z, p, n);
+    z[n] = 0;
+    sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+}
+
+static void result_elem(cfdb_arena *a, sqlite3_context *ctx, const cfdb_tuple_elem *e)
 {
     if (!e) {
         sqlite3_result_null(ctx);
@@ -1223,7 +1240,7 @@ static void result_elem(sqlite3_context *ctx, const cfdb_tuple_elem *e)
         sqlite3_result_int64(ctx, e->v.i);
         break;
     case CFDB_TUPLE_STRING:
-        sqlite3_result_text(ctx, (const char *)e->v.bytes.ptr, (int)e->v.bytes.len, SQLITE_TRANSIENT);
+        result_text(a, ctx, e->v.bytes.ptr, e->v.bytes.len);
         break;
     case CFDB_TUPLE_BYTES:
         sqlite3_result_blob(ctx, e->v.bytes.ptr, (int)e->v.bytes.len, SQLITE_TRANSIENT);
@@ -1265,9 +1282,9 @@ static int x_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
     if (c->covering) {
         const sql_ix *x = &t->ixs[c->cand];
         if (x->kpos[i] >= 0)
-            result_elem(ctx, cfdb_tuple_get(&c->item.index_key, (uint32_t)x->kpos[i]));
+            result_elem(&c->row, ctx, cfdb_tuple_get(&c->item.index_key, (uint32_t)x->kpos[i]));
         else if (x->vpos[i] >= 0)
-            result_elem(ctx, cfdb_tuple_get(&c->item.index_value, (uint32_t)x->vpos[i]));
+            result_elem(&c->row, ctx, cfdb_tuple_get(&c->item.index_value, (uint32_t)x->vpos[i]));
         else
             sqlite3_result_null(ctx);
         return SQLITE_OK;
@@ -1295,7 +1312,7 @@ static int x_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_double(ctx, v->d);
         break;
     case SQL_STRING:
-        sqlite3_result_text(ctx, (const char *)v->s.ptr, (int)v->s.len, SQLITE_TRANSIENT);
+        result_text(&c->row, ctx, v->s.ptr, v->s.len);
         break;
     case SQL_BYTES:
         sqlite3_result_blob(ctx, v->s.ptr, (int)v->s.len, SQLITE_TRANSIENT);
@@ -1933,7 +1950,7 @@ static void fn_index_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         if (cfdb_tuple_unpack(&a, (cfdb_bytes){ val, (uint32_t)len }, &t) || cfdb_tuple_count(&t) == 0)
             sqlite3_result_error(ctx, "cfdb_index_value: a stored value that does not decode", -1);
         else
-            result_elem(ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
+            result_elem(&a, ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
     } else {
         int64_t v = 0;
         for (int i = 0; i < len && i < 8; i++)
