@@ -22,7 +22,8 @@
  * column or after consumed equalities, all in one direction (a reverse scan for DESC); an IN
  * list never counts for that. An index scan whose needed columns (colUsed) are all in the
  * index entry reads no record (COVERING); otherwise its records are fetched by the
- * connection's fetch method.
+ * connection's fetch method. LIMIT / OFFSET go into the scan when SQLite would drop or reorder
+ * none of its rows (sql_limit.c; idxNum bits 28 and 29, the last xFilter arguments).
  *
  * Costs: a table is assumed to hold CFDB_SQL_EST_ROWS rows; each equality divides by 10, each
  * bound by 4, a full primary key or unique index key gives one row; a record costs 1 to read
