@@ -3,13 +3,18 @@
  * xBestIndex as the constraints SQLITE_INDEX_CONSTRAINT_LIMIT / _OFFSET when the query reads
  * one virtual table with no GROUP BY, DISTINCT or aggregate, every WHERE term is on that table
  * and every ORDER BY term is one of its columns. Their right-hand side is the LIMIT value
- * alone (not LIMIT + OFFSET). Taking them is only right when no row the scan returns is
- * dropped or reordered afterwards: then the scan's first OFFSET rows are the ones SQLite would
- * skip and the next LIMIT are the answer, and the Record Layer scan reads no more (index scans
- * skip by a key-selector offset without reading the skipped entries; record scans skip whole
- * records). Any residual filter (a constraint SQLite checks again, one the plan does not use,
- * an IN list), a sort SQLite adds, or a scan that returns records of other tables
- * (intermingled tables) keeps the LIMIT in SQLite alone. */
+ * alone (not LIMIT + OFFSET). Using them is only right when no row the scan returns is
+ * dropped or reordered afterwards: then the answer is among the scan's first LIMIT + OFFSET
+ * rows, and the Record Layer scan stops there (its row limit). Any residual filter (a
+ * constraint SQLite checks again, one the plan does not use, an IN list), a sort SQLite adds,
+ * or a scan that returns records of other tables (intermingled tables) keeps the LIMIT in
+ * SQLite alone.
+ *
+ * The OFFSET stays SQLite's (not omitted; the scan skips nothing): each arm of a UNION ALL is
+ * offered the compound's LIMIT and OFFSET, and SQLite carries what the first arm did not skip
+ * over to the next one; a scan that took the OFFSET would make SQLite forget that remainder.
+ * LIMIT + OFFSET bounds every arm: the values are the query's, or SQLite's counters as they
+ * stand when the scan starts (what remains). */
 #ifdef CFDB_SQL_EXTENSION
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT3
@@ -29,14 +34,18 @@ void sql_limit_plan_make(sqlite3_index_info *info, bool ordered, bool exact, int
 {
     out->flags = 0;
     out->limit_c = out->offset_c = -1;
+    bool usable = true;
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *k = &info->aConstraint[i];
-        if (k->op == SQLITE_INDEX_CONSTRAINT_LIMIT && k->usable)
+        if (k->op == SQLITE_INDEX_CONSTRAINT_LIMIT)
             out->limit_c = i;
-        else if (k->op == SQLITE_INDEX_CONSTRAINT_OFFSET && k->usable)
+        else if (k->op == SQLITE_INDEX_CONSTRAINT_OFFSET)
             out->offset_c = i;
+        else
+            continue;
+        usable = usable && k->usable;
     }
-    if (out->limit_c < 0 || !ordered || !exact)
+    if (out->limit_c < 0 || !usable || !ordered || !exact)
         return;
     /* every other constraint consumed by the scan */
     for (int i = 0; i < info->nConstraint; i++) {
@@ -51,7 +60,7 @@ void sql_limit_plan_make(sqlite3_index_info *info, bool ordered, bool exact, int
     out->flags = SQL_LIMIT_PUSHED;
     if (out->offset_c >= 0) {
         info->aConstraintUsage[out->offset_c].argvIndex = (*argv)++;
-        info->aConstraintUsage[out->offset_c].omit = 1;
+        info->aConstraintUsage[out->offset_c].omit = 0;
         out->flags |= SQL_OFFSET_PUSHED;
     }
 }
@@ -82,25 +91,19 @@ void sql_limit_args_take(int idx_num, sqlite3_value **argv, int *argc, sql_limit
 {
     out->no_rows = false;
     out->limit = 0;
-    out->skip = 0;
-    out->skip_more = 0;
     int n = ((idx_num & SQL_LIMIT_PUSHED) != 0) + ((idx_num & SQL_OFFSET_PUSHED) != 0);
     if (n == 0 || *argc < n)
         return;
     *argc -= n;
     sqlite3_value *lv = argv[*argc];
     sqlite3_value *ov = n == 2 ? argv[*argc + 1] : NULL;
-    uint64_t offset = 0;
+    if (sqlite3_value_type(lv) != SQLITE_INTEGER)
+        return;
+    sqlite3_int64 l = sqlite3_value_int64(lv), o = 0;
     if (ov && sqlite3_value_type(ov) == SQLITE_INTEGER && sqlite3_value_int64(ov) > 0)
-        offset = (uint64_t)sqlite3_value_int64(ov);
-    out->skip = offset > UINT32_MAX ? UINT32_MAX : (uint32_t)offset;
-    out->skip_more = offset - out->skip;
-    if (sqlite3_value_type(lv) == SQLITE_INTEGER) {
-        sqlite3_int64 l = sqlite3_value_int64(lv);
-        if (l == 0)
-            out->no_rows = true;
-        /* the rows skipped after the scan count against its limit: none then */
-        else if (l > 0 && l <= UINT32_MAX && !out->skip_more)
-            out->limit = (uint32_t)l;
-    }
+        o = sqlite3_value_int64(ov);
+    if (l == 0)
+        out->no_rows = true;
+    else if (l > 0 && l <= UINT32_MAX && o <= (sqlite3_int64)UINT32_MAX - l)
+        out->limit = (uint32_t)(l + o);
 }

@@ -25,8 +25,8 @@ typedef struct sql_limit_plan {
  * answer, i.e. every other constraint is consumed (argvIndex and omit), the rows need no sort
  * after the scan (ordered: no ORDER BY, or orderByConsumed) and the scan returns exactly the
  * table's rows (exact: no other table's records to drop). LIMIT and then OFFSET get the next
- * argv positions; OFFSET is omitted (the scan skips, SQLite zeroes its own counter), LIMIT is
- * not (SQLite still counts, the scan only stops early). */
+ * argv positions, neither omitted: SQLite still skips and counts, the scan only stops after
+ * LIMIT + OFFSET rows. */
 void sql_limit_plan_make(sqlite3_index_info *info, bool ordered, bool exact, int *argv,
                          sql_limit_plan *out);
 /* " LIMIT n|? [OFFSET n|?]" for EXPLAIN QUERY PLAN, when pushed. */
@@ -34,13 +34,12 @@ void sql_limit_plan_describe(sqlite3_index_info *info, const sql_limit_plan *p, 
 
 typedef struct sql_limit_args {
     bool no_rows;           /* LIMIT 0 */
-    uint32_t limit;         /* the scan's row limit (0 = none) */
-    uint32_t skip;          /* rows the scan skips */
-    uint64_t skip_more;     /* rows to skip after the scan's skip (an OFFSET past 2^32 - 1) */
+    uint32_t limit;         /* the scan's row limit: LIMIT + OFFSET (0 = none) */
 } sql_limit_args;
 
 /* In xFilter: the pushed values (the last arguments: LIMIT, then OFFSET) taken off *argc. A
- * negative or non-integer LIMIT is no limit; a negative OFFSET none. */
+ * negative or non-integer LIMIT is no limit, as is one past 2^32 - 1 with the OFFSET; a
+ * negative OFFSET is none. */
 void sql_limit_args_take(int idx_num, sqlite3_value **argv, int *argc, sql_limit_args *out);
 
 #endif

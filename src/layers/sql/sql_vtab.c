@@ -22,8 +22,8 @@
  * column or after consumed equalities, all in one direction (a reverse scan for DESC); an IN
  * list never counts for that. An index scan whose needed columns (colUsed) are all in the
  * index entry reads no record (COVERING); otherwise its records are fetched by the
- * connection's fetch method. LIMIT / OFFSET go into the scan when SQLite would drop or reorder
- * none of its rows (sql_limit.c; idxNum bits 28 and 29, the last xFilter arguments).
+ * connection's fetch method. The scan stops after LIMIT + OFFSET rows when SQLite would drop or
+ * reorder none of its rows (sql_limit.c; idxNum bits 28 and 29, the last xFilter arguments).
  *
  * Costs: a table is assumed to hold CFDB_SQL_EST_ROWS rows; each equality divides by 10, each
  * bound by 4, a full primary key or unique index key gives one row; a record costs 1 to read
@@ -1123,9 +1123,7 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     }
     c->point = false;
     if (((idxNum >> 27) & 1) && !widened && cand < 0 && used == t->npk_order) {
-        /* the record with this primary key, by one read (none after an OFFSET) */
-        if (lim.skip || lim.skip_more)
-            return SQLITE_OK;
+        /* the record with this primary key, by one read */
         cfdb_rl_store *st;
         int rc = conn_store(conn, &t->base, &st);
         if (rc)
@@ -1163,7 +1161,7 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     int rc = conn_store(conn, &t->base, &st);
     if (rc)
         return rc;
-    cfdb_rl_scan_props props = { .reverse = reverse, .limit = lim.limit, .skip = lim.skip };
+    cfdb_rl_scan_props props = { .reverse = reverse, .limit = lim.limit };
     switch (conn->fetch) {
     case CFDB_SQL_SCAN_AND_FETCH:
         props.fetch = CFDB_RL_SCAN_AND_FETCH;
@@ -1191,10 +1189,7 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     if (e)
         return conn_fail(conn, &t->base, e, "starting a scan");
     c->eof = false;
-    rc = cur_step(c);
-    for (uint64_t i = 0; i < lim.skip_more && !rc && !c->eof; i++)
-        rc = cur_step(c);
-    return rc;
+    return cur_step(c);
 }
 
 static int x_next(sqlite3_vtab_cursor *cur)

@@ -9,9 +9,9 @@
  *    "LIMIT n [OFFSET m]" exactly when every constraint is consumed by the scan and the scan
  *    gives SQLite's order, not with a residual filter, a sort, a bound parameter SQLite checks
  *    again or an IN list, nor on a scan that also returns other (intermingled) tables' records;
- *    the answers equal the rows of the same query without LIMIT, sliced;
- *    and a pushed scan makes the server return at most LIMIT + OFFSET index entries (the
- *    skipped ones resolve the begin selector's offset) or 2 (LIMIT + OFFSET) records (a
+ *    the answers equal the rows of the same query without LIMIT, sliced (UNION ALL arms too,
+ *    where SQLite carries the unused OFFSET from one arm to the next); and a pushed scan makes
+ *    the server return at most LIMIT + OFFSET index entries or 2 (LIMIT + OFFSET) records (a
  *    record scan with a limit reads in ITERATOR mode, whose batches at most double), where the
  *    same scan with a residual filter reads them all. */
 #define _GNU_SOURCE
@@ -266,6 +266,11 @@ static void test_limit_results(void **state)
     expect_slice("SELECT id FROM item WHERE name LIKE 'o%'", 3, 5, NULL);
     expect_slice("SELECT id FROM item WHERE grp = 7 ORDER BY note, id DESC", 1, 4, NULL);
     expect_slice("SELECT id FROM item WHERE grp = ? ORDER BY id", 2, 3, (const char *const[]){ "i:8", NULL });
+    /* a compound SELECT: each arm gets the LIMIT and what remains of the OFFSET */
+    expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8 ORDER BY 1", 12, 5, NULL);
+    expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8", 12, 5, NULL);
+    expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8", 3, 5, NULL);
+    expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8", 8, 5, NULL);
     /* bound LIMIT and OFFSET */
     char *r = sqlt_query(db, "SELECT id FROM item WHERE grp = 7 ORDER BY id LIMIT ? OFFSET ?",
                          (const char *const[]){ "i:3", "i:10", NULL });
@@ -335,10 +340,10 @@ static void test_limit_bounds_reads(void **state)
     (void)state;
     /* what a statement reads besides its scan (opening the store) */
     unsigned long long base = rows_read("SELECT id FROM item WHERE grp = 99 ORDER BY id LIMIT 5", "");
-    /* an index scan: the 10 entries skipped (resolving the key selector's offset), then 5 */
+    /* an index scan: LIMIT + OFFSET entries, SQLite skips the first 10 */
     unsigned long long ix = rows_read("SELECT id FROM item WHERE grp = 7 ORDER BY id LIMIT 5 OFFSET 10",
                                       "10\n11\n12\n13\n14\n");
-    /* a record scan: the skipped records are read too, in ITERATOR batches */
+    /* a record scan: LIMIT + OFFSET records, in ITERATOR batches */
     unsigned long long pk = rows_read("SELECT id FROM item LIMIT 5 OFFSET 10", "10\n11\n12\n13\n14\n");
     /* the same index scan with a residual filter: SQLite applies the LIMIT */
     unsigned long long resid = rows_read("SELECT id FROM item WHERE grp = 7 AND note = 'odd' ORDER BY id "
