@@ -31,7 +31,8 @@ update=0
 
 command -v valgrind >/dev/null || { echo "instr-budget: valgrind not found (scripts/install-deps.sh)" >&2; exit 1; }
 for f in "$build/src/server/cfdb-server" "$build/bench/cfdb-bench" "$build/src/api/libcfdb.so" \
-         "$build/tests/perf/cfdb-hot-paths" "$build/tests/perf/cfdb-sql-paths"; do
+         "$build/tests/perf/cfdb-hot-paths" "$build/tests/perf/cfdb-server-paths" \
+         "$build/tests/perf/cfdb-sql-paths"; do
     [[ -e $f ]] || { echo "instr-budget: $f is not built" >&2; exit 1; }
 done
 
@@ -57,11 +58,11 @@ worker() { # mode workload measured -> prints the instruction total
     --cluster-file "$dir/fdb.cluster" --out "$dir/pop" --workers 8 --keys 2000 > "$dir/pop.log" 2>&1 ||
     { cat "$dir/pop.log" >&2; exit 1; }
 
-hot() { # path n -> prints the instruction total of cfdb-hot-paths (one thread, no I/O)
+hot() { # program path n -> prints the instruction total of a hot-path program (one thread, no I/O)
     local out=$dir/vg-hot.txt
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --log-file="$out" \
-        "$build"/tests/perf/cfdb-hot-paths "$1" "$2" ||
-        { echo "instr-budget: cfdb-hot-paths $1 $2 failed:" >&2; cat "$out" >&2; exit 1; }
+        "$build"/tests/perf/"$1" "$2" "$3" ||
+        { echo "instr-budget: $1 $2 $3 failed:" >&2; cat "$out" >&2; exit 1; }
     sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\)$/\1/p' "$out" | tr -d ,
 }
 
@@ -72,6 +73,7 @@ sql_path() { # path n -> prints the instruction total of cfdb-sql-paths (the sch
         { echo "instr-budget: cfdb-sql-paths $1 $2 failed:" >&2; cat "$out" >&2; exit 1; }
     sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\)$/\1/p' "$out" | tr -d ,
 }
+
 "$build"/tests/perf/cfdb-sql-paths "$dir/fdb.cluster" setup 1 > "$dir/sql-setup.log" 2>&1 ||
     { cat "$dir/sql-setup.log" >&2; exit 1; }
 ratio_max=${SQL_RATIO_MAX:-1.3}
@@ -81,11 +83,13 @@ workloads=$(awk '!/^#/ && NF {print $1}' "$budgets")
 failed=0
 new=$dir/budgets.new
 sed -n '/^#/p' "$budgets" > "$new"
-printf '%-12s %12s %12s %8s\n' workload "instr/txn" budget ratio
+printf '%-24s %12s %12s %8s\n' workload "instr/txn" budget ratio
 for wl in $workloads; do
-    if [[ $wl == hot:* ]]; then  # a hot path, per call: 1,000 and 5,000 calls
-        a=$(hot "${wl#hot:}" 1000)
-        b=$(hot "${wl#hot:}" 5000)
+    if [[ $wl == hot:* || $wl == srv:* ]]; then  # a hot path, per call: 1,000 and 5,000 calls
+        prog=cfdb-hot-paths
+        [[ $wl == srv:* ]] && prog=cfdb-server-paths
+        a=$(hot "$prog" "${wl#*:}" 1000)
+        b=$(hot "$prog" "${wl#*:}" 5000)
         per=$(( (b - a) / 4000 ))
     elif [[ $wl == sql:* ]]; then # a SQL or Record Layer path, per statement: 200 and 1,000
         a=$(sql_path "${wl#sql:}" 200)
@@ -102,7 +106,7 @@ for wl in $workloads; do
     flag=""
     if (( per > budget )); then flag="  OVER BUDGET"; failed=1;
     elif awk -v r="$ratio" 'BEGIN {exit !(r < 0.80)}'; then flag="  (well under: lower the budget with --update)"; fi
-    printf '%-12s %12d %12d %8s%s\n' "$wl" "$per" "$budget" "$ratio" "$flag"
+    printf '%-24s %12d %12d %8s%s\n' "$wl" "$per" "$budget" "$ratio" "$flag"
     printf '%s %d\n' "$wl" $(( per + per / 20 * 3 )) >> "$new"
 done
 # the SQL layer's own cost: a point select within ratio_max of the Record Layer load it makes

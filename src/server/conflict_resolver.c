@@ -140,6 +140,28 @@ static void im_find(const interval_map *m, cfdb_bytes key, bool or_equal, im_nod
     }
 }
 
+/* The same as im_find, for a key at or after the key an earlier search filled update[]
+ * for, with no boundary removed since at or before that key: each level's walk starts
+ * from update[] (or from where the level above stopped, when that is further) instead of
+ * head, so a run of increasing keys walks only the boundaries between them. */
+static void im_find_on(const interval_map *m, cfdb_bytes key, im_node **update)
+{
+    im_node *x = m->head;
+    bool ahead = false; /* x is past update[l]: it moved on a higher level */
+    for (int l = m->level - 1; l >= 0; l--) {
+        if (!ahead)
+            x = update[l];
+        for (;;) {
+            im_node *n = x->link[l].next;
+            if (!n || cfdb_bytes_cmp(im_key(n), key) > 0)
+                break;
+            x = n;
+            ahead = true;
+        }
+        update[l] = x;
+    }
+}
+
 /* Recomputes x's level-l span maximum from the level below. */
 static void im_fix(im_node *x, int l)
 {
@@ -165,22 +187,17 @@ static void im_fix_path(interval_map *m, im_node **update, im_node *n)
     }
 }
 
-/* Inserts a boundary after update[] (preds < key); returns it or NULL. */
-static im_node *im_insert(interval_map *m, im_node **update, cfdb_bytes key, int64_t version)
+/* Links a new boundary n (im_alloc'd) after update[] (the last nodes < its key) on each
+ * of its levels; the span maxima are the caller's to repair. */
+static void im_splice(interval_map *m, im_node **update, im_node *n)
 {
-    int h = im_random_height(m);
-    im_node *n = im_alloc(h, key, version);
-    if (!n)
-        return NULL;
-    if (h > m->level)
-        m->level = h; /* update[] above the old level already holds head */
-    for (int l = 0; l < h; l++) {
+    if (n->height > m->level)
+        m->level = n->height; /* update[] above the old level already holds head */
+    for (int l = 0; l < n->height; l++) {
         n->link[l].next = update[l]->link[l].next;
         update[l]->link[l].next = n;
     }
     m->count++;
-    im_fix_path(m, update, n);
-    return n;
 }
 
 static bool im_is_node_at(const interval_map *m, const im_node *x, cfdb_bytes key)
@@ -213,43 +230,95 @@ static int64_t im_max(const interval_map *m, cfdb_bytes begin, cfdb_bytes end)
 }
 
 /* Records that [begin, end) was written at version, which must be >= every version
- * in the map: the interval map's monotonic write. */
-static int im_write(interval_map *m, cfdb_bytes begin, cfdb_bytes end, int64_t version)
+ * in the map: the interval map's monotonic write. One search finds the boundaries at or
+ * before begin; the ones strictly inside (begin, end) follow them at level 0 and go; the
+ * version they leave in effect just before end becomes end's boundary when end has none,
+ * so keys from end on keep the version they had.
+ * Span maxima: every span that holds begin's boundary now has version as its maximum (no
+ * version in the map is larger), which covers the spans the removals shortened; only the
+ * spans that start at a new end boundary, or that now stop at a new begin boundary, are
+ * recomputed from the level below, bottom-up. */
+static int im_write(interval_map *m, cfdb_bytes begin, cfdb_bytes end, int64_t version,
+                       im_node **update, bool from_update)
 {
     if (cfdb_bytes_cmp(begin, end) >= 0)
         return 0;
-    im_node *update[IM_MAX_HEIGHT];
-
-    /* Keys from end on keep the version they had. */
-    im_find(m, end, true, update);
-    if (!im_is_node_at(m, update[0], end)) {
-        /* update[] holds the last nodes < end, as insertion wants. */
-        if (!im_insert(m, update, end, update[0]->version))
-            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    if (from_update)
+        im_find_on(m, begin, update);
+    else
+        im_find(m, begin, true, update);
+    bool begin_new = !im_is_node_at(m, update[0], begin);
+    /* the boundaries strictly inside (begin, end), and whether end has one */
+    size_t inside = 0;
+    int c = 1;
+    for (im_node *x = update[0]->link[0].next; x && (c = cfdb_bytes_cmp(im_key(x), end)) < 0;
+         x = x->link[0].next)
+        inside++;
+    /* New boundaries are allocated before anything changes, so running out of memory
+     * leaves the map as it was. */
+    im_node *b = begin_new ? im_alloc(im_random_height(m), begin, version) : NULL;
+    im_node *e = c != 0 ? im_alloc(im_random_height(m), end, 0) : NULL;
+    if ((c != 0 && !e) || (begin_new && !b)) {
+        free(b);
+        free(e);
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
     }
-
-    /* Drop the boundaries strictly inside (begin, end). */
-    im_find(m, begin, true, update);
-    im_node *n;
-    while ((n = update[0]->link[0].next) && cfdb_bytes_cmp(im_key(n), end) < 0) {
+    int64_t at_end = update[0]->version; /* the version of the interval holding end */
+    while (inside--) {
+        /* update[l] stays the last node <= begin: n follows it on each of n's levels */
+        im_node *n = update[0]->link[0].next;
+        at_end = n->version;
         for (int l = 0; l < n->height; l++)
             update[l]->link[l].next = n->link[l].next;
         free(n);
         m->count--;
     }
-
-    if (im_is_node_at(m, update[0], begin)) {
+    /* Nothing lies strictly between begin and end now, so update[] are also the last
+     * nodes < end (and < begin when begin is new): end links in first, then begin
+     * before it. */
+    if (e) {
+        e->version = at_end;
+        im_splice(m, update, e);
+    }
+    if (b)
+        im_splice(m, update, b);
+    else
         update[0]->version = version;
-        /* update[l] is the begin node itself on its own levels. */
-        im_fix_path(m, update, NULL);
-    } else {
-        /* update[] are the last nodes <= begin, i.e. < begin here; inserting
-         * also repairs the spans the removals shortened. */
-        if (!im_insert(m, update, begin, version))
-            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    for (int l = 0; l < m->level; l++) {
+        if (e && l < e->height)
+            im_fix(e, l);
+        if (b && l < b->height) {
+            b->link[l].max_version = version;
+            im_fix(update[l], l);
+        } else {
+            update[l]->link[l].max_version = version;
+        }
     }
     while (m->level > 1 && !m->head->link[m->level - 1].next)
         m->level--;
+    return 0;
+}
+
+/* Writes ranges[0..n) at version. A transaction's write conflict ranges arrive sorted
+ * (both libfdb_c and cfdb send them so): while each begin is at or after the previous
+ * one, the search goes on from the previous write's boundaries, which that write left in
+ * place (it removes only boundaries after its begin, and a later begin is past them). */
+static int im_write_ranges(interval_map *m, const cfdb_conflict_range *ranges, size_t n, int64_t version)
+{
+    im_node *update[IM_MAX_HEIGHT];
+    cfdb_bytes prev = { 0 };
+    bool have = false;
+    for (size_t i = 0; i < n; i++) {
+        const cfdb_conflict_range *w = &ranges[i];
+        if (cfdb_bytes_cmp(w->begin, w->end) >= 0)
+            continue;
+        bool on = have && cfdb_bytes_cmp(w->begin, prev) >= 0;
+        int rc = im_write(m, w->begin, w->end, version, update, on);
+        if (rc)
+            return rc;
+        prev = w->begin;
+        have = true;
+    }
     return 0;
 }
 
@@ -288,6 +357,42 @@ int64_t cfdb_resolver_oldest_version(const cfdb_resolver *r)
 size_t cfdb_resolver_history_size(const cfdb_resolver *r)
 {
     return r->history.count;
+}
+
+static bool im_consistent(const interval_map *m)
+{
+    for (int l = m->level; l < IM_MAX_HEIGHT; l++)
+        if (m->head->link[l].next)
+            return false;
+    for (int l = 0; l < m->level; l++) {
+        const im_node *low = m->head; /* walks level l - 1 alongside level l */
+        for (const im_node *x = m->head; x; x = x->link[l].next) {
+            if (x->height <= l)
+                return false;
+            const im_node *next = x->link[l].next;
+            if (next && x != m->head && cfdb_bytes_cmp(im_key(x), im_key(next)) >= 0)
+                return false;
+            int64_t mv = x->version;
+            if (l > 0) {
+                if (low != x)
+                    return false; /* x is not on the level below */
+                mv = x->link[l - 1].max_version;
+                for (low = x->link[l - 1].next; low != next; low = low->link[l - 1].next) {
+                    if (!low)
+                        return false;
+                    mv = max64(mv, low->link[l - 1].max_version);
+                }
+            }
+            if (x->link[l].max_version != mv)
+                return false;
+        }
+    }
+    return true;
+}
+
+bool cfdb_resolver_consistent(const cfdb_resolver *r)
+{
+    return im_consistent(&r->history) && im_consistent(&r->batch);
 }
 
 /* Merges away up to budget boundaries whose interval and predecessor's interval
@@ -342,6 +447,62 @@ static bool range_nonempty(const cfdb_conflict_range *c)
     return cfdb_bytes_cmp(c->begin, c->end) < 0;
 }
 
+static int range_begin_cmp(const void *x, const void *y)
+{
+    return cfdb_bytes_cmp(((const cfdb_conflict_range *)x)->begin, ((const cfdb_conflict_range *)y)->begin);
+}
+
+/* The union of the read ranges that step 3 will check, as sorted disjoint ranges in
+ * *out (from a). */
+static int read_union(const cfdb_resolver_txn *txns, const cfdb_resolver_result *results, size_t count,
+                      cfdb_arena *a, cfdb_conflict_range **out, size_t *n_out)
+{
+    size_t n = 0;
+    for (size_t t = 0; t < count; t++)
+        if (results[t].status == CFDB_RESOLVE_COMMITTED)
+            n += txns[t].read_count;
+    *out = NULL;
+    *n_out = 0;
+    if (!n)
+        return 0;
+    cfdb_conflict_range *u = cfdb_arena_alloc(a, n * sizeof *u);
+    if (!u)
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    n = 0;
+    for (size_t t = 0; t < count; t++)
+        if (results[t].status == CFDB_RESOLVE_COMMITTED)
+            for (size_t i = 0; i < txns[t].read_count; i++)
+                if (range_nonempty(&txns[t].read_ranges[i]))
+                    u[n++] = txns[t].read_ranges[i];
+    qsort(u, n, sizeof *u, range_begin_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cfdb_bytes_cmp(u[i].begin, u[m - 1].end) <= 0) {
+            if (cfdb_bytes_cmp(u[i].end, u[m - 1].end) > 0)
+                u[m - 1].end = u[i].end;
+        } else {
+            u[m++] = u[i];
+        }
+    }
+    *out = u;
+    *n_out = m;
+    return 0;
+}
+
+/* Whether w meets any of the sorted disjoint ranges u[0..n). */
+static bool union_meets(const cfdb_conflict_range *u, size_t n, const cfdb_conflict_range *w)
+{
+    size_t lo = 0, hi = n; /* the first range that ends after w's begin */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cfdb_bytes_cmp(u[mid].end, w->begin) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && cfdb_bytes_cmp(u[lo].begin, w->end) < 0;
+}
+
 int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
                           const cfdb_resolver_txn *txns, size_t count, cfdb_arena *a,
                           cfdb_resolver_result *results)
@@ -375,9 +536,21 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
         }
     }
 
-    /* 3: against earlier survivors of this batch, in batch order. */
-    im_clear(&r->batch);
-    for (size_t t = 0; t < count; t++) {
+    /* 3: against earlier survivors of this batch, in batch order. Only writes that meet
+     * some read range still to check go into the batch map (a transaction's own
+     * self-conflict range, say, meets no other's), and only those of transactions before
+     * the last one that still reads. */
+    cfdb_conflict_range *reads;
+    size_t n_reads;
+    if (read_union(txns, results, count, a, &reads, &n_reads))
+        return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+    size_t readers_end = 0;
+    for (size_t t = 0; t < count; t++)
+        if (results[t].status == CFDB_RESOLVE_COMMITTED && txns[t].read_count)
+            readers_end = t + 1;
+    if (r->batch.count)
+        im_clear(&r->batch);
+    for (size_t t = 0; t < readers_end; t++) {
         const cfdb_resolver_txn *tx = &txns[t];
         cfdb_resolver_result *res = &results[t];
         if (res->status != CFDB_RESOLVE_COMMITTED)
@@ -400,7 +573,9 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
             continue;
         for (size_t i = 0; i < tx->write_count; i++) {
             const cfdb_conflict_range *w = &tx->write_ranges[i];
-            if (im_write(&r->batch, w->begin, w->end, commit_version))
+            im_node *update[IM_MAX_HEIGHT];
+            if (range_nonempty(w) && union_meets(reads, n_reads, w) &&
+                im_write(&r->batch, w->begin, w->end, commit_version, update, false))
                 return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
         }
     }
@@ -410,12 +585,9 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
     for (size_t t = 0; t < count; t++) {
         if (results[t].status != CFDB_RESOLVE_COMMITTED)
             continue;
-        for (size_t i = 0; i < txns[t].write_count; i++) {
-            const cfdb_conflict_range *w = &txns[t].write_ranges[i];
-            if (im_write(&r->history, w->begin, w->end, commit_version))
-                return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
-            written++;
-        }
+        if (im_write_ranges(&r->history, txns[t].write_ranges, txns[t].write_count, commit_version))
+            return CFDB_ERR_UNKNOWN_ERROR; /* out of memory */
+        written += txns[t].write_count;
     }
     r->last_commit = commit_version;
     if (new_oldest > r->oldest)

@@ -78,5 +78,9 @@ int cfdb_resolver_resolve(cfdb_resolver *r, int64_t commit_version,
 int64_t cfdb_resolver_oldest_version(const cfdb_resolver *r);
 /* Interval boundaries held in history, for tests of forgetting. */
 size_t cfdb_resolver_history_size(const cfdb_resolver *r);
+/* Checks the history's skip list: keys strictly increasing at every level, each level a
+ * subsequence of the one below, and every link's maximum equal to the largest version of
+ * the boundaries it spans; the same for the last batch's map. True when all hold (tests call it after every batch). */
+bool cfdb_resolver_consistent(const cfdb_resolver *r);
 
 #endif

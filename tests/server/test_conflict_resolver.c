@@ -348,6 +348,7 @@ static void test_random_against_log(void **state)
         }
         cfdb_resolver_result res[6];
         assert_int_equal(cfdb_resolver_resolve(r, v, txns, n, &a, res), 0);
+        assert_true(cfdb_resolver_consistent(r));
 
         /* Naive model. */
         int want[6];
@@ -460,6 +461,7 @@ static void test_scale(void **state)
             commits += res[t].status == CFDB_RESOLVE_COMMITTED;
     }
     assert_true(commits > 1000 * N / 2);
+    assert_true(cfdb_resolver_consistent(r));
     /* History holds only the last ~5e6 versions' writes (1000 batches x 5000). */
     assert_true(cfdb_resolver_history_size(r) < 2 * 2 * 1000 * N);
     cfdb_arena_free(&a);
