@@ -52,6 +52,16 @@ static void row_name(char *out, size_t cap, int id)
     snprintf(out, cap, "%c%05d-%0190d", id % 2 ? 'o' : 'e', id, 0);
 }
 
+static void bind_row(sqlite3_stmt *st, int id)
+{
+    char name[256];
+    row_name(name, sizeof name, id);
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int64(st, 2, id < ROWS ? 7 : 8);
+    sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 4, id % 2 ? "odd" : "even", -1, SQLITE_STATIC);
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -63,39 +73,11 @@ static int group_setup(void **state)
         "CREATE INDEX by_name ON item (name)",
         "CREATE DATABASE /scans",
         "CREATE SCHEMA /scans/s WITH TEMPLATE scans",
+        NULL,
     };
-    for (size_t i = 0; i < sizeof ddl / sizeof *ddl; i++)
-        if (cfdb_sql_ddl(g_env.db, ddl[i], err, sizeof err)) {
-            fprintf(stderr, "%s: %s\n", ddl[i], err);
-            return -1;
-        }
-    if (cfdb_sql_open(g_env.db, "/scans", "s", &db, err, sizeof err)) {
-        fprintf(stderr, "open: %s\n", err);
+    if (sqlt_open_schema(g_env.db, ddl, "/scans", "s", &db))
         return -1;
-    }
-    sqlite3_stmt *st;
-    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) ||
-        sqlite3_prepare_v2(db, "INSERT INTO item VALUES (?, ?, ?, ?)", -1, &st, NULL))
-        return -1;
-    for (int id = 0; id < ROWS + OTHERS; id++) {
-        char name[256];
-        row_name(name, sizeof name, id);
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int64(st, 2, id < ROWS ? 7 : 8);
-        sqlite3_bind_text(st, 3, name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 4, id % 2 ? "odd" : "even", -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            fprintf(stderr, "insert: %s\n", sqlite3_errmsg(db));
-            return -1;
-        }
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
-    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) {
-        fprintf(stderr, "commit: %s\n", sqlite3_errmsg(db));
-        return -1;
-    }
-    return 0;
+    return sqlt_insert_rows(db, "INSERT INTO item VALUES (?, ?, ?, ?)", ROWS + OTHERS, bind_row);
 }
 
 static int group_teardown(void **state)
@@ -222,6 +204,14 @@ static void test_limit_plans(void **state)
     expect_plan("SELECT id FROM item WHERE id IN (1, 2, 3) LIMIT 2", "Scan(ITEM primary key [ID=?", false);
 }
 
+static void expect_rows(sqlite3 *h, const char *sql, const char *const *params, const char *want)
+{
+    char *got = sqlt_query(h, sql, params);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s\n  expected: [%.300s]\n  got:      [%.300s]", sql, want, got);
+    free(got);
+}
+
 /* rows [offset, offset + limit) of a result (limit < 0: to the end) */
 static char *slice(const char *rows, long offset, long limit)
 {
@@ -239,12 +229,9 @@ static void expect_slice(const char *base, long offset, long limit, const char *
 {
     char q[1024];
     snprintf(q, sizeof q, "%s LIMIT %ld OFFSET %ld", base, limit, offset);
-    char *got = sqlt_query(db, q, params);
     char *all = sqlt_query(db, base, params);
     char *want = slice(all, offset, limit);
-    if (strcmp(got, want) != 0)
-        fail_msg("%s\n  expected: [%.300s]\n  got:      [%.300s]", q, want, got);
-    free(got);
+    expect_rows(db, q, params, want);
     free(all);
     free(want);
 }
@@ -272,21 +259,14 @@ static void test_limit_results(void **state)
     expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8", 3, 5, NULL);
     expect_slice("SELECT id FROM item WHERE grp = 8 UNION ALL SELECT id FROM item WHERE grp = 8", 8, 5, NULL);
     /* bound LIMIT and OFFSET */
-    char *r = sqlt_query(db, "SELECT id FROM item WHERE grp = 7 ORDER BY id LIMIT ? OFFSET ?",
-                         (const char *const[]){ "i:3", "i:10", NULL });
-    assert_string_equal(r, "10\n11\n12\n");
-    free(r);
-    r = sqlt_query(db, "SELECT id FROM item WHERE grp = 8 ORDER BY id LIMIT ? OFFSET ?",
-                   (const char *const[]){ "i:-1", "i:-4", NULL });
-    assert_string_equal(r, "1000\n1001\n1002\n1003\n1004\n1005\n1006\n1007\n1008\n1009\n");
-    free(r);
+    expect_rows(db, "SELECT id FROM item WHERE grp = 7 ORDER BY id LIMIT ? OFFSET ?",
+                (const char *const[]){ "i:3", "i:10", NULL }, "10\n11\n12\n");
+    expect_rows(db, "SELECT id FROM item WHERE grp = 8 ORDER BY id LIMIT ? OFFSET ?",
+                (const char *const[]){ "i:-1", "i:-4", NULL },
+                "1000\n1001\n1002\n1003\n1004\n1005\n1006\n1007\n1008\n1009\n");
     /* a point read by primary key after an OFFSET: no row */
-    r = sqlt_query(db, "SELECT id FROM item WHERE id = 3 LIMIT 1 OFFSET 1", NULL);
-    assert_string_equal(r, "");
-    free(r);
-    r = sqlt_query(db, "SELECT id FROM item WHERE id = 3 LIMIT 1 OFFSET 0", NULL);
-    assert_string_equal(r, "3\n");
-    free(r);
+    expect_rows(db, "SELECT id FROM item WHERE id = 3 LIMIT 1 OFFSET 1", NULL, "");
+    expect_rows(db, "SELECT id FROM item WHERE id = 3 LIMIT 1 OFFSET 0", NULL, "3\n");
 }
 
 /* intermingled tables share the primary key range: a record scan of one skips the other's
@@ -298,28 +278,18 @@ static void test_limit_intermingled(void **state)
         "CREATE SCHEMA TEMPLATE mixed CREATE TABLE x (id BIGINT, PRIMARY KEY (id)) "
         "CREATE TABLE y (id BIGINT, PRIMARY KEY (id)) WITH OPTIONS (INTERMINGLE_TABLES = true)",
         "CREATE SCHEMA /scans/m WITH TEMPLATE mixed",
+        NULL,
     };
-    for (size_t i = 0; i < sizeof ddl / sizeof *ddl; i++)
-        if (cfdb_sql_ddl(g_env.db, ddl[i], err, sizeof err))
-            fail_msg("%s: %s", ddl[i], err);
     sqlite3 *m;
-    assert_int_equal(cfdb_sql_open(g_env.db, "/scans", "m", &m, err, sizeof err), 0);
-    char *r = sqlt_query(m, "INSERT INTO x VALUES (0), (2), (4), (6)", NULL);
-    assert_string_equal(r, "");
-    free(r);
-    r = sqlt_query(m, "INSERT INTO y VALUES (1), (3), (5), (7)", NULL);
-    assert_string_equal(r, "");
-    free(r);
-    r = sqlt_query(m, "EXPLAIN QUERY PLAN SELECT id FROM x LIMIT 3", NULL);
+    assert_int_equal(sqlt_open_schema(g_env.db, ddl, "/scans", "m", &m), 0);
+    expect_rows(m, "INSERT INTO x VALUES (0), (2), (4), (6)", NULL, "");
+    expect_rows(m, "INSERT INTO y VALUES (1), (3), (5), (7)", NULL, "");
+    char *r = sqlt_query(m, "EXPLAIN QUERY PLAN SELECT id FROM x LIMIT 3", NULL);
     if (!strstr(r, "Scan(X primary key)") || strstr(r, " LIMIT"))
         fail_msg("plan: %s", r);
     free(r);
-    r = sqlt_query(m, "SELECT id FROM x LIMIT 3", NULL);
-    assert_string_equal(r, "0\n2\n4\n");
-    free(r);
-    r = sqlt_query(m, "SELECT id FROM y LIMIT 2 OFFSET 1", NULL);
-    assert_string_equal(r, "3\n5\n");
-    free(r);
+    expect_rows(m, "SELECT id FROM x LIMIT 3", NULL, "0\n2\n4\n");
+    expect_rows(m, "SELECT id FROM y LIMIT 2 OFFSET 1", NULL, "3\n5\n");
     sqlite3_close(m);
 }
 
