@@ -8,7 +8,11 @@
 # client's instructions per transaction, both threads included, with start-up and shutdown
 # cancelled out. Lines named hot:PATH are the client's hot paths (tests/perf/hot_paths.c: encode a
 # GetValueRequest, decode its reply, merge a write map into a range read), counted per call
-# the same way. Each is compared with tests/perf/instr-budgets.txt: more than the budget fails.
+# the same way. Lines named sql:PATH are tests/perf/sql_paths.c against the same server: a point
+# select by primary key through a prepared SQL statement (sql_point) and the direct Record Layer
+# open + load of the same records (rl_point), per statement / load (200 and 1,000 of them).
+# Each is compared with tests/perf/instr-budgets.txt: more than the budget fails. The SQL point
+# select must also cost at most SQL_RATIO_MAX (1.3) times the direct load: more fails.
 #
 #   scripts/instr-budget.sh            check (BUILD_DIR, default build, must be built)
 #   scripts/instr-budget.sh --update   write the measured counts + 15 % as the new budgets
@@ -27,7 +31,8 @@ update=0
 
 command -v valgrind >/dev/null || { echo "instr-budget: valgrind not found (scripts/install-deps.sh)" >&2; exit 1; }
 for f in "$build/src/server/cfdb-server" "$build/bench/cfdb-bench" "$build/src/api/libcfdb.so" \
-         "$build/tests/perf/cfdb-hot-paths" "$build/tests/perf/cfdb-server-paths"; do
+         "$build/tests/perf/cfdb-hot-paths" "$build/tests/perf/cfdb-server-paths" \
+         "$build/tests/perf/cfdb-sql-paths"; do
     [[ -e $f ]] || { echo "instr-budget: $f is not built" >&2; exit 1; }
 done
 
@@ -61,6 +66,19 @@ hot() { # program path n -> prints the instruction total of a hot-path program (
     sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\)$/\1/p' "$out" | tr -d ,
 }
 
+sql_path() { # path n -> prints the instruction total of cfdb-sql-paths (the schema set up below)
+    local out=$dir/vg-sql.txt
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --log-file="$out" \
+        "$build"/tests/perf/cfdb-sql-paths "$dir/fdb.cluster" "$1" "$2" ||
+        { echo "instr-budget: cfdb-sql-paths $1 $2 failed:" >&2; cat "$out" >&2; exit 1; }
+    sed -n 's/^==[0-9]*== I *refs: *\([0-9,]*\)$/\1/p' "$out" | tr -d ,
+}
+
+"$build"/tests/perf/cfdb-sql-paths "$dir/fdb.cluster" setup 1 > "$dir/sql-setup.log" 2>&1 ||
+    { cat "$dir/sql-setup.log" >&2; exit 1; }
+ratio_max=${SQL_RATIO_MAX:-1.3}
+declare -A measured
+
 workloads=$(awk '!/^#/ && NF {print $1}' "$budgets")
 failed=0
 new=$dir/budgets.new
@@ -73,11 +91,16 @@ for wl in $workloads; do
         a=$(hot "$prog" "${wl#*:}" 1000)
         b=$(hot "$prog" "${wl#*:}" 5000)
         per=$(( (b - a) / 4000 ))
+    elif [[ $wl == sql:* ]]; then # a SQL or Record Layer path, per statement: 200 and 1,000
+        a=$(sql_path "${wl#sql:}" 200)
+        b=$(sql_path "${wl#sql:}" 1000)
+        per=$(( (b - a) / 800 ))
     else                         # a workload, per transaction
         a=$(worker run "$wl" "$lo")
         b=$(worker run "$wl" "$hi")
         per=$(( (b - a) / (hi - lo) ))
     fi
+    measured[$wl]=$per
     budget=$(awk -v w="$wl" '$1 == w {print $2}' "$budgets")
     ratio=$(awk -v p="$per" -v b="$budget" 'BEGIN {printf "%.3f", p / b}')
     flag=""
@@ -86,11 +109,28 @@ for wl in $workloads; do
     printf '%-24s %12d %12d %8s%s\n' "$wl" "$per" "$budget" "$ratio" "$flag"
     printf '%s %d\n' "$wl" $(( per + per / 20 * 3 )) >> "$new"
 done
+# the SQL layer's own cost: a point select within ratio_max of the Record Layer load it makes
+# (a budget update cannot raise this one)
+ratio_failed=0
+if [[ -z ${measured[sql:sql_point]:-} || -z ${measured[sql:rl_point]:-} ]]; then
+    echo "instr-budget: $budgets lacks sql:sql_point or sql:rl_point" >&2
+    ratio_failed=1
+else
+    sql_ratio=$(awk -v s="${measured[sql:sql_point]}" -v r="${measured[sql:rl_point]}" 'BEGIN {printf "%.3f", s / r}')
+    if awk -v x="$sql_ratio" -v m="$ratio_max" 'BEGIN {exit !(x > m)}'; then
+        echo "instr-budget: a SQL point select costs $sql_ratio times the direct Record Layer load (at most $ratio_max);" \
+             "profile cfdb-sql-paths sql_point with valgrind --tool=callgrind" >&2
+        ratio_failed=1
+    else
+        echo "instr-budget: SQL point select / Record Layer load = $sql_ratio (at most $ratio_max)"
+    fi
+fi
 if (( update )); then
     cp "$new" "$budgets"
     echo "instr-budget: wrote $budgets"
-    exit 0
+    exit $ratio_failed
 fi
+(( ratio_failed )) && exit 1
 if (( failed )); then
     echo "instr-budget: a workload costs more instructions per transaction than its budget;" \
          "find what got slower (valgrind --tool=callgrind), or raise the budget with --update" \

@@ -112,7 +112,7 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
                  "grv_requests=%llu grv_transactions=%llu reads=%llu mapped_requests=%llu health_requests=%llu "
                  "health_detailed=%llu config_requests=%llu config_hash_adopted=%llu "
                  "commit_batches=%llu commit_batch_txns=%llu commit_batch_mean=%.2f commit_batch_max=%llu "
-                 "grv_batches=%llu grv_batch_requests=%llu grv_batch_mean=%.2f grv_batch_max=%llu",
+                 "grv_batches=%llu grv_batch_requests=%llu grv_batch_mean=%.2f grv_batch_max=%llu read_rows=%llu",
                  (long long)cfdb_mvcc_latest_version(s->store), n, s->shards.count, s->nstorage,
                  (unsigned long long)s->n_commits, (unsigned long long)s->n_conflicts,
                  (unsigned long long)s->n_grv_requests, (unsigned long long)s->n_grvs,
@@ -124,7 +124,7 @@ void control_execute(srv *s, const char *line, char *out, size_t cap)
                  (unsigned long long)s->max_commit_batch, (unsigned long long)s->n_grv_batches,
                  (unsigned long long)s->n_grv_batched,
                  s->n_grv_batches ? (double)s->n_grv_batched / (double)s->n_grv_batches : 0.0,
-                 (unsigned long long)s->max_grv_batch);
+                 (unsigned long long)s->max_grv_batch, (unsigned long long)s->n_read_rows);
     } else if (strcmp(cmd, "shards") == 0) {
         shards_text(s, out, cap);
     } else if (strcmp(cmd, "drop") == 0) {

@@ -227,6 +227,7 @@ struct cfdb_server {
     uint64_t n_commit_batches, n_commit_batched, max_commit_batch;
     uint64_t n_grv_batches, n_grv_batched, max_grv_batch;
     uint64_t n_mapped_requests; /* GetMappedKeyValuesRequests received (Record Layer remote fetch) */
+    uint64_t n_read_rows;       /* rows range and mapped range reads returned (index entries for mapped) */
     uint64_t n_health_requests, n_health_detailed; /* GetHealthMetricsRequests received, detailed ones */
     /* configuration database (config_node.c): the node's state, requests received */
     struct srv_config_node *config_node;

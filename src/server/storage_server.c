@@ -279,7 +279,10 @@ static int read_range(ss_ctx *x, int64_t v, cfdb_bytes prefix, const cfdb_key_se
     int rc = search_range(x, shard, prefix, &sb, &se);
     if (rc)
         return rc;
-    return cfdb_mvcc_get_range(s->store, v, sb, se, to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
+    rc = cfdb_mvcc_get_range(s->store, v, sb, se, to_mvcc(b), to_mvcc(e), limit, limit_bytes, &x->a, out);
+    if (rc == 0)
+        s->n_read_rows += out->count;
+    return rc;
 }
 
 static void get_key_values(ss_ctx *x)

@@ -39,6 +39,7 @@
  * Sanitizer builds (CFDB_SANITIZE, CFDB_TSAN) own malloc: the counter cannot be linked there,
  * so the workloads run (for the sanitizer's sake) and each case is skipped, as
  * tests/allowed-skips.txt allows for them only. */
+#include "alloc_count.h"
 #include "api_helpers.h"
 
 #include <pthread.h>
@@ -67,22 +68,10 @@ static const budget BUDGETS[] = {
     { "get1000", 0.05, 0.05 },
 };
 
-#ifdef CFDB_ALLOC_NOT_COUNTED
 static uint64_t allocations(void)
 {
-    return 0;
+    return alloc_count();
 }
-#else
-/* bench/malloc_count.c */
-void cfdb_bench_malloc_stats(uint64_t *allocations, uint64_t *bytes);
-
-static uint64_t allocations(void)
-{
-    uint64_t n = 0, bytes = 0;
-    cfdb_bench_malloc_stats(&n, &bytes);
-    return n;
-}
-#endif
 
 /* allocations counted while fdb_transaction_destroy ran (site A) */
 static uint64_t g_in_destroy;
@@ -308,12 +297,12 @@ static void measure(const char *workload, void (*run)(void))
     for (int i = 0; i < ROUNDS; i++)
         run();
     uint64_t n = allocations() - before;
-#ifdef CFDB_ALLOC_NOT_COUNTED
-    (void)n;
-    printf("alloc %-8s not counted (budget %.3f + %.3f): sanitizer build, its malloc cannot be interposed\n",
-           workload, max->in_destroy, max->elsewhere);
-    skip();
-#else
+    if (!alloc_counted()) {
+        printf("alloc %-8s not counted (budget %.3f + %.3f): sanitizer build, its malloc cannot be interposed\n",
+               workload, max->in_destroy, max->elsewhere);
+        skip();
+        return;
+    }
     double in_destroy = (double)g_in_destroy / ROUNDS, elsewhere = (double)(n - g_in_destroy) / ROUNDS;
     printf("alloc %-8s %7llu allocations in %d transactions, per transaction: %.3f in destroy (budget %.3f) + "
            "%.3f elsewhere (budget %.3f)\n",
@@ -324,23 +313,17 @@ static void measure(const char *workload, void (*run)(void))
     if (elsewhere > max->elsewhere)
         fail_msg("%s: %.3f allocations per transaction (outside fdb_transaction_destroy), over its budget of %.3f",
                  workload, elsewhere, max->elsewhere);
-#endif
 }
 
 /* The counter sees this program's allocations (it is interposed at all). */
 static void test_counter_counts(void **state)
 {
     (void)state;
-#ifdef CFDB_ALLOC_NOT_COUNTED
-    skip();
-#else
-    void *(*volatile alloc)(size_t) = malloc; /* not optimized away */
-    uint64_t before = allocations();
-    void *p = alloc(100);
-    uint64_t after = allocations();
-    free(p);
-    assert_true(after - before >= 1);
-#endif
+    if (!alloc_counted()) {
+        skip();
+        return;
+    }
+    assert_true(alloc_count_sees_malloc());
 }
 
 static void test_grv(void **state)

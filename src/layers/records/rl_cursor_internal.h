@@ -66,6 +66,9 @@ typedef struct rl_unsplit {
     bool unsuffixed;            /* every key is a whole record (omit_unsplit_record_suffix) */
     size_t base_len;            /* length of the records subspace prefix R */
     cfdb_arena arena;           /* the pieces of the record being assembled */
+    cfdb_arena *whole;          /* rl_unsplit_whole: the caller's arena holds the pieces instead
+                                   (the item's, reset by the caller), and no record before the
+                                   one to remember: no allocation of its own per record */
     bool active;
     uint8_t *prefix;            /* R + pack(pk) of the record being assembled */
     size_t prefix_len, prefix_cap;
@@ -119,6 +122,8 @@ int rl_index_subspace(cfdb_arena *a, const cfdb_rl_store *s, const cfdb_rl_index
 enum { RL_CUR_RECORDS = 0, RL_CUR_INDEX = 1, RL_CUR_FETCH = 2, RL_CUR_QUERY = 3 };
 
 /* One SCAN_AND_FETCH read in flight: an index entry and the future of its record's keys. */
+#define RL_SLOT_BLOCK 1024
+
 typedef struct rl_fetch_slot {
     cfdb_arena arena;
     cfdb_bytes key, value;        /* the index entry (copied) */
@@ -160,6 +165,8 @@ struct cfdb_rl_cursor {
     /* fetch */
     cfdb_rl_fetch_method used;
     rl_fetch_slot *slots;
+    uint8_t *slot_mem;            /* the slots' arenas' first blocks (RL_SLOT_BLOCK each), one
+                                     allocation for them all */
     uint32_t nslots, head, count;
     bool index_done;
     int fill_err;                 /* the index cursor failed: reported after the slots before */

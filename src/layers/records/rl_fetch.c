@@ -83,12 +83,20 @@ static int open_scan_and_fetch(cfdb_rl_cursor *c, cfdb_bytes continuation, uint3
         uint32_t n = c->props.pipeline ? c->props.pipeline : RL_DEFAULT_PIPELINE;
         if (n > 10000)
             n = 10000;
+        /* each slot's arena starts in a block of slot_mem: an entry of ordinary size costs no
+         * allocation of its own, however many slots the scan fills */
         c->slots = calloc(n, sizeof *c->slots);
-        if (!c->slots)
+        c->slot_mem = malloc((size_t)n * RL_SLOT_BLOCK);
+        if (!c->slots || !c->slot_mem) {
+            free(c->slots);
+            free(c->slot_mem);
+            c->slots = NULL;
+            c->slot_mem = NULL;
             return CFDB_ERR_OUT_OF_MEMORY;
+        }
         c->nslots = n;
         for (uint32_t i = 0; i < n; i++)
-            cfdb_arena_init(&c->slots[i].arena);
+            cfdb_arena_init_with(&c->slots[i].arena, c->slot_mem + (size_t)i * RL_SLOT_BLOCK, RL_SLOT_BLOCK);
     }
     return rl_cursor_open_kv(c, continuation, limit, skip, cfdb_bytes_make(NULL, 0));
 }
@@ -121,7 +129,9 @@ void rl_fetch_close(cfdb_rl_cursor *c)
         cfdb_arena_free(&c->slots[i].arena);
     }
     free(c->slots);
+    free(c->slot_mem);
     c->slots = NULL;
+    c->slot_mem = NULL;
     c->nslots = 0;
 }
 

@@ -14,7 +14,9 @@
  * before (an unsplit (0) followed by pieces (1..n) of the same key; across pages too, from
  * the continuation's key) is 1044 as well: the load and the reverse scan meet the same rows
  * as one broken record. Stores that omit the unsplit suffix keep every record under
- * R + pack(pk) alone. Piece bytes are copied into the unsplitter's arena until taken.
+ * R + pack(pk) alone. Piece bytes are copied into the unsplitter's arena until taken (for
+ * rl_unsplit_whole, into the caller's arena: a load or a fetched record allocates nothing of
+ * its own).
  * The version key's value is pack((versionstamp)) — 0x33 and 12 bytes (SplitHelper.packVersion)
  * — and anything else there is 1044; the version goes out with the record (complete: it was
  * read from the database).
@@ -45,6 +47,12 @@ void rl_unsplit_free(rl_unsplit *u)
     u->last = NULL;
 }
 
+/* Where the pieces and the prefix go. */
+static cfdb_arena *mem(rl_unsplit *u)
+{
+    return u->whole ? u->whole : &u->arena;
+}
+
 /* Remembers the prefix of the record just taken. */
 static int keep_last(rl_unsplit *u, const uint8_t *prefix, size_t len)
 {
@@ -66,7 +74,7 @@ static int push_piece(rl_unsplit *u, cfdb_bytes v)
 {
     if (u->npieces == u->cap) {
         uint32_t cap = u->cap ? u->cap * 2 : 8;
-        cfdb_bytes *n = cfdb_arena_alloc(&u->arena, cap * sizeof *n);
+        cfdb_bytes *n = cfdb_arena_alloc(mem(u), cap * sizeof *n);
         if (!n)
             return CFDB_ERR_OUT_OF_MEMORY;
         if (u->npieces)
@@ -75,7 +83,7 @@ static int push_piece(rl_unsplit *u, cfdb_bytes v)
         u->cap = cap;
     }
     cfdb_bytes copy;
-    int rc = cfdb_arena_dup_bytes(&u->arena, v, &copy);
+    int rc = cfdb_arena_dup_bytes(mem(u), v, &copy);
     if (rc)
         return rc;
     u->pieces[u->npieces++] = copy;
@@ -123,7 +131,7 @@ static int start(rl_unsplit *u, cfdb_bytes key, size_t plen)
     if (u->has_last && plen == u->last_len && !memcmp(key.ptr, u->last, plen))
         return CFDB_ERR_SERIALIZATION_FAILED;
     if (plen > u->prefix_cap) {
-        uint8_t *p = cfdb_arena_alloc(&u->arena, plen);
+        uint8_t *p = cfdb_arena_alloc(mem(u), plen);
         if (!p)
             return CFDB_ERR_OUT_OF_MEMORY;
         u->prefix = p;
@@ -260,7 +268,7 @@ int rl_unsplit_take(rl_unsplit *u, const cfdb_rl_metadata *md, cfdb_arena *a, cf
     if (cfdb_tuple_unpack(a, cfdb_bytes_make(u->prefix + u->base_len, u->prefix_len - u->base_len),
                           &item->primary_key))
         rc = CFDB_ERR_SERIALIZATION_FAILED;
-    if (!rc)
+    if (!rc && !u->whole)
         rc = keep_last(u, u->prefix, u->prefix_len);
     cfdb_pb_msg *un = NULL;
     if (!rc && cfdb_pb_decode(a, md->union_descriptor, buf, at, 0, &un, NULL))
@@ -300,6 +308,7 @@ int rl_unsplit_whole(bool unsuffixed, size_t base_len, const cfdb_rl_metadata *m
 {
     rl_unsplit u;
     rl_unsplit_init(&u, false, unsuffixed, base_len);
+    u.whole = a;
     *found = false;
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {

@@ -22,7 +22,8 @@
  * column or after consumed equalities, all in one direction (a reverse scan for DESC); an IN
  * list never counts for that. An index scan whose needed columns (colUsed) are all in the
  * index entry reads no record (COVERING); otherwise its records are fetched by the
- * connection's fetch method.
+ * connection's fetch method. The scan stops after LIMIT + OFFSET rows when SQLite would drop or
+ * reorder none of its rows (sql_limit.c; idxNum bits 28 and 29, the last xFilter arguments).
  *
  * Costs: a table is assumed to hold CFDB_SQL_EST_ROWS rows; each equality divides by 10, each
  * bound by 4, a full primary key or unique index key gives one row; a record costs 1 to read
@@ -43,6 +44,7 @@ SQLITE_EXTENSION_INIT3
 #include "cfdb/records/cursor.h"
 #include "sql_catalog.h"
 #include "sql_indexes.h"
+#include "sql_limit.h"
 
 #define CFDB_SQL_EST_ROWS 100000.0
 
@@ -790,6 +792,10 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->aConstraintUsage[cont_c].argvIndex = argv++;
         info->aConstraintUsage[cont_c].omit = 1;
     }
+    /* LIMIT / OFFSET into the scan when SQLite would drop or reorder no row (sql_limit.c) */
+    sql_limit_plan lim;
+    sql_limit_plan_make(info, best.order_consumed || info->nOrderBy == 0,
+                        !(best.cand < 0 && t->others_in_range), &argv, &lim);
     info->orderByConsumed = best.order_consumed;
     info->estimatedRows = (sqlite3_int64)best.rows;
     info->estimatedCost = best.cost;
@@ -797,7 +803,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
     info->idxNum = (best.cand + 1) | ((int)best.neq << 10) | (best.lo << 20) | (best.hi << 22) |
                    (best.reverse ? 1 << 24 : 0) | (best.covering ? 1 << 25 : 0) |
-                   (cont_c >= 0 ? 1 << 26 : 0);
+                   (cont_c >= 0 ? 1 << 26 : 0) | lim.flags;
     /* a full primary key of equalities whose continuation is not asked for: one point read */
     uint64_t cont_bit = t->ncols < 63 ? 1ull << t->ncols : 1ull << 63;
     if (best.cand < 0 && best.unique && cont_c < 0 && !(info->colUsed & cont_bit))
@@ -831,6 +837,7 @@ static int x_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         sqlite3_str_appendf(s, " FROM CONTINUATION");
     if (info->idxNum & (1 << 27))
         sqlite3_str_appendf(s, " LOAD");
+    sql_limit_plan_describe(info, &lim, s);
     info->idxStr = sqlite3_str_finish(s);
     info->needToFreeIdxStr = 1;
     return SQLITE_OK;
@@ -988,6 +995,10 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     c->covering = (idxNum >> 25) & 1;
     bool resume = (idxNum >> 26) & 1;
     c->cand = cand;
+    sql_limit_args lim;
+    sql_limit_args_take(idxNum, argv, &argc, &lim);
+    if (lim.no_rows)
+        return SQLITE_OK;
     if (cand >= (int)t->nixs || (int)neq + (lo != 0) + (hi != 0) + resume > argc)
         return SQLITE_ERROR;
     cfdb_bytes cont = { 0 };
@@ -1101,7 +1112,8 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
         }
     }
     /* the plan and the range, for continuations: one given to another query is refused */
-    c->plan_hash = sql_hash32(sql_hash32(0, t->rt->name, strlen(t->rt->name)), &(int){ idxNum & ~(1 << 26) },
+    c->plan_hash = sql_hash32(sql_hash32(0, t->rt->name, strlen(t->rt->name)),
+                              &(int){ idxNum & ~(1 << 26 | SQL_LIMIT_PUSHED | SQL_OFFSET_PUSHED) },
                               sizeof(int));
     c->binding_hash = sql_hash32(0, &r.low_endpoint, sizeof r.low_endpoint);
     c->binding_hash = sql_hash32(c->binding_hash, &r.high_endpoint, sizeof r.high_endpoint);
@@ -1151,7 +1163,7 @@ static int x_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     int rc = conn_store(conn, &t->base, &st);
     if (rc)
         return rc;
-    cfdb_rl_scan_props props = { .reverse = reverse };
+    cfdb_rl_scan_props props = { .reverse = reverse, .limit = lim.limit };
     switch (conn->fetch) {
     case CFDB_SQL_SCAN_AND_FETCH:
         props.fetch = CFDB_RL_SCAN_AND_FETCH;
@@ -1198,7 +1210,24 @@ static int x_eof(sqlite3_vtab_cursor *cur)
     return ((sql_cur *)cur)->eof;
 }
 
-static void result_elem(sqlite3_context *ctx, const cfdb_tuple_elem *e)
+/* Text for SQLite, NUL-terminated (a copy in a, the row's arena): SQLite marks such a value
+ * terminated, so an application's sqlite3_column_text needs no terminator added — adding one
+ * shrinks the value's buffer to the text, and the next row's value then allocates a new one:
+ * a heap allocation per row. Text holding a NUL goes by length. */
+static void result_text(cfdb_arena *a, sqlite3_context *ctx, const uint8_t *p, uint32_t n)
+{
+    char *z = n && memchr(p, 0, n) ? NULL : cfdb_arena_alloc(a, (size_t)n + 1);
+    if (!z) {
+        sqlite3_result_text(ctx, (const char *)p, (int)n, SQLITE_TRANSIENT);
+        return;
+    }
+    if (n)
+        memcpy(z, p, n);
+    z[n] = 0;
+    sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+}
+
+static void result_elem(cfdb_arena *a, sqlite3_context *ctx, const cfdb_tuple_elem *e)
 {
     if (!e) {
         sqlite3_result_null(ctx);
@@ -1209,7 +1238,7 @@ static void result_elem(sqlite3_context *ctx, const cfdb_tuple_elem *e)
         sqlite3_result_int64(ctx, e->v.i);
         break;
     case CFDB_TUPLE_STRING:
-        sqlite3_result_text(ctx, (const char *)e->v.bytes.ptr, (int)e->v.bytes.len, SQLITE_TRANSIENT);
+        result_text(a, ctx, e->v.bytes.ptr, e->v.bytes.len);
         break;
     case CFDB_TUPLE_BYTES:
         sqlite3_result_blob(ctx, e->v.bytes.ptr, (int)e->v.bytes.len, SQLITE_TRANSIENT);
@@ -1251,9 +1280,9 @@ static int x_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
     if (c->covering) {
         const sql_ix *x = &t->ixs[c->cand];
         if (x->kpos[i] >= 0)
-            result_elem(ctx, cfdb_tuple_get(&c->item.index_key, (uint32_t)x->kpos[i]));
+            result_elem(&c->row, ctx, cfdb_tuple_get(&c->item.index_key, (uint32_t)x->kpos[i]));
         else if (x->vpos[i] >= 0)
-            result_elem(ctx, cfdb_tuple_get(&c->item.index_value, (uint32_t)x->vpos[i]));
+            result_elem(&c->row, ctx, cfdb_tuple_get(&c->item.index_value, (uint32_t)x->vpos[i]));
         else
             sqlite3_result_null(ctx);
         return SQLITE_OK;
@@ -1281,7 +1310,7 @@ static int x_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
         sqlite3_result_double(ctx, v->d);
         break;
     case SQL_STRING:
-        sqlite3_result_text(ctx, (const char *)v->s.ptr, (int)v->s.len, SQLITE_TRANSIENT);
+        result_text(&c->row, ctx, v->s.ptr, v->s.len);
         break;
     case SQL_BYTES:
         sqlite3_result_blob(ctx, v->s.ptr, (int)v->s.len, SQLITE_TRANSIENT);
@@ -1928,7 +1957,7 @@ static void fn_index_value(sqlite3_context *ctx, int argc, sqlite3_value **argv)
         if (cfdb_tuple_unpack(&a, (cfdb_bytes){ val, (uint32_t)len }, &t) || cfdb_tuple_count(&t) == 0)
             sqlite3_result_error(ctx, "cfdb_index_value: a stored value that does not decode", -1);
         else
-            result_elem(ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
+            result_elem(&a, ctx, cfdb_tuple_get(&t, cfdb_tuple_count(&t) - 1));
     } else {
         int64_t v = 0;
         for (int i = 0; i < len && i < 8; i++)

@@ -95,3 +95,43 @@ char *sqlt_query(sqlite3 *db, const char *sql, const char *const *params)
     sqlite3_finalize(st);
     return b.p;
 }
+
+int sqlt_open_schema(FDBDatabase *fdb, const char *const *ddl, const char *db_path, const char *schema,
+                     sqlite3 **out)
+{
+    char err[512];
+    for (size_t i = 0; ddl[i]; i++)
+        if (cfdb_sql_ddl(fdb, ddl[i], err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", ddl[i], err);
+            return -1;
+        }
+    if (cfdb_sql_open(fdb, db_path, schema, out, err, sizeof err)) {
+        fprintf(stderr, "opening %s/%s: %s\n", db_path, schema, err);
+        return -1;
+    }
+    return 0;
+}
+
+int sqlt_insert_rows(sqlite3 *db, const char *insert, int n, void (*bind)(sqlite3_stmt *st, int i))
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) || sqlite3_prepare_v2(db, insert, -1, &st, NULL)) {
+        fprintf(stderr, "%s: %s\n", insert, sqlite3_errmsg(db));
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        bind(st, i);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            fprintf(stderr, "%s (row %d): %s\n", insert, i, sqlite3_errmsg(db));
+            sqlite3_finalize(st);
+            return -1;
+        }
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) {
+        fprintf(stderr, "COMMIT: %s\n", sqlite3_errmsg(db));
+        return -1;
+    }
+    return 0;
+}
