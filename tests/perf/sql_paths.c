@@ -42,8 +42,8 @@ static int setup(FDBDatabase *fdb)
 {
     char err[512];
     static const char *const ddl[] = {
-        "CREATE SCHEMA TEMPLATE perf CREATE TABLE item (id BIGINT, name STRING, qty INTEGER, "
-        "PRIMARY KEY (id))",
+        ("CREATE SCHEMA TEMPLATE perf CREATE TABLE item (id BIGINT, name STRING, qty INTEGER, "
+         "PRIMARY KEY (id))"),
         "CREATE DATABASE /perf",
         "CREATE SCHEMA /perf/s WITH TEMPLATE perf",
     };
